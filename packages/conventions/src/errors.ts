@@ -1,0 +1,93 @@
+/** The closed set of error codes every RoadNerd server speaks, and the one factory that makes them. */
+
+export const ERROR_CODES = [
+  "E_INVALID_INPUT",
+  "E_UNKNOWN_TOOL",
+  "E_FORBIDDEN",
+  "E_UNAUTHORIZED",
+  "E_UNSUPPORTED",
+  "E_NO_BINARY",
+  "E_TIMEOUT",
+  "E_DNS_FAIL",
+  "E_CONN_REFUSED",
+  "E_INTERNAL",
+] as const;
+
+export type ErrorCode = (typeof ERROR_CODES)[number];
+
+/** HTTP status for each code; `Record` makes the compiler check the map is complete. */
+export const ERROR_STATUS: Record<ErrorCode, number> = {
+  E_INVALID_INPUT: 400,
+  E_UNKNOWN_TOOL: 404,
+  E_FORBIDDEN: 403,
+  E_UNAUTHORIZED: 401,
+  E_UNSUPPORTED: 501,
+  E_NO_BINARY: 424,
+  E_TIMEOUT: 504,
+  E_DNS_FAIL: 502,
+  E_CONN_REFUSED: 502,
+  E_INTERNAL: 500,
+};
+
+/** One line per code: the error table in docs is generated from this and diffed in tests. */
+export const ERROR_MEANING: Record<ErrorCode, string> = {
+  E_INVALID_INPUT: "The input did not match the tool's schema; the message says what and gives a valid example.",
+  E_UNKNOWN_TOOL: "No tool or stream by that name; the hint lists the closest names.",
+  E_FORBIDDEN: "The target (host, address, Host/Origin header) is denied by policy.",
+  E_UNAUTHORIZED: "AUTH_TOKEN is set and the request did not carry it as a bearer token.",
+  E_UNSUPPORTED: "Not available here: a mutating method, a command outside the allowlist, or a missing capability.",
+  E_NO_BINARY: "The command this needs is not installed; the message names it.",
+  E_TIMEOUT: "The work did not finish within timeout_ms.",
+  E_DNS_FAIL: "A name did not resolve (as a result field: the diagnosis, not a failure of the call).",
+  E_CONN_REFUSED: "The target refused the connection (as a result field: the diagnosis).",
+  E_INTERNAL: "A bug on our side; never carries a stack trace.",
+};
+
+export interface ErrorBody {
+  error: { code: ErrorCode; message: string; hint?: string | undefined };
+  run_id?: string | undefined;
+}
+
+export class DiagError extends Error {
+  readonly code: ErrorCode;
+  readonly hint: string | undefined;
+  constructor(code: ErrorCode, message: string, options?: { hint?: string | undefined; cause?: unknown }) {
+    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
+    this.name = "DiagError";
+    this.code = code;
+    this.hint = options?.hint;
+  }
+  get status(): number {
+    return ERROR_STATUS[this.code];
+  }
+}
+
+export function diagError(code: ErrorCode, message: string, hint?: string): DiagError {
+  return new DiagError(code, message, { hint });
+}
+
+export function isErrorCode(value: unknown): value is ErrorCode {
+  return typeof value === "string" && (ERROR_CODES as readonly string[]).includes(value);
+}
+
+/** Anything thrown becomes a DiagError; unknown errors become E_INTERNAL with the cause kept (for logs only). */
+export function toDiagError(err: unknown): DiagError {
+  if (err instanceof DiagError) return err;
+  // Fastify's own errors (bad JSON, body too large, wrong content type) are client errors.
+  const e = err as { statusCode?: number; code?: string; message?: string } | null;
+  if (e && typeof e.statusCode === "number" && e.statusCode >= 400 && e.statusCode < 500) {
+    return new DiagError("E_INVALID_INPUT", cleanFastifyMessage(e.message ?? "bad request"), { cause: err });
+  }
+  return new DiagError("E_INTERNAL", "internal error", { cause: err });
+}
+
+function cleanFastifyMessage(message: string): string {
+  return message.replace(/^FST_[A-Z_]+:\s*/, "").slice(0, 200);
+}
+
+export function errorBody(err: DiagError, runId?: string): ErrorBody {
+  const body: ErrorBody = { error: { code: err.code, message: err.message } };
+  if (err.hint) body.error.hint = err.hint;
+  if (runId) body.run_id = runId;
+  return body;
+}

@@ -1,0 +1,50 @@
+/** Turn a zod failure into one message a small model can repair from: what was wrong, valid keys, an example. */
+import type { z } from "zod";
+import { DiagError } from "./errors.ts";
+import type { AnyTool } from "./tool.ts";
+
+export function invalidInput(tool: AnyTool, error: z.ZodError): DiagError {
+  const validKeys = Object.keys(tool.inputSchema.shape);
+  const parts = error.issues.slice(0, 5).map((issue) => {
+    if (issue.code === "unrecognized_keys") {
+      return `unknown key ${issue.keys.map((k) => `'${k.slice(0, 40)}'`).join(", ")} (valid keys: ${validKeys.join(", ")})`;
+    }
+    const where = issue.path.length ? issue.path.join(".") : "input";
+    return `${where}: ${issue.message.replace(/^Invalid input: /, "")}`;
+  });
+  return new DiagError("E_INVALID_INPUT", `${tool.name}: ${parts.join("; ")}`, {
+    hint: `example: ${JSON.stringify(tool.example)}`,
+  });
+}
+
+// biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point
+const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f]/;
+export const MAX_INPUT_STRING = 4096;
+
+/** Checks no schema has to repeat: control characters and oversized strings anywhere in the input. */
+export function checkRawStrings(tool: AnyTool, value: unknown, path = "input", depth = 0): void {
+  if (depth > 6) throw new DiagError("E_INVALID_INPUT", `${tool.name}: ${path}: nested too deep`);
+  if (typeof value === "string") {
+    if (value.length > MAX_INPUT_STRING) {
+      throw new DiagError("E_INVALID_INPUT", `${tool.name}: ${path}: string longer than ${MAX_INPUT_STRING} chars`, {
+        hint: `example: ${JSON.stringify(tool.example)}`,
+      });
+    }
+    if (CONTROL.test(value)) {
+      throw new DiagError("E_INVALID_INPUT", `${tool.name}: ${path}: control characters are not allowed`, {
+        hint: `example: ${JSON.stringify(tool.example)}`,
+      });
+    }
+    return;
+  }
+  if (Array.isArray(value)) {
+    for (const [i, v] of value.slice(0, 100).entries()) checkRawStrings(tool, v, `${path}[${i}]`, depth + 1);
+    return;
+  }
+  if (value && typeof value === "object") {
+    for (const [k, v] of Object.entries(value)) {
+      checkRawStrings(tool, k, `${path} key`, depth + 1);
+      checkRawStrings(tool, v, path === "input" ? k : `${path}.${k}`, depth + 1);
+    }
+  }
+}

@@ -1,0 +1,76 @@
+/** Process entry for every server: HTTP by default, `--stdio` for MCP over stdin/stdout. */
+import { createLogger } from "./logger.ts";
+import { baseContext, buildApp, type ServerDef, serverConfig } from "./server.ts";
+
+const HELP = (name: string, port: number) => `roadnerd-${name}: RoadNerd ${name} diagnostic server
+
+usage: roadnerd-${name} [--stdio] [--help]
+
+  (default)  serve HTTP+SSE and MCP (Streamable HTTP at /mcp) on HOST:PORT
+  --stdio    serve MCP over stdin/stdout; logs go to stderr
+
+env: HOST (default 127.0.0.1), PORT (default ${port}; 0 = any free port), LOG_LEVEL, AUTH_TOKEN,
+     ALLOWED_HOSTS, ALLOWED_ORIGINS, OUTBOUND_ALLOW, OUTBOUND_DENY, EXEC_PATH
+`;
+
+async function enableCompileCache(): Promise<void> {
+  // Node >= 22.1 caches compiled code between starts: attach latency is start-up time.
+  const mod = (await import("node:module")) as { enableCompileCache?: () => unknown };
+  try {
+    mod.enableCompileCache?.();
+  } catch {}
+}
+
+export async function runMain(def: ServerDef, argv: readonly string[] = process.argv.slice(2)): Promise<void> {
+  if (argv.includes("--help") || argv.includes("-h")) {
+    process.stdout.write(HELP(def.name, def.defaultPort));
+    return;
+  }
+  await enableCompileCache();
+  const stdio = argv.includes("--stdio");
+  const unknown = argv.filter((a) => a !== "--stdio");
+  if (unknown.length) {
+    process.stderr.write(`unknown argument: ${unknown.join(" ")}\n${HELP(def.name, def.defaultPort)}`);
+    process.exitCode = 2;
+    return;
+  }
+  let config: ReturnType<typeof serverConfig>;
+  try {
+    config = serverConfig(def);
+  } catch (err) {
+    process.stderr.write(`${(err as Error).message}\n`);
+    process.exitCode = 2;
+    return;
+  }
+  if (stdio) {
+    // stdout carries only protocol: every log line goes to stderr.
+    const log = createLogger({ name: def.name, level: config.LOG_LEVEL, destination: 2 });
+    const { serveStdio } = await import("./mcp.ts");
+    await serveStdio(
+      { name: `roadnerd-${def.name}`, version: def.version, instructions: def.instructions },
+      def.tools,
+      baseContext(def, config, log),
+    );
+    log.info({ transport: "stdio" }, "serving MCP over stdio");
+    return;
+  }
+  const log = createLogger({ name: def.name, level: config.LOG_LEVEL });
+  const app = await buildApp(def, { logger: log });
+  const port = config.PORT ?? def.defaultPort;
+  const address = await app.listen({ host: config.HOST, port });
+  const bound = app.server.address();
+  const url =
+    typeof bound === "object" && bound
+      ? `http://${bound.family === "IPv6" ? `[${bound.address}]` : bound.address}:${bound.port}`
+      : address;
+  log.info({ url, port: typeof bound === "object" && bound ? bound.port : port }, "listening");
+  const close = (signal: string) => {
+    log.info({ signal }, "closing");
+    app.close().then(
+      () => process.exit(0),
+      () => process.exit(1),
+    );
+  };
+  process.once("SIGTERM", () => close("SIGTERM"));
+  process.once("SIGINT", () => close("SIGINT"));
+}

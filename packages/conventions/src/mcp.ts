@@ -1,0 +1,100 @@
+/**
+ * The MCP surface, loaded only when /mcp or --stdio is used. Tools are registered on an McpServer (so
+ * tools/list carries their JSON Schemas and annotations), and tools/call goes through our own runTool:
+ * one validation path for both surfaces, and failures as isError results that carry our code, never the
+ * SDK's own text or a stack.
+ */
+import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
+import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
+import { CallToolRequestSchema, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import type { FastifyReply, FastifyRequest } from "fastify";
+import { DiagError, errorBody, toDiagError } from "./errors.ts";
+import { type BaseContext, runTool } from "./run-tool.ts";
+import { closestNames } from "./suggest.ts";
+import type { AnyTool } from "./tool.ts";
+
+export interface McpIdentity {
+  name: string;
+  version: string;
+  instructions?: string | undefined;
+}
+
+/** A compact text copy of a result: the summary first, then the JSON, for clients that show only text. */
+export function resultText(result: Record<string, unknown>): string {
+  return JSON.stringify(result);
+}
+
+export function errorResult(err: DiagError, runId?: string): CallToolResult {
+  return { content: [{ type: "text", text: JSON.stringify(errorBody(err, runId)) }], isError: true };
+}
+
+export function createMcpServer(identity: McpIdentity, tools: readonly AnyTool[], base: BaseContext): McpServer {
+  const server = new McpServer(
+    { name: identity.name, version: identity.version },
+    { capabilities: { tools: {} }, instructions: identity.instructions },
+  );
+  const byName = new Map(tools.map((t) => [t.name, t]));
+  for (const tool of tools) {
+    server.registerTool(
+      tool.name,
+      {
+        description: tool.summary,
+        inputSchema: tool.inputSchema,
+        outputSchema: tool.outputSchema,
+        annotations: {
+          readOnlyHint: true,
+          destructiveHint: false,
+          idempotentHint: true,
+          openWorldHint: Boolean(tool.openWorld),
+        },
+      },
+      // Never reached: tools/call is routed to our handler below.
+      async () => errorResult(new DiagError("E_INTERNAL", "unrouted call")),
+    );
+  }
+  server.server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
+    const name = request.params.name;
+    const tool = byName.get(name);
+    if (!tool) {
+      return errorResult(
+        new DiagError("E_UNKNOWN_TOOL", `no tool named ${name.slice(0, 64)}`, {
+          hint: `closest: ${closestNames(name, [...byName.keys()]).join(", ")}`,
+        }),
+      );
+    }
+    const args = request.params.arguments;
+    try {
+      const result = await runTool(tool, args, base, { signal: extra.signal });
+      return { content: [{ type: "text", text: resultText(result) }], structuredContent: result };
+    } catch (err) {
+      const runId = typeof args?.run_id === "string" ? args.run_id : undefined;
+      return errorResult(toDiagError(err), runId);
+    }
+  });
+  return server;
+}
+
+/** Stateless Streamable HTTP: a new server and transport per POST (the SDK forbids reusing either). */
+export async function handleMcpPost(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  identity: McpIdentity,
+  tools: readonly AnyTool[],
+  base: BaseContext,
+): Promise<void> {
+  const server = createMcpServer(identity, tools, base);
+  const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+  reply.hijack();
+  reply.raw.on("close", () => {
+    void transport.close();
+    void server.close();
+  });
+  await server.connect(transport);
+  await transport.handleRequest(request.raw, reply.raw, request.body);
+}
+
+export async function serveStdio(identity: McpIdentity, tools: readonly AnyTool[], base: BaseContext): Promise<void> {
+  const server = createMcpServer(identity, tools, base);
+  await server.connect(new StdioServerTransport());
+}

@@ -1,0 +1,125 @@
+/**
+ * SSE routes: `/sse/<tool>` for every tool (ping while it runs, one message, end) and `/sse/<stream>` for
+ * defined streams. Events: ping, message (JSON), error (JSON {code,message}), end. Every stream is bounded and
+ * its work (subprocesses included) is aborted when the client goes away. Event names are our fixed set and ids
+ * are counters we make: @fastify/sse writes both unescaped.
+ */
+import type { FastifyInstance, FastifyReply } from "fastify";
+import { DiagError, errorBody, toDiagError } from "./errors.ts";
+import { checkRawStrings, invalidInput } from "./input-errors.ts";
+import { queryToInput } from "./query-input.ts";
+import { type BaseContext, parseToolInput, runTool } from "./run-tool.ts";
+import { type AnyStream, DEFAULT_STREAM_DURATION_MS, PING_INTERVAL_MS, type StreamContext } from "./stream.ts";
+import { closestNames } from "./suggest.ts";
+import type { AnyTool } from "./tool.ts";
+
+type EventName = "ping" | "message" | "error" | "end";
+
+interface Sender {
+  send(event: EventName, data: unknown): Promise<boolean>;
+  readonly connected: boolean;
+}
+
+function sender(reply: FastifyReply): Sender {
+  let id = 0;
+  return {
+    get connected() {
+      return reply.sse?.isConnected ?? false;
+    },
+    async send(event, data) {
+      if (!reply.sse?.isConnected) return false;
+      id += 1;
+      await reply.sse.send({ id: String(id), event, data });
+      return true;
+    },
+  };
+}
+
+function abortableSleep(ms: number, signal: AbortSignal): Promise<boolean> {
+  return new Promise((resolve) => {
+    if (signal.aborted) return resolve(false);
+    const t = setTimeout(() => {
+      signal.removeEventListener("abort", onAbort);
+      resolve(true);
+    }, ms);
+    const onAbort = () => {
+      clearTimeout(t);
+      resolve(false);
+    };
+    signal.addEventListener("abort", onAbort, { once: true });
+  });
+}
+
+export function registerSse(
+  app: FastifyInstance,
+  tools: readonly AnyTool[],
+  streams: readonly AnyStream[],
+  base: BaseContext,
+): void {
+  const toolsByName = new Map(tools.map((t) => [t.name, t]));
+  const streamsByName = new Map(streams.map((s) => [s.name, s]));
+  const names = [...streamsByName.keys(), ...toolsByName.keys()];
+
+  app.get<{ Params: { name: string }; Querystring: Record<string, unknown> }>(
+    "/sse/:name",
+    { sse: { kind: "manual", heartbeat: false } },
+    async (request, reply) => {
+      const name = request.params.name;
+      const stream = streamsByName.get(name);
+      const tool = toolsByName.get(name);
+      if (!stream && !tool) {
+        throw new DiagError("E_UNKNOWN_TOOL", `no stream named ${name.slice(0, 64)}`, {
+          hint: `closest: ${closestNames(name, names).join(", ")}`,
+        });
+      }
+      const schema = (stream ?? (tool as AnyTool)).inputSchema;
+      const rawInput = queryToInput(schema, request.query);
+      // Validate before the stream starts, so a bad query is a plain 400 with the typed error body.
+      let input: Record<string, unknown>;
+      if (stream) {
+        checkRawStrings(stream as unknown as AnyTool, rawInput);
+        const parsed = stream.inputSchema.safeParse(rawInput);
+        if (!parsed.success) throw invalidInput(stream as unknown as AnyTool, parsed.error);
+        input = parsed.data as Record<string, unknown>;
+      } else {
+        input = parseToolInput(tool as AnyTool, rawInput);
+      }
+      const runId = input.run_id as string | undefined;
+      const out = sender(reply);
+      const controller = new AbortController();
+      reply.sse.onClose(() => controller.abort());
+      const pinger = setInterval(() => void out.send("ping", { t: Date.now() }), PING_INTERVAL_MS);
+      try {
+        await out.send("ping", { t: Date.now() });
+        if (tool) {
+          const result = await runTool(tool, input, base, { signal: controller.signal });
+          await out.send("message", result);
+        } else if (stream) {
+          const duration = (input.duration_ms as number | undefined) ?? DEFAULT_STREAM_DURATION_MS;
+          const stopAt = setTimeout(() => controller.abort(), duration);
+          try {
+            const ctx: StreamContext = {
+              ...base,
+              log: base.log.child({ stream: stream.name, run_id: runId }),
+              signal: controller.signal,
+              runId,
+              emit: (data) => out.send("message", runId ? { ...data, run_id: runId } : data),
+              sleep: (ms) => abortableSleep(ms, controller.signal),
+            };
+            await stream.run(input, ctx);
+          } finally {
+            clearTimeout(stopAt);
+          }
+        }
+        await out.send("end", { reason: controller.signal.aborted ? "duration" : "done" });
+      } catch (err) {
+        const diag = toDiagError(err);
+        await out.send("error", errorBody(diag, runId).error);
+        await out.send("end", { reason: "error" });
+      } finally {
+        clearInterval(pinger);
+        controller.abort();
+      }
+    },
+  );
+}

@@ -1,0 +1,32 @@
+/** iface_info: every interface with its MAC, addresses and state, including interfaces with no address. */
+import { capList, defineTool, limitInput, truncationFields } from "@roadnerd/conventions";
+import { z } from "zod";
+import { parseIpAddr } from "../parse/ip-addr.ts";
+
+const iface = z.object({
+  name: z.string().describe("interface name"),
+  mac: z.string().nullable().describe("link-layer address, null if none"),
+  ipv4: z.array(z.string()).describe("IPv4 addresses with prefix"),
+  ipv6: z.array(z.string()).describe("IPv6 addresses with prefix"),
+  up: z.boolean().describe("administratively up (UP flag)"),
+  carrier: z.boolean().describe("link has carrier (LOWER_UP)"),
+  state: z.string().describe("kernel operstate: UP, DOWN, UNKNOWN…"),
+});
+
+export const ifaceInfo = defineTool({
+  name: "iface_info",
+  summary: "List network interfaces: name, MAC, IPv4/IPv6 addresses, up/down.",
+  input: { limit: limitInput },
+  output: { interfaces: z.array(iface), ...truncationFields },
+  example: {},
+  summarize: (r) => {
+    const up = r.interfaces.filter((i) => i.up && i.name !== "lo");
+    const withV4 = up.filter((i) => i.ipv4.length > 0).map((i) => `${i.name} ${i.ipv4[0]}`);
+    return `${r.interfaces.length} interfaces, ${up.length} up (not lo); IPv4: ${withV4.join(", ") || "none"}`;
+  },
+  async handler(input, ctx) {
+    const { stdout } = await ctx.exec("ip", ["-j", "addr", "show"], { timeoutMs: ctx.remaining(), signal: ctx.signal });
+    const { items, omitted } = capList(parseIpAddr(stdout), input.limit);
+    return { interfaces: items, truncated: omitted > 0, omitted };
+  },
+});

@@ -1,0 +1,14 @@
+import { defineConfig } from "vitest/config";
+
+// Two cores in CI: keep parallelism modest. Tests that build network namespaces use unique names, so
+// files may run side by side.
+export default defineConfig({
+  test: {
+    include: ["packages/*/test/**/*.test.ts", "servers/*/test/**/*.test.ts"],
+    pool: "forks",
+    maxWorkers: 2,
+    testTimeout: 20_000,
+    hookTimeout: 30_000,
+    reporters: ["default"],
+  },
+});
