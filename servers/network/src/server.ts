@@ -1,6 +1,11 @@
 /** NetworkDiag: the list of tools and streams. Routing vs DNS vs captive portal in three calls or fewer. */
 import { defineServer } from "@roadnerd/conventions";
+import { captivePortalCheck } from "./tools/captive-portal-check.ts";
+import { dnsResolve } from "./tools/dns-resolve.ts";
+import { httpCheck } from "./tools/http-check.ts";
 import { ifaceInfo } from "./tools/iface-info.ts";
+import { routeInfo } from "./tools/route-info.ts";
+import { tcpPortCheck } from "./tools/tcp-port-check.ts";
 
 export const VERSION = "0.1.0";
 
@@ -10,10 +15,14 @@ export const networkServer = defineServer({
   defaultPort: 7101,
   instructions:
     "Read-only network diagnostics. For 'no internet': route_info (gateway?), dns_resolve (names?), captive_portal_check (portal?).",
-  tools: [ifaceInfo],
+  tools: [ifaceInfo, routeInfo, dnsResolve, httpCheck, tcpPortCheck, captivePortalCheck],
   streams: [],
   exec: {
-    ip: [["-j", "addr", "show"]],
+    // iproute2's JSON output: exact shapes only, no user values.
+    ip: [
+      ["-j", "addr", "show"],
+      ["-j", "-4", "route", "show", "table", "main"],
+      ["-j", "-6", "route", "show", "table", "main"],
+    ],
   },
 });
-

@@ -1,7 +1,23 @@
-/** Outbound target policy (placeholder interface; implementation lands with the outbound module). */
-import type { Dispatcher } from "undici";
+/**
+ * Outbound target policy: which addresses a tool may reach. Decided on the IP actually used (after
+ * resolution), with IPv4-mapped and NAT64 IPv6 forms unwrapped, so `http://[::ffff:169.254.169.254]`
+ * and `http://0x7f000001` are judged as the IPv4 address they are. Cloud metadata and link-local are
+ * denied by default; OUTBOUND_ALLOW narrows everything to a list; OUTBOUND_DENY adds to the deny list.
+ */
+import { lookup } from "node:dns/promises";
+import { BlockList, isIP } from "node:net";
+import { DiagError } from "../errors.ts";
+import { isHostname } from "../fields.ts";
+
+export interface OutboundConfig {
+  allow: readonly string[];
+  deny: readonly string[];
+}
 
 export interface ResolvedTarget {
+  /** The host as asked. */
+  host: string;
+  /** The checked address to connect to: pin the connection to this. */
   address: string;
   family: 4 | 6;
   dnsMs: number;
@@ -10,13 +26,139 @@ export interface ResolvedTarget {
 export interface OutboundPolicy {
   /** Resolve `host` (or take an IP literal), check every address, return the one to pin. E_FORBIDDEN / E_DNS_FAIL. */
   resolveTarget(host: string, signal?: AbortSignal): Promise<ResolvedTarget>;
-  /** Throw E_FORBIDDEN if this IP is denied. */
-  checkAddress(ip: string): void;
-  /** An undici dispatcher whose connector checks and pins every connection, redirect hops included. */
-  dispatcher: Dispatcher;
+  /** Throw E_FORBIDDEN if this IP may not be reached. */
+  checkAddress(ip: string, host?: string): void;
 }
 
-export interface OutboundConfig {
-  allow: readonly string[];
-  deny: readonly string[];
+/** Denied unless OUTBOUND_ALLOW names them explicitly: metadata services, link-local, unroutable. */
+export const DEFAULT_DENY = [
+  "169.254.0.0/16",
+  "fe80::/10",
+  "fd00:ec2::254/128",
+  "100.100.100.200/32",
+  "0.0.0.0/8",
+  "::/128",
+  "224.0.0.0/4",
+  "ff00::/8",
+  "255.255.255.255/32",
+];
+
+/** The IPv4 address inside an IPv4-mapped (::ffff:a.b.c.d), IPv4-compatible or NAT64 (64:ff9b::/96) IPv6. */
+export function unwrapIPv4(ip: string): string {
+  if (isIP(ip) !== 6) return ip;
+  const lower = ip.toLowerCase();
+  const dotted = /^(?:::ffff:|::|64:ff9b::)(\d+\.\d+\.\d+\.\d+)$/.exec(lower);
+  if (dotted?.[1]) return dotted[1];
+  const hex = /^(?:::ffff:|64:ff9b::)([0-9a-f]{1,4}):([0-9a-f]{1,4})$/.exec(lower);
+  if (hex?.[1] && hex[2]) {
+    const hi = Number.parseInt(hex[1], 16);
+    const lo = Number.parseInt(hex[2], 16);
+    return `${hi >> 8}.${hi & 255}.${lo >> 8}.${lo & 255}`;
+  }
+  return ip;
+}
+
+interface Rules {
+  nets: BlockList;
+  names: string[];
+}
+
+function rules(entries: readonly string[]): Rules {
+  const nets = new BlockList();
+  const names: string[] = [];
+  for (const raw of entries) {
+    const entry = raw.trim().toLowerCase();
+    const [addr, bits] = entry.split("/");
+    const family = isIP(addr ?? "");
+    if (family) {
+      const type = family === 4 ? "ipv4" : "ipv6";
+      const prefix = bits === undefined ? (family === 4 ? 32 : 128) : Number(bits);
+      if (!Number.isInteger(prefix) || prefix < 0 || prefix > (family === 4 ? 32 : 128)) {
+        throw new DiagError("E_INVALID_INPUT", `bad CIDR in outbound policy: ${raw}`);
+      }
+      nets.addSubnet(addr as string, prefix, type);
+    } else if (isHostname(entry.replace(/^\*\./, ""))) {
+      names.push(entry.replace(/\.$/, ""));
+    } else {
+      throw new DiagError("E_INVALID_INPUT", `bad entry in outbound policy: ${raw} (expected a CIDR or a host name)`);
+    }
+  }
+  return { nets, names };
+}
+
+function nameMatches(host: string, names: readonly string[]): boolean {
+  const h = host.toLowerCase().replace(/\.$/, "");
+  return names.some((n) => (n.startsWith("*.") ? h.endsWith(n.slice(1)) : h === n));
+}
+
+function ipMatches(ip: string, list: BlockList): boolean {
+  const family = isIP(ip);
+  return family !== 0 && list.check(ip, family === 4 ? "ipv4" : "ipv6");
+}
+
+export function createPolicy(config: OutboundConfig): OutboundPolicy {
+  const allow = rules(config.allow);
+  const deny = rules(config.deny);
+  const defaults = rules(DEFAULT_DENY);
+  const restricted = config.allow.length > 0;
+
+  function checkAddress(rawIp: string, host?: string): void {
+    const ip = unwrapIPv4(rawIp.replace(/^\[|\]$/g, ""));
+    const target = host && host !== ip ? `${host} (${ip})` : ip;
+    if (ipMatches(ip, deny.nets) || (host !== undefined && nameMatches(host, deny.names))) {
+      throw new DiagError("E_FORBIDDEN", `target denied by OUTBOUND_DENY: ${target}`);
+    }
+    const explicitlyAllowed = ipMatches(ip, allow.nets) || (host !== undefined && nameMatches(host, allow.names));
+    if (restricted && !explicitlyAllowed) {
+      throw new DiagError("E_FORBIDDEN", `target not in OUTBOUND_ALLOW: ${target}`, {
+        hint: "ask the operator to add it to OUTBOUND_ALLOW",
+      });
+    }
+    // Metadata and link-local stay denied unless the operator allowed that very address range.
+    if (ipMatches(ip, defaults.nets) && !ipMatches(ip, allow.nets)) {
+      throw new DiagError("E_FORBIDDEN", `target denied (cloud metadata, link-local or unroutable): ${target}`);
+    }
+  }
+
+  async function resolveTarget(rawHost: string, signal?: AbortSignal): Promise<ResolvedTarget> {
+    const host = rawHost.replace(/^\[|\]$/g, "");
+    const started = performance.now();
+    const literal = isIP(host);
+    if (literal) {
+      checkAddress(host);
+      return { host, address: host, family: literal as 4 | 6, dnsMs: 0 };
+    }
+    if (!isHostname(host)) throw new DiagError("E_INVALID_INPUT", `not a host name: ${host.slice(0, 80)}`);
+    // A name on the deny list is refused before any lookup leaves the machine.
+    if (nameMatches(host, deny.names)) throw new DiagError("E_FORBIDDEN", `target denied by OUTBOUND_DENY: ${host}`);
+    let addresses: Array<{ address: string; family: number }>;
+    try {
+      addresses = await abortable(lookup(host, { all: true, verbatim: true }), signal);
+    } catch (err) {
+      if (err instanceof DiagError) throw err;
+      const code = (err as { code?: string }).code ?? "EFAIL";
+      throw new DiagError("E_DNS_FAIL", `${host} did not resolve (${code})`, { cause: err });
+    }
+    for (const a of addresses) checkAddress(a.address, host);
+    const first = addresses[0];
+    if (!first) throw new DiagError("E_DNS_FAIL", `${host} has no addresses`);
+    return {
+      host,
+      address: first.address,
+      family: first.family === 6 ? 6 : 4,
+      dnsMs: Math.round(performance.now() - started),
+    };
+  }
+
+  return { resolveTarget, checkAddress };
+}
+
+function abortable<T>(promise: Promise<T>, signal?: AbortSignal): Promise<T> {
+  if (!signal) return promise;
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(new DiagError("E_TIMEOUT", "name lookup did not finish before the deadline"));
+    if (signal.aborted) return onAbort();
+    signal.addEventListener("abort", onAbort, { once: true });
+    promise.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
+  });
 }

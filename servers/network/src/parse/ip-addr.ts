@@ -26,7 +26,9 @@ export function parseIpAddr(json: string): IfaceRow[] {
     .map((l) => {
       const addrs = l.addr_info ?? [];
       const pick = (family: string) =>
-        addrs.filter((a) => a.family === family && a.local).map((a) => `${a.local}/${a.prefixlen ?? ""}`.replace(/\/$/, ""));
+        addrs
+          .filter((a) => a.family === family && a.local)
+          .map((a) => `${a.local}/${a.prefixlen ?? ""}`.replace(/\/$/, ""));
       const flags = l.flags ?? [];
       const mac = l.link_type === "ether" && l.address ? l.address : null;
       return {

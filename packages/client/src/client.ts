@@ -1,0 +1,81 @@
+/** Typed calls to one server: healthz, the catalog, a tool, a stream. */
+import { type Dispatcher, request } from "undici";
+import { remoteErrorFrom } from "./remote-error.ts";
+import { type SseEvent, streamEvents } from "./sse.ts";
+
+export interface ClientOptions {
+  /** Bearer token when the server runs with AUTH_TOKEN. */
+  token?: string;
+  dispatcher?: Dispatcher;
+}
+
+export interface CallOptions {
+  signal?: AbortSignal;
+}
+
+export interface Health {
+  ok: boolean;
+  name: string;
+  version: string;
+  capabilities?: Record<string, unknown>;
+}
+
+export interface ActionEntry {
+  tool: string;
+  summary: string;
+  input: Record<string, unknown>;
+}
+
+export class RoadNerdClient {
+  readonly baseUrl: string;
+  readonly #options: ClientOptions;
+
+  constructor(baseUrl: string, options: ClientOptions = {}) {
+    this.baseUrl = baseUrl.replace(/\/+$/, "");
+    this.#options = options;
+  }
+
+  #headers(extra: Record<string, string> = {}): Record<string, string> {
+    return this.#options.token ? { authorization: `Bearer ${this.#options.token}`, ...extra } : extra;
+  }
+
+  async #json<T>(method: "GET" | "POST", path: string, body?: unknown, options: CallOptions = {}): Promise<T> {
+    const res = await request(`${this.baseUrl}${path}`, {
+      method,
+      headers: this.#headers(body === undefined ? {} : { "content-type": "application/json" }),
+      body: body === undefined ? undefined : JSON.stringify(body),
+      signal: options.signal,
+      dispatcher: this.#options.dispatcher,
+    });
+    const parsed = (await res.body.json().catch(() => null)) as unknown;
+    if (res.statusCode !== 200) throw remoteErrorFrom(res.statusCode, parsed);
+    return parsed as T;
+  }
+
+  healthz(options?: CallOptions): Promise<Health> {
+    return this.#json("GET", "/healthz", undefined, options);
+  }
+
+  actions(options?: CallOptions): Promise<ActionEntry[]> {
+    return this.#json("GET", "/actions", undefined, options);
+  }
+
+  /** POST /actions/<tool>. Resolves with the tool's result; rejects with RemoteError (match on `.code`). */
+  call<T = Record<string, unknown>>(tool: string, input: Record<string, unknown> = {}, options?: CallOptions): Promise<T> {
+    return this.#json("POST", `/actions/${encodeURIComponent(tool)}`, input, options);
+  }
+
+  /** GET /sse/<name>?<query>: every event until `end`. */
+  stream(name: string, query: Record<string, string | number | boolean> = {}, options: CallOptions = {}): AsyncGenerator<SseEvent> {
+    const qs = new URLSearchParams(Object.entries(query).map(([k, v]) => [k, String(v)])).toString();
+    return streamEvents(`${this.baseUrl}/sse/${encodeURIComponent(name)}${qs ? `?${qs}` : ""}`, {
+      headers: this.#headers(),
+      ...(options.signal ? { signal: options.signal } : {}),
+      ...(this.#options.dispatcher ? { dispatcher: this.#options.dispatcher } : {}),
+    });
+  }
+}
+
+export function createClient(baseUrl: string, options?: ClientOptions): RoadNerdClient {
+  return new RoadNerdClient(baseUrl, options);
+}

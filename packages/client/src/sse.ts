@@ -1,0 +1,41 @@
+/** Read a RoadNerd SSE stream (ping, message, error, end) as an async iterator of parsed events. */
+import { createParser, type EventSourceMessage } from "eventsource-parser";
+import { type Dispatcher, request } from "undici";
+import { remoteErrorFrom } from "./remote-error.ts";
+
+export type SseEventName = "ping" | "message" | "error" | "end";
+
+export interface SseEvent {
+  event: SseEventName;
+  id: string | undefined;
+  data: unknown;
+}
+
+export async function* streamEvents(
+  url: string,
+  options: { headers?: Record<string, string>; signal?: AbortSignal; dispatcher?: Dispatcher } = {},
+): AsyncGenerator<SseEvent> {
+  const res = await request(url, {
+    method: "GET",
+    headers: { accept: "text/event-stream", ...options.headers },
+    signal: options.signal,
+    dispatcher: options.dispatcher,
+  });
+  if (res.statusCode !== 200) throw remoteErrorFrom(res.statusCode, await res.body.json().catch(() => null));
+  const queue: EventSourceMessage[] = [];
+  const parser = createParser({ onEvent: (e) => queue.push(e) });
+  const decoder = new TextDecoder();
+  try {
+    for await (const chunk of res.body) {
+      parser.feed(decoder.decode(chunk as Buffer, { stream: true }));
+      while (queue.length) {
+        const e = queue.shift() as EventSourceMessage;
+        const event = (e.event ?? "message") as SseEventName;
+        yield { event, id: e.id, data: e.data ? JSON.parse(e.data) : null };
+        if (event === "end") return;
+      }
+    }
+  } finally {
+    res.body.destroy();
+  }
+}
