@@ -67,7 +67,7 @@ export class RoadNerdClient {
 
   /** GET /sse/<name>?<query>: every event until `end`. */
   stream(name: string, query: Record<string, string | number | boolean> = {}, options: CallOptions = {}): AsyncGenerator<SseEvent> {
-    const qs = new URLSearchParams(Object.entries(query).map(([k, v]) => [k, String(v)])).toString();
+    const qs = new URLSearchParams(Object.entries(query).map(([k, v]): [string, string] => [k, String(v)])).toString();
     return streamEvents(`${this.baseUrl}/sse/${encodeURIComponent(name)}${qs ? `?${qs}` : ""}`, {
       headers: this.#headers(),
       ...(options.signal ? { signal: options.signal } : {}),
