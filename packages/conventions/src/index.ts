@@ -73,3 +73,4 @@ export {
 } from "./server.ts";
 export { type AnyStream, defineStream, type Stream, type StreamContext } from "./stream.ts";
 export { type AnyTool, defineTool, type Tool, type ToolContext } from "./tool.ts";
+export { renderErrorTable } from "./error-table.ts";

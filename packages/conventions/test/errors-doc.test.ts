@@ -1,0 +1,24 @@
+import { readFile } from "node:fs/promises";
+import { describe, expect, it } from "vitest";
+import { ERROR_CODES, ERROR_MEANING, ERROR_STATUS } from "../src/errors.ts";
+import { renderErrorTable } from "../src/error-table.ts";
+
+const docPath = new URL("../../../docs/errors.md", import.meta.url);
+
+describe("error codes and their docs", () => {
+  it("every code has a status and a meaning", () => {
+    for (const code of ERROR_CODES) {
+      expect(ERROR_STATUS[code]).toBeGreaterThanOrEqual(400);
+      expect(ERROR_MEANING[code].length).toBeGreaterThan(10);
+    }
+  });
+
+  it("docs/errors.md holds exactly the generated table (run `pnpm docs` to refresh)", async () => {
+    const doc = await readFile(docPath, "utf8");
+    const table = renderErrorTable();
+    expect(doc).toContain(table);
+    // No code documented that the kernel does not have.
+    const documented = [...doc.matchAll(/`(E_[A-Z_]+)`/g)].map((m) => m[1]);
+    for (const code of documented) expect(ERROR_CODES).toContain(code);
+  });
+});

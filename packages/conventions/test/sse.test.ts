@@ -1,0 +1,88 @@
+import type { AddressInfo } from "node:net";
+import { createClient } from "@roadnerd/client";
+import type { FastifyInstance } from "fastify";
+import { request } from "undici";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { buildApp } from "../src/server.ts";
+import { demoServer, tickLoops } from "./fixtures/demo-server.ts";
+import { silentLogger } from "./fixtures/silent-logger.ts";
+
+let app: FastifyInstance;
+let base: string;
+
+beforeAll(async () => {
+  app = await buildApp(demoServer, { env: {}, logger: silentLogger() });
+  await app.listen({ host: "127.0.0.1", port: 0 });
+  base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
+});
+afterAll(() => app.close());
+
+async function collect(name: string, query: Record<string, string | number> = {}) {
+  const events: Array<{ event: string; data: unknown }> = [];
+  for await (const e of createClient(base).stream(name, query)) events.push({ event: e.event, data: e.data });
+  return events;
+}
+
+describe("SSE", () => {
+  it("/sse/<tool>: ping, one message with the tool result, end", async () => {
+    const events = await collect("echo_name", { name: "ab.example", limit: 2, run_id: "s1" });
+    expect(events.map((e) => e.event)).toEqual(["ping", "message", "end"]);
+    expect(events[1]?.data).toEqual({
+      name: "ab.example",
+      letters: ["a", "b"],
+      truncated: true,
+      omitted: 8,
+      summary: "name ab.example",
+      run_id: "s1",
+    });
+    expect(events[2]?.data).toEqual({ reason: "done" });
+  });
+
+  it("pings while a slow tool runs", async () => {
+    const events = await collect("sleepy", { ms: 1500, timeout_ms: 3000 });
+    expect(events.filter((e) => e.event === "ping").length).toBeGreaterThanOrEqual(2);
+    expect(events.at(-2)).toEqual({ event: "message", data: { waited: 1500, summary: "waited 1500" } });
+  });
+
+  it("a tool failure is an error event then end", async () => {
+    const events = await collect("broken", { mode: "diag" });
+    expect(events.slice(1)).toEqual([
+      { event: "error", data: { code: "E_NO_BINARY", message: "frobnicate is not installed" } },
+      { event: "end", data: { reason: "error" } },
+    ]);
+  });
+
+  it("a stream is bounded by duration_ms", async () => {
+    const events = await collect("ticks", { interval_ms: 100, duration_ms: 450, run_id: "w" });
+    const messages = events.filter((e) => e.event === "message").map((e) => e.data);
+    expect(messages.length).toBeGreaterThanOrEqual(3);
+    expect(messages.length).toBeLessThanOrEqual(6);
+    expect(messages[0]).toEqual({ n: 1, run_id: "w" });
+    expect(events.at(-1)).toEqual({ event: "end", data: { reason: "duration" } });
+  });
+
+  it("bad query input is a 400 with a typed body before any stream starts", async () => {
+    const res = await request(`${base}/sse/ticks?interval_ms=abc`);
+    expect(res.statusCode).toBe(400);
+    expect(((await res.body.json()) as { error: { code: string } }).error.code).toBe("E_INVALID_INPUT");
+    const unknown = await request(`${base}/sse/nope`);
+    expect(unknown.statusCode).toBe(404);
+    expect(((await unknown.body.json()) as { error: { code: string } }).error.code).toBe("E_UNKNOWN_TOOL");
+  });
+
+  it("stops the work when the client goes away", async () => {
+    const controller = new AbortController();
+    let seen = 0;
+    try {
+      for await (const e of createClient(base).stream("ticks", { interval_ms: 20, duration_ms: 60_000 }, { signal: controller.signal })) {
+        if (e.event === "message" && ++seen === 3) controller.abort();
+      }
+    } catch {
+      // aborted on purpose
+    }
+    expect(seen).toBe(3);
+    // The server notices the closed socket and the stream's loop ends, long before its 60 s duration.
+    for (let i = 0; i < 50 && tickLoops.active > 0; i++) await new Promise((r) => setTimeout(r, 20));
+    expect(tickLoops.active).toBe(0);
+  });
+});
