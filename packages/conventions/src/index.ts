@@ -74,3 +74,4 @@ export {
 export { type AnyStream, defineStream, type Stream, type StreamContext } from "./stream.ts";
 export { type AnyTool, defineTool, type Tool, type ToolContext } from "./tool.ts";
 export { renderErrorTable } from "./error-table.ts";
+export { renderServerReference } from "./server-docs.ts";

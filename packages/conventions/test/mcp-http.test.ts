@@ -24,7 +24,7 @@ afterAll(async () => {
   await app.close();
 });
 
-const errorOf = (result: { content: unknown }) =>
+const errorOf = (result: Record<string, unknown>) =>
   JSON.parse((result.content as Array<{ text: string }>)[0]?.text ?? "{}").error as { code: string; message: string };
 
 describe("MCP over Streamable HTTP (stateless)", () => {

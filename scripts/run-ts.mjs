@@ -1,0 +1,30 @@
+#!/usr/bin/env node
+// Run a TypeScript script of this repo: bundle it with esbuild into .tools/run/ and import it.
+// Usage: node scripts/run-ts.mjs scripts/gen-docs.ts [args…]
+import { mkdirSync } from "node:fs";
+import { basename, join, resolve } from "node:path";
+import { pathToFileURL } from "node:url";
+import { build } from "esbuild";
+
+const root = new URL("..", import.meta.url).pathname;
+const [entry, ...rest] = process.argv.slice(2);
+if (!entry) {
+  console.error("usage: node scripts/run-ts.mjs <file.ts> [args…]");
+  process.exit(2);
+}
+const outdir = join(root, ".tools", "run");
+mkdirSync(outdir, { recursive: true });
+const outfile = join(outdir, `${basename(entry, ".ts")}.mjs`);
+await build({
+  entryPoints: [resolve(entry)],
+  outfile,
+  bundle: true,
+  format: "esm",
+  platform: "node",
+  target: "node20",
+  logLevel: "warning",
+  // CommonJS dependencies inside an ESM bundle still call require().
+  banner: { js: 'import { createRequire as __rnCreateRequire } from "node:module"; const require = __rnCreateRequire(import.meta.url);' },
+});
+process.argv = [process.argv[0], outfile, ...rest];
+await import(pathToFileURL(outfile).href);
