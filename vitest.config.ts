@@ -4,7 +4,7 @@ import { defineConfig } from "vitest/config";
 // files may run side by side.
 export default defineConfig({
   test: {
-    include: ["packages/*/test/**/*.test.ts", "servers/*/test/**/*.test.ts"],
+    include: ["test/**/*.test.ts", "packages/*/test/**/*.test.ts", "servers/*/test/**/*.test.ts"],
     pool: "forks",
     maxWorkers: 2,
     testTimeout: 20_000,

@@ -1,0 +1,33 @@
+// The README's two fresh-machine commands and CI must agree, so the README never lies.
+import { readFileSync } from "node:fs";
+import { describe, expect, it } from "vitest";
+
+const root = new URL("../", import.meta.url);
+const read = (p: string) => readFileSync(new URL(p, root), "utf8");
+
+describe("README first commands", () => {
+  const readme = read("README.md");
+  const firstBlock = /```bash\n([\s\S]*?)```/.exec(readme)?.[1] ?? "";
+  const commands = firstBlock
+    .split("\n")
+    .map((l) => l.replace(/#.*$/, "").trim())
+    .filter(Boolean);
+
+  it("gives exactly two commands near the top: install+run and install+test", () => {
+    expect(readme.indexOf(firstBlock)).toBeLessThan(400);
+    expect(commands).toEqual(["bash scripts/setup.sh && pnpm start", "bash scripts/setup.sh && pnpm test"]);
+  });
+
+  it("CI runs the same setup and the same test command", () => {
+    const ci = read(".ci/run");
+    const lines = ci.split("\n").map((l) => l.trim());
+    expect(lines).toContain("bash scripts/setup.sh");
+    expect(lines).toContain("pnpm test");
+  });
+
+  it("the scripts the commands name exist", () => {
+    const scripts = JSON.parse(read("package.json")).scripts as Record<string, string>;
+    expect(scripts.start).toBeDefined();
+    expect(scripts.test).toContain("vitest run");
+  });
+});
