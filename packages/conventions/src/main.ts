@@ -2,7 +2,7 @@
 import { createLogger } from "./logger.ts";
 import { baseContext, buildApp, type ServerDef, serverConfig } from "./server.ts";
 
-const HELP = (name: string, port: number) => `roadnerd-${name}: RoadNerd ${name} diagnostic server
+const HELP = (name: string, port: number, extraEnv: string[]) => `roadnerd-${name}: RoadNerd ${name} diagnostic server
 
 usage: roadnerd-${name} [--stdio] [--help]
 
@@ -10,7 +10,7 @@ usage: roadnerd-${name} [--stdio] [--help]
   --stdio    serve MCP over stdin/stdout; logs go to stderr
 
 env: HOST (default 127.0.0.1), PORT (default ${port}; 0 = any free port), LOG_LEVEL, AUTH_TOKEN,
-     ALLOWED_HOSTS, ALLOWED_ORIGINS, OUTBOUND_ALLOW, OUTBOUND_DENY, EXEC_PATH
+     ALLOWED_HOSTS, ALLOWED_ORIGINS, OUTBOUND_ALLOW, OUTBOUND_DENY, EXEC_PATH${extraEnv.length ? `,\n     ${extraEnv.join(", ")}` : ""}
 `;
 
 async function enableCompileCache(): Promise<void> {
@@ -23,14 +23,14 @@ async function enableCompileCache(): Promise<void> {
 
 export async function runMain(def: ServerDef, argv: readonly string[] = process.argv.slice(2)): Promise<void> {
   if (argv.includes("--help") || argv.includes("-h")) {
-    process.stdout.write(HELP(def.name, def.defaultPort));
+    process.stdout.write(HELP(def.name, def.defaultPort, Object.keys(def.env)));
     return;
   }
   await enableCompileCache();
   const stdio = argv.includes("--stdio");
   const unknown = argv.filter((a) => a !== "--stdio");
   if (unknown.length) {
-    process.stderr.write(`unknown argument: ${unknown.join(" ")}\n${HELP(def.name, def.defaultPort)}`);
+    process.stderr.write(`unknown argument: ${unknown.join(" ")}\n${HELP(def.name, def.defaultPort, Object.keys(def.env))}`);
     process.exitCode = 2;
     return;
   }

@@ -1,2 +1,33 @@
 /** @roadnerd/testkit — helpers for tests against the real thing. */
+
+export {
+  type DnsServerOptions,
+  type Misbehaviour,
+  resolveInZone,
+  type SeenQuery,
+  startDnsServer,
+  type TestDnsServer,
+  type TestRecord,
+  UDP_PAYLOAD_LIMIT,
+} from "./dns-server.ts";
+export { createNetnsLab, NetnsLab, netnsSkipReason, type VethEnd } from "./netns.ts";
 export { REPO_ROOT, type SpawnedServer, type SpawnOptions, serverEntry, spawnServer } from "./spawn-server.ts";
+export {
+  type CaptivePortal,
+  type CapportApi,
+  LOGIN_PAGE,
+  PLAIN_PAGE,
+  type PortalMode,
+  startCaptivePortal,
+  startCapportApi,
+} from "./captive-portal.ts";
+export { generateTestCerts, type KeyCert, type TestCerts, WRONG_NAME } from "./certs.ts";
+export {
+  diagRoutes,
+  type Handler,
+  NM_EXPECTED_BODY,
+  OK_BODY,
+  startTestServer,
+  type TestServer,
+  type TestServerOptions,
+} from "./http-servers.ts";

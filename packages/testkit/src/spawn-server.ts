@@ -39,7 +39,7 @@ export async function spawnServer(name: string, options: SpawnOptions = {}): Pro
   child.stderr?.on("data", (d: Buffer) => {
     stderr += d.toString();
   });
-  const url = await new Promise<string>((resolve, reject) => {
+  const started = new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`${name} did not start in time; stderr: ${stderr}`)), options.timeoutMs ?? 15_000);
     let buf = "";
     child.stdout?.on("data", (d: Buffer) => {
@@ -64,6 +64,14 @@ export async function spawnServer(name: string, options: SpawnOptions = {}): Pro
       reject(new Error(`${name} exited with ${code} before listening; stderr: ${stderr}`));
     });
   });
+  let url: string;
+  try {
+    url = await started;
+  } catch (err) {
+    // Never leave a half-started server behind.
+    if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
+    throw err;
+  }
   return {
     url,
     pid: child.pid as number,

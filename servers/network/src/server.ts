@@ -1,5 +1,7 @@
 /** NetworkDiag: the list of tools and streams. Routing vs DNS vs captive portal in three calls or fewer. */
 import { defineServer } from "@roadnerd/conventions";
+import { networkEnv } from "./config.ts";
+import { connectivityWatch } from "./streams/connectivity-watch.ts";
 import { captivePortalCheck } from "./tools/captive-portal-check.ts";
 import { dnsResolve } from "./tools/dns-resolve.ts";
 import { httpCheck } from "./tools/http-check.ts";
@@ -16,7 +18,8 @@ export const networkServer = defineServer({
   instructions:
     "Read-only network diagnostics. For 'no internet': route_info (gateway?), dns_resolve (names?), captive_portal_check (portal?).",
   tools: [ifaceInfo, routeInfo, dnsResolve, httpCheck, tcpPortCheck, captivePortalCheck],
-  streams: [],
+  streams: [connectivityWatch],
+  env: networkEnv,
   exec: {
     // iproute2's JSON output: exact shapes only, no user values.
     ip: [

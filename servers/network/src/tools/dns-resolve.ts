@@ -1,15 +1,107 @@
-/** dns_resolve: placeholder until implemented (not registered as done). */
-import { DiagError, defineTool } from "@roadnerd/conventions";
+/** dns_resolve: ask one resolver one question over the wire and report real TTLs, rcodes and timeouts. */
+import {
+  capList,
+  DiagError,
+  defineTool,
+  hostField,
+  ipField,
+  limitInput,
+  type ToolContext,
+  truncationFields,
+} from "@roadnerd/conventions";
 import { z } from "zod";
+import { networkConfig } from "../config.ts";
+import { formatAnswers } from "../dns/format-answer.ts";
+import { ptrName } from "../dns/ptr-name.ts";
+import { queryDns } from "../dns/query.ts";
+import { readDefaultResolver } from "../dns/resolv-conf.ts";
+import { DETAILS, type Detail, diagnose, summarizeDns } from "../dns/verdict.ts";
+
+export const RECORD_TYPES = ["A", "AAAA", "CNAME", "MX", "TXT", "NS", "PTR"] as const;
+/** Left for us after the socket gives up, to build the result before the kernel's deadline. */
+const RESULT_MARGIN_MS = 25;
+
+const answer = z.object({
+  name: z.string().describe("owner name of the record"),
+  type: z.string().describe("record type, e.g. A, CNAME"),
+  ttl: z.number().int().min(0).describe("TTL in seconds, as received"),
+  data: z.string().describe("address, target name, '10 mail.example.com' for MX, joined text for TXT"),
+});
 
 export const dnsResolve = defineTool({
   name: "dns_resolve",
-  summary: "dns_resolve (not implemented yet).",
-  input: {},
-  output: { note: z.string() },
-  example: {},
-  summarize: (r) => r.note,
-  async handler() {
-    throw new DiagError("E_UNSUPPORTED", "dns_resolve is not implemented yet");
+  summary: "Look up a DNS name (A, AAAA, CNAME, MX, TXT, NS, PTR): answers with TTLs, or why it failed.",
+  input: {
+    qname: hostField.describe("name to look up, e.g. example.com; an IP means a reverse (PTR) lookup"),
+    type: z.enum(RECORD_TYPES).optional().describe("record type (default A, or PTR when qname is an IP)"),
+    server: ipField.optional().describe("IP of one resolver to ask (default: first nameserver in resolv.conf)"),
+    limit: limitInput,
+  },
+  output: {
+    qname: z.string().describe("the name as asked"),
+    type: z.enum(RECORD_TYPES).describe("record type asked"),
+    query_name: z.string().optional().describe("name actually queried, when it differs (reverse lookups)"),
+    answers: z.array(answer).describe("answer records, CNAME chain included"),
+    resolver: z.string().describe("IP of the resolver asked"),
+    resolver_from: z
+      .enum(["input", "resolv_conf", "fallback"])
+      .describe("where resolver came from: server input, resolv.conf, or 127.0.0.1 when it lists none"),
+    error: z.literal("E_DNS_FAIL").optional().describe("set when the lookup failed; see detail"),
+    detail: z.enum(DETAILS).optional().describe("why it failed, or NODATA: name exists but has no such records"),
+    rcode: z.string().optional().describe("response code from the resolver, e.g. NOERROR, NXDOMAIN"),
+    query_ms: z.number().int().min(0).optional().describe("ms until the answer, or until giving up"),
+    transport: z.enum(["udp", "tcp"]).optional().describe("tcp when the UDP answer was truncated"),
+    ...truncationFields,
+  },
+  example: { qname: "example.com", type: "A" },
+  openWorld: true,
+  summarize: summarizeDns,
+  async handler(input, ctx) {
+    const reverse = ptrName(input.qname);
+    const type = input.type ?? (reverse ? "PTR" : "A");
+    if (reverse && type !== "PTR") {
+      throw new DiagError("E_INVALID_INPUT", `dns_resolve: qname ${input.qname} is an IP; only type PTR takes an IP`, {
+        hint: `example: ${JSON.stringify({ qname: input.qname, type: "PTR" })}`,
+      });
+    }
+    const name = reverse ?? input.qname.replace(/\.$/, "");
+    const { resolver, from } = await pickResolver(input.server, ctx);
+    const outcome = await queryDns({
+      name,
+      type,
+      server: resolver,
+      timeoutMs: Math.max(1, ctx.remaining() - RESULT_MARGIN_MS),
+      signal: ctx.signal,
+    });
+    if (!outcome.ok) ctx.log.debug({ failure: outcome.failure, message: outcome.message }, "dns query failed");
+    const rows = outcome.ok ? formatAnswers(outcome.reply.answers ?? []) : [];
+    const { items, omitted } = capList(rows, input.limit);
+    const verdict: { detail?: Detail; error?: "E_DNS_FAIL" } = diagnose(outcome, type, rows);
+    return {
+      qname: input.qname,
+      type,
+      ...(name !== input.qname.replace(/\.$/, "") ? { query_name: name } : {}),
+      answers: items,
+      resolver,
+      resolver_from: from,
+      ...verdict,
+      ...(outcome.ok ? { rcode: outcome.reply.rcode ?? "NOERROR", transport: outcome.transport } : {}),
+      query_ms: outcome.ms,
+      truncated: omitted > 0,
+      omitted,
+    };
   },
 });
+
+/**
+ * An explicit server is user input and passes the outbound policy. The system resolver does not: it is
+ * the machine's own configuration (and may sit on a denied range, e.g. AWS's 169.254.169.253).
+ */
+async function pickResolver(server: string | undefined, ctx: ToolContext) {
+  if (server) {
+    ctx.outbound.checkAddress(server);
+    return { resolver: server, from: "input" as const };
+  }
+  const found = await readDefaultResolver(networkConfig(ctx.config).RESOLV_CONF);
+  return { resolver: found.address, from: found.from };
+}

@@ -1,0 +1,261 @@
+/**
+ * dns_resolve end to end: the built server, driven through @roadnerd/client, asking real DNS servers this
+ * file starts on port 53 of its own loopback addresses (127.53.2.x; port 53 because `server` is an IP only).
+ * Nothing here asks the machine's resolver: the spawned server's RESOLV_CONF points at 127.53.2.1.
+ */
+import { createSocket } from "node:dgram";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createClient, type RoadNerdClient } from "@roadnerd/client";
+import { type SpawnedServer, spawnServer, startDnsServer, type TestDnsServer } from "@roadnerd/testkit";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { BIG_TXT, MISBEHAVE, ZONE } from "../helpers/dns-zone.ts";
+
+const ZONE_IP = "127.53.2.1";
+/** Nothing listens here: port unreachable. */
+const CLOSED_IP = "127.53.2.2";
+/** Listens, but OUTBOUND_DENY names it: it must never see a packet. */
+const DENIED_IP = "127.53.2.3";
+
+/** Port 53 needs root (or a lowered ip_unprivileged_port_start): find out by trying. */
+async function canBind53(): Promise<boolean> {
+  const probe = createSocket("udp4");
+  const ok = await new Promise<boolean>((resolve) => {
+    probe.once("error", () => resolve(false));
+    probe.bind(53, ZONE_IP, () => resolve(true));
+  });
+  await new Promise<void>((resolve) => probe.close(() => resolve()));
+  return ok;
+}
+
+const bindable = await canBind53();
+if (!bindable && process.env.CI === "true") throw new Error(`CI must be able to bind ${ZONE_IP}:53 (run as root)`);
+
+interface DnsResult {
+  qname: string;
+  type: string;
+  query_name?: string;
+  answers: Array<{ name: string; type: string; ttl: number; data: string }>;
+  resolver: string;
+  resolver_from: string;
+  error?: string;
+  detail?: string;
+  rcode?: string;
+  query_ms?: number;
+  transport?: string;
+  truncated: boolean;
+  omitted: number;
+  summary: string;
+}
+
+describe.skipIf(!bindable)("dns_resolve against a real DNS server on port 53 (needs root)", () => {
+  let zone: TestDnsServer;
+  let denied: TestDnsServer;
+  let server: SpawnedServer;
+  let client: RoadNerdClient;
+  let dir: string;
+  const resolve = (input: Record<string, unknown>) => client.call<DnsResult>("dns_resolve", input);
+  const ask = (input: Record<string, unknown>) => resolve({ server: ZONE_IP, ...input });
+
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), "rn-dns-resolve-"));
+    await writeFile(join(dir, "resolv.conf"), `# test resolver\nnameserver ${ZONE_IP}\nsearch example.test\n`);
+    zone = await startDnsServer({ host: ZONE_IP, port: 53, records: ZONE, misbehave: MISBEHAVE });
+    denied = await startDnsServer({ host: DENIED_IP, port: 53, records: ZONE });
+    server = await spawnServer("network", {
+      env: {
+        RESOLV_CONF: join(dir, "resolv.conf"),
+        OUTBOUND_ALLOW: "127.0.0.0/8",
+        OUTBOUND_DENY: `${DENIED_IP}/32`,
+      },
+    });
+    client = createClient(server.url);
+  });
+
+  afterAll(async () => {
+    await server?.stop();
+    await zone?.close();
+    await denied?.close();
+    if (dir) await rm(dir, { recursive: true, force: true });
+  });
+
+  beforeEach(() => {
+    zone.queries.length = 0;
+  });
+
+  it("answers A with the TTLs from the wire", async () => {
+    const r = await ask({ qname: "host.example.test" });
+    expect(r).toEqual({
+      qname: "host.example.test",
+      type: "A",
+      answers: [
+        { name: "host.example.test", type: "A", ttl: 60, data: "192.0.2.10" },
+        { name: "host.example.test", type: "A", ttl: 60, data: "192.0.2.11" },
+      ],
+      resolver: ZONE_IP,
+      resolver_from: "input",
+      rcode: "NOERROR",
+      transport: "udp",
+      query_ms: expect.any(Number),
+      truncated: false,
+      omitted: 0,
+      summary: expect.stringMatching(
+        /^host\.example\.test A → 192\.0\.2\.10, 192\.0\.2\.11 \(ttl 60s\); resolver 127\.53\.2\.1, \d+ ms$/,
+      ),
+    });
+    expect(zone.queries).toEqual([{ transport: "udp", name: "host.example.test", type: "A", id: expect.any(Number) }]);
+  });
+
+  it("answers AAAA", async () => {
+    const r = await ask({ qname: "host.example.test", type: "AAAA" });
+    expect(r.answers).toEqual([{ name: "host.example.test", type: "AAAA", ttl: 90, data: "2001:db8::10" }]);
+  });
+
+  it("includes the whole CNAME chain before the addresses", async () => {
+    const r = await ask({ qname: "www.example.test" });
+    expect(r.answers).toEqual([
+      { name: "www.example.test", type: "CNAME", ttl: 300, data: "web.example.test" },
+      { name: "web.example.test", type: "CNAME", ttl: 120, data: "host.example.test" },
+      { name: "host.example.test", type: "A", ttl: 60, data: "192.0.2.10" },
+      { name: "host.example.test", type: "A", ttl: 60, data: "192.0.2.11" },
+    ]);
+    expect(r.summary).toContain("via CNAME web.example.test → host.example.test");
+  });
+
+  it("answers CNAME, MX, TXT and NS", async () => {
+    expect((await ask({ qname: "www.example.test", type: "CNAME" })).answers).toEqual([
+      { name: "www.example.test", type: "CNAME", ttl: 300, data: "web.example.test" },
+    ]);
+    expect((await ask({ qname: "example.test", type: "MX" })).answers).toEqual([
+      { name: "example.test", type: "MX", ttl: 3600, data: "10 mail.example.test" },
+      { name: "example.test", type: "MX", ttl: 3600, data: "20 backup.example.test" },
+    ]);
+    expect((await ask({ qname: "example.test", type: "TXT" })).answers).toEqual([
+      { name: "example.test", type: "TXT", ttl: 120, data: "v=spf1 ip4:192.0.2.0/24 -all" },
+    ]);
+    expect((await ask({ qname: "example.test.", type: "NS" })).answers).toEqual([
+      { name: "example.test", type: "NS", ttl: 86400, data: "ns1.example.test" },
+      { name: "example.test", type: "NS", ttl: 86400, data: "ns2.example.test" },
+    ]);
+  });
+
+  it("turns an IP into a PTR lookup of its reverse name", async () => {
+    const v4 = await ask({ qname: "192.0.2.10" });
+    expect(v4).toMatchObject({ qname: "192.0.2.10", type: "PTR", query_name: "10.2.0.192.in-addr.arpa" });
+    expect(v4.answers).toEqual([{ name: "10.2.0.192.in-addr.arpa", type: "PTR", ttl: 900, data: "host.example.test" }]);
+    const v6 = await ask({ qname: "2001:db8::10", type: "PTR" });
+    expect(v6.answers).toEqual([
+      {
+        name: "0.1.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.8.b.d.0.1.0.0.2.ip6.arpa",
+        type: "PTR",
+        ttl: 901,
+        data: "host.example.test",
+      },
+    ]);
+    const named = await ask({ qname: "10.2.0.192.in-addr.arpa", type: "PTR" });
+    expect(named.query_name).toBeUndefined();
+    expect(named.answers.map((a) => a.data)).toEqual(["host.example.test"]);
+  });
+
+  it("tells NXDOMAIN, SERVFAIL and REFUSED apart", async () => {
+    const nx = await ask({ qname: "nope.example.test" });
+    expect(nx).toMatchObject({ answers: [], error: "E_DNS_FAIL", detail: "NXDOMAIN", rcode: "NXDOMAIN" });
+    expect(nx.summary).toMatch(
+      /^nope\.example\.test A failed: NXDOMAIN, the name does not exist \(resolver 127\.53\.2\.1/,
+    );
+    const sf = await ask({ qname: "servfail.example.test" });
+    expect(sf).toMatchObject({ answers: [], error: "E_DNS_FAIL", detail: "SERVFAIL", rcode: "SERVFAIL" });
+    const rf = await ask({ qname: "refused.example.test" });
+    expect(rf).toMatchObject({ answers: [], error: "E_DNS_FAIL", detail: "REFUSED", rcode: "REFUSED" });
+  });
+
+  it("keeps the CNAME of a chain that ends in NXDOMAIN", async () => {
+    const r = await ask({ qname: "dangling.example.test" });
+    expect(r).toMatchObject({ error: "E_DNS_FAIL", detail: "NXDOMAIN" });
+    expect(r.answers).toEqual([{ name: "dangling.example.test", type: "CNAME", ttl: 30, data: "gone.example.test" }]);
+  });
+
+  it("says NODATA, without an error, when the name exists but has no such records", async () => {
+    const r = await ask({ qname: "host.example.test", type: "MX" });
+    expect(r).toMatchObject({ answers: [], detail: "NODATA", rcode: "NOERROR" });
+    expect(r.error).toBeUndefined();
+    expect(r.summary).toContain("NODATA, the name exists but has no records of this type");
+  });
+
+  it("reports a resolver that never answers as TIMEOUT within the deadline, after retransmits", async () => {
+    const started = performance.now();
+    const r = await ask({ qname: "silent.example.test", timeout_ms: 400 });
+    const took = performance.now() - started;
+    expect(r).toMatchObject({ answers: [], error: "E_DNS_FAIL", detail: "TIMEOUT" });
+    expect(r.rcode).toBeUndefined();
+    expect(r.query_ms).toBeGreaterThanOrEqual(300);
+    expect(took).toBeLessThan(1000);
+    expect(zone.queries.filter((q) => q.name === "silent.example.test").length).toBe(3);
+  });
+
+  it("reports a closed port 53 as UNREACHABLE at once", async () => {
+    const r = await resolve({ qname: "host.example.test", server: CLOSED_IP, timeout_ms: 3000 });
+    expect(r).toMatchObject({ answers: [], error: "E_DNS_FAIL", detail: "UNREACHABLE", resolver: CLOSED_IP });
+    expect(r.query_ms).toBeLessThan(1000);
+  });
+
+  it("retries over TCP when the UDP answer is truncated", async () => {
+    const r = await ask({ qname: "big.example.test", type: "TXT", limit: 2 });
+    expect(r).toMatchObject({ transport: "tcp", truncated: true, omitted: 4, rcode: "NOERROR" });
+    expect(r.answers).toEqual(
+      BIG_TXT.slice(0, 2).map((data) => ({ name: "big.example.test", type: "TXT", ttl: 45, data })),
+    );
+    expect(zone.queries.map((q) => q.transport)).toEqual(["udp", "tcp"]);
+    const forced = await ask({ qname: "tc.example.test" });
+    expect(forced).toMatchObject({ transport: "tcp", answers: [{ type: "A", ttl: 33, data: "192.0.2.33" }] });
+  });
+
+  it("ignores spoofed replies (wrong id, wrong question)", async () => {
+    const r = await ask({ qname: "spoofed.example.test" });
+    expect(r.answers).toEqual([{ name: "spoofed.example.test", type: "A", ttl: 44, data: "192.0.2.44" }]);
+  });
+
+  it("asks the first nameserver of RESOLV_CONF when no server is given", async () => {
+    const r = await resolve({ qname: "host.example.test" });
+    expect(r).toMatchObject({ resolver: ZONE_IP, resolver_from: "resolv_conf", rcode: "NOERROR" });
+    expect(r.answers.map((a) => a.data)).toEqual(["192.0.2.10", "192.0.2.11"]);
+    expect(zone.queries).toHaveLength(1);
+  });
+
+  it("refuses a server outside OUTBOUND_ALLOW or inside OUTBOUND_DENY with 403, sending nothing", async () => {
+    await expect(resolve({ qname: "host.example.test", server: "192.0.2.1" })).rejects.toMatchObject({
+      code: "E_FORBIDDEN",
+      status: 403,
+    });
+    await expect(resolve({ qname: "host.example.test", server: DENIED_IP })).rejects.toMatchObject({
+      code: "E_FORBIDDEN",
+      status: 403,
+    });
+    expect(denied.queries).toEqual([]);
+  });
+
+  it("rejects bad input with 400 before any packet", async () => {
+    const bad = [
+      { qname: "-rf.example.test" },
+      { qname: "host.example.test", type: "ANY" },
+      { qname: "host.example.test", server: "dns.example.test" },
+      { qname: "host.example.test", server: `${ZONE_IP}:53` },
+      { qname: "192.0.2.10", type: "A" },
+      { qname: "host.example.test", port: 5353 },
+      { qname: "host.example.test\n" },
+      { qname: "x".repeat(300) },
+      {},
+    ];
+    for (const input of bad) {
+      await expect(resolve({ server: ZONE_IP, ...input }), JSON.stringify(input)).rejects.toMatchObject({
+        code: "E_INVALID_INPUT",
+        status: 400,
+      });
+    }
+    await expect(resolve({ qname: "192.0.2.10", type: "A" })).rejects.toMatchObject({
+      hint: 'example: {"qname":"192.0.2.10","type":"PTR"}',
+    });
+    expect(zone.queries).toEqual([]);
+  });
+});
