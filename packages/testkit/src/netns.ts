@@ -1,10 +1,10 @@
 /**
  * Network namespaces for tests: unique names per run, veth pairs, addresses, routes, links up or down,
  * commands run inside. Everything a lab creates is removed by `cleanup()` (and, as a last resort, when
- * the test process exits), so a failing test leaves nothing behind. Needs root.
+ * the test process exits or is told to), so a failing test leaves nothing behind. Needs root.
  */
 import { execFileSync, spawnSync } from "node:child_process";
-import { mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, rmdirSync, rmSync, writeFileSync } from "node:fs";
 
 /** One end of a veth pair. `ns: null` is the root namespace (only for the end a test talks through). */
 export interface VethEnd {
@@ -29,26 +29,49 @@ export function netnsSkipReason(): string | undefined {
 }
 
 let labCount = 0;
+const liveLabs = new Set<NetnsLab>();
+let hooksInstalled = false;
+
+/**
+ * Last-resort cleanup when a test never reaches its afterAll: on exit, and on the SIGTERM/SIGINT a
+ * test runner sends a worker it is ending (vitest sends SIGTERM, then SIGKILL 500 ms later).
+ */
+function installHooks(): void {
+  if (hooksInstalled) return;
+  hooksInstalled = true;
+  const cleanAll = () => {
+    for (const lab of liveLabs) lab.cleanupSync();
+  };
+  process.once("exit", cleanAll);
+  for (const [signal, code] of [
+    ["SIGTERM", 143],
+    ["SIGINT", 130],
+  ] as const) {
+    process.once(signal, () => {
+      cleanAll();
+      process.exit(code);
+    });
+  }
+}
 
 export class NetnsLab {
-  readonly #prefix: string;
+  readonly #id: number;
   readonly #namespaces: string[] = [];
-  readonly #resolvDirs: string[] = [];
+  readonly #etcDirs: string[] = [];
   #count = 0;
   #links = 0;
-  readonly #onExit = () => this.cleanupSync();
 
   constructor() {
     labCount += 1;
-    // Unique per process and lab, short enough for interface names (15 chars max).
-    this.#prefix = `rn${process.pid}${String.fromCharCode(96 + labCount)}`;
-    process.once("exit", this.#onExit);
+    this.#id = labCount;
+    liveLabs.add(this);
+    installHooks();
   }
 
-  /** A fresh namespace named rn-<pid>-<n> with loopback up. */
+  /** A fresh namespace named rn-<pid>-<lab>-<n> (unique per run) with loopback up. */
   addNs(): string {
     this.#count += 1;
-    const name = `rn-${process.pid}-${labCount}-${this.#count}`;
+    const name = `rn-${process.pid}-${this.#id}-${this.#count}`;
     run("ip", ["netns", "add", name]);
     this.#namespaces.push(name);
     this.ip(name, "link", "set", "lo", "up");
@@ -57,7 +80,9 @@ export class NetnsLab {
 
   /** A name for a root-namespace interface that no other run uses (the test's own end of a veth). */
   rootIfName(tag: string): string {
-    return `${this.#prefix}${tag}`.slice(0, 15);
+    const name = `rn${process.pid}-${this.#id}${tag}`;
+    if (name.length > 15) throw new Error(`interface name too long (max 15): ${name}`);
+    return name;
   }
 
   /** `ip [-n ns] args…`; returns stdout. */
@@ -126,8 +151,10 @@ export class NetnsLab {
   /** Files in /etc/netns/<ns>/ replace /etc/<file> for processes started with `ip netns exec`. */
   etcFile(ns: string, file: "resolv.conf" | "nsswitch.conf" | "hosts", text: string): void {
     const dir = `/etc/netns/${ns}`;
-    mkdirSync(dir, { recursive: true });
-    if (!this.#resolvDirs.includes(dir)) this.#resolvDirs.push(dir);
+    // mkdir reports the first directory it had to create: remove /etc/netns too if we made it.
+    const created = mkdirSync(dir, { recursive: true });
+    if (created === "/etc/netns") this.#etcDirs.push(created);
+    if (!this.#etcDirs.includes(dir)) this.#etcDirs.unshift(dir);
     writeFileSync(`${dir}/${file}`, text);
   }
 
@@ -165,12 +192,15 @@ export class NetnsLab {
       // Deleting the namespace deletes the veths in it, and with them their peers elsewhere.
       spawnSync("ip", ["netns", "del", ns], { stdio: "ignore" });
     }
-    for (const dir of this.#resolvDirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+    for (const dir of this.#etcDirs.splice(0)) {
+      if (dir === "/etc/netns") rmdirQuiet(dir);
+      else rmSync(dir, { recursive: true, force: true });
+    }
   }
 
   async cleanup(): Promise<void> {
     this.cleanupSync();
-    process.removeListener("exit", this.#onExit);
+    liveLabs.delete(this);
   }
 }
 
@@ -180,6 +210,15 @@ function run(cmd: string, args: string[]): string {
   } catch (err) {
     const e = err as { stderr?: string; message?: string };
     throw new Error(`${cmd} ${args.join(" ")} failed: ${(e.stderr || e.message || "").trim()}`);
+  }
+}
+
+/** Remove a directory only if it is empty (another run may have put its namespace files there). */
+function rmdirQuiet(dir: string): void {
+  try {
+    rmdirSync(dir);
+  } catch {
+    // Not empty, or already gone.
   }
 }
 

@@ -1,15 +1,73 @@
-/** route_info: placeholder until implemented (not registered as done). */
-import { DiagError, defineTool } from "@roadnerd/conventions";
+/** route_info: the default gateway and the main routing table, IPv4 and IPv6. */
+import { capList, DiagError, defineTool, type ExecResult, limitInput, truncationFields } from "@roadnerd/conventions";
 import { z } from "zod";
+import { defaultGateway, parseIpRoute, type RouteRow } from "../parse/ip-route.ts";
+
+const family = z.union([z.literal(4), z.literal(6)]).describe("IP version: 4 or 6");
+
+const route = z.object({
+  dst: z.string().describe('destination prefix, or "default"'),
+  via: z.string().nullable().describe("next-hop gateway, null when on-link"),
+  dev: z.string().nullable().describe("outgoing interface, null for blackhole/unreachable"),
+  family,
+  metric: z.number().int().min(0).describe("lower wins"),
+  proto: z.string().describe("who added it: kernel, boot (by hand), static, dhcp, ra…"),
+  type: z.string().describe("unicast, or unreachable/blackhole/prohibit (traffic dropped)"),
+  weight: z.number().int().min(1).optional().describe("share of a multipath route (one row per nexthop)"),
+  linkdown: z.boolean().describe("the interface has no carrier: this route goes nowhere"),
+});
+
+const gateway = z
+  .object({
+    via: z.string().nullable().describe("gateway address, null for a point-to-point link"),
+    dev: z.string().nullable().describe("interface towards it"),
+    family,
+    linkdown: z.boolean().describe("the interface has no carrier"),
+  })
+  .nullable()
+  .describe("lowest-metric IPv4 default route, else IPv6; null when there is none");
+
+function rowsFrom(result: ExecResult, fam: 4 | 6): RouteRow[] {
+  if (result.exitCode !== 0) {
+    // A host without IPv6 (ipv6.disable=1) simply has no IPv6 routes.
+    if (fam === 6) return [];
+    throw new DiagError(
+      "E_UNSUPPORTED",
+      `ip -4 route failed (exit ${result.exitCode}): ${result.stderr.trim().slice(0, 160)}`,
+    );
+  }
+  try {
+    return parseIpRoute(result.stdout, fam);
+  } catch (err) {
+    throw new DiagError("E_INTERNAL", `could not parse ip -${fam} route output`, { cause: err });
+  }
+}
 
 export const routeInfo = defineTool({
   name: "route_info",
-  summary: "route_info (not implemented yet).",
-  input: {},
-  output: { note: z.string() },
+  summary: "Default gateway and routing table (IPv4 and IPv6): is there a way out?",
+  input: { limit: limitInput },
+  output: { default_gateway: gateway, routes: z.array(route), ...truncationFields },
   example: {},
-  summarize: (r) => r.note,
-  async handler() {
-    throw new DiagError("E_UNSUPPORTED", "route_info is not implemented yet");
+  summarize: (r) => {
+    const gw = r.default_gateway;
+    const count = `${r.routes.length + r.omitted} routes`;
+    if (!gw) return `no default route (IPv4 or IPv6): only local networks are reachable; ${count}`;
+    const via = gw.via ? `via ${gw.via} ` : "";
+    const down = gw.linkdown ? " but its link is down" : "";
+    return `default ${via}dev ${gw.dev ?? "?"} (IPv${gw.family})${down}; ${count}`;
+  },
+  async handler(input, ctx) {
+    const run = (fam: 4 | 6) =>
+      ctx.exec("ip", ["-j", `-${fam}`, "route", "show", "table", "main"], {
+        timeoutMs: ctx.remaining(),
+        signal: ctx.signal,
+      });
+    const [v4, v6] = await Promise.all([run(4), run(6)]);
+    const rows = [...rowsFrom(v4, 4), ...rowsFrom(v6, 6)];
+    // Defaults first (stable sort) so a small `limit` never cuts the routes that matter most.
+    rows.sort((a, b) => Number(b.dst === "default") - Number(a.dst === "default"));
+    const { items, omitted } = capList(rows, input.limit);
+    return { default_gateway: defaultGateway(rows), routes: items, truncated: omitted > 0, omitted };
   },
 });

@@ -1,15 +1,144 @@
-/** tcp_port_check: placeholder until implemented (not registered as done). */
-import { DiagError, defineTool } from "@roadnerd/conventions";
+/** tcp_port_check: can a TCP connection be opened to host:port? Open, refused, filtered, unreachable, unresolved. */
+import { connect } from "node:net";
+import { DiagError, defineTool, hostField, portField, type ToolContext } from "@roadnerd/conventions";
 import { z } from "zod";
+
+const hostPort = (host: string, port: number) => (host.includes(":") ? `[${host}]:${port}` : `${host}:${port}`);
+
+/** Time kept back from the deadline so the diagnosis is answered before the call's own timeout fires. */
+export const SETTLE_MARGIN_MS = 100;
+
+const STATES = ["open", "refused", "filtered", "unreachable", "unresolved", "error"] as const;
+type State = (typeof STATES)[number];
+
+/** OS connect errors that mean "no way there": the network said so (ICMP) or the local routing table did. */
+const UNREACHABLE: Record<string, string> = {
+  EHOSTUNREACH: "no route to host",
+  ENETUNREACH: "network unreachable",
+  EHOSTDOWN: "host is down",
+  ENETDOWN: "network is down",
+  EINVAL: "blackhole route",
+  EACCES: "prohibited by a route or firewall",
+  EPERM: "prohibited by a local firewall",
+  EADDRNOTAVAIL: "no local address to connect from",
+};
+
+/**
+ * The closed set's codes, as the kernel's probe-failure boundary uses them: every failure to connect
+ * that is not a timeout is E_CONN_REFUSED; `state` and `detail` tell refused and unreachable apart.
+ */
+const ERROR_OF: Record<Exclude<State, "open" | "unresolved">, "E_CONN_REFUSED" | "E_TIMEOUT"> = {
+  refused: "E_CONN_REFUSED",
+  filtered: "E_TIMEOUT",
+  unreachable: "E_CONN_REFUSED",
+  error: "E_CONN_REFUSED",
+};
+
+interface Probe {
+  state: Exclude<State, "unresolved">;
+  ms: number;
+  detail: string | undefined;
+}
+
+/** One connection attempt to a pinned IP; the socket is destroyed whatever happens. */
+function probe(address: string, port: number, waitMs: number, signal: AbortSignal): Promise<Probe> {
+  const at = `address ${hostPort(address, port)}`;
+  return new Promise((resolve) => {
+    const started = performance.now();
+    const socket = connect({ host: address, port });
+    // After we settle, late events must not become unhandled errors.
+    socket.on("error", () => {});
+    const finish = (state: Probe["state"], detail?: string) => {
+      clearTimeout(timer);
+      signal.removeEventListener("abort", onAbort);
+      socket.destroy();
+      resolve({ state, ms: Math.round(performance.now() - started), detail });
+    };
+    // Our deadline, or the call's own (the caller went away): either way nothing answered.
+    const onAbort = () => finish("filtered", `filtered: no answer within ${waitMs} ms (${at})`);
+    const timer = setTimeout(onAbort, waitMs);
+    signal.addEventListener("abort", onAbort, { once: true });
+    socket.once("connect", () => finish("open"));
+    socket.once("error", (err: NodeJS.ErrnoException) => {
+      const code = err.code ?? "EUNKNOWN";
+      if (code === "ECONNREFUSED" || code === "ECONNRESET")
+        return finish("refused", `connection refused (${code}, ${at})`);
+      if (code === "ETIMEDOUT") return finish("filtered", `filtered: no answer (ETIMEDOUT, ${at})`);
+      const why = UNREACHABLE[code];
+      return finish(why ? "unreachable" : "error", `${why ?? "connect failed"} (${code}, ${at})`);
+    });
+  });
+}
+
+async function resolve(host: string, ctx: ToolContext) {
+  try {
+    return await ctx.outbound.resolveTarget(host, ctx.signal);
+  } catch (err) {
+    // A name that does not resolve (or not in time) is the diagnosis; a denied target stays an error.
+    if (err instanceof DiagError && (err.code === "E_DNS_FAIL" || err.code === "E_TIMEOUT")) return err;
+    throw err;
+  }
+}
 
 export const tcpPortCheck = defineTool({
   name: "tcp_port_check",
-  summary: "tcp_port_check (not implemented yet).",
-  input: {},
-  output: { note: z.string() },
-  example: {},
-  summarize: (r) => r.note,
-  async handler() {
-    throw new DiagError("E_UNSUPPORTED", "tcp_port_check is not implemented yet");
+  summary: "Try a TCP connection to host:port: open, refused, filtered (no answer), unreachable or unresolved.",
+  input: {
+    host: hostField.describe("host name or IP, e.g. example.com or 192.0.2.10"),
+    port: portField,
+  },
+  output: {
+    host: z.string().describe("host as asked"),
+    port: portField.describe("port as asked"),
+    open: z.boolean().describe("true when the TCP handshake completed"),
+    state: z
+      .enum(STATES)
+      .describe("open | refused (closed port) | filtered (no answer) | unreachable (no route) | unresolved (DNS)"),
+    address: z.string().optional().describe("the IP actually tried"),
+    connect_ms: z.number().int().min(0).optional().describe("ms until the answer (handshake, refusal or ICMP)"),
+    error: z.enum(["E_CONN_REFUSED", "E_TIMEOUT", "E_DNS_FAIL"]).optional().describe("error code when not open"),
+    detail: z.string().optional().describe("what exactly happened, e.g. filtered: no answer within 1900 ms"),
+  },
+  example: { host: "example.com", port: 443 },
+  openWorld: true,
+  summarize: (r) => {
+    const target = hostPort(r.host, r.port);
+    if (r.open)
+      return `${target} is open (${r.connect_ms} ms${r.address && r.address !== r.host ? `, ${r.address}` : ""})`;
+    if (r.state === "refused") return `${target} is closed: connection refused`;
+    if (r.state === "unresolved") return r.detail ?? `${r.host} did not resolve`;
+    if (r.state === "filtered")
+      return `${target} filtered: no answer in time (a firewall drops it, or the host is down)`;
+    return `${target} ${r.state}: ${r.detail ?? "no detail"}`;
+  },
+  async handler(input, ctx) {
+    const { host, port } = input;
+    const target = await resolve(host, ctx);
+    if (target instanceof DiagError) {
+      return {
+        host,
+        port,
+        open: false,
+        state: "unresolved" as const,
+        error: "E_DNS_FAIL" as const,
+        detail:
+          target.code === "E_TIMEOUT"
+            ? `${host} did not resolve in time (timeout ${ctx.timeoutMs} ms)`
+            : target.message,
+      };
+    }
+    const waitMs = Math.max(1, ctx.remaining() - SETTLE_MARGIN_MS);
+    const { state, ms, detail } = await probe(target.address, port, waitMs, ctx.signal);
+    return {
+      host,
+      port,
+      open: state === "open",
+      state,
+      address: target.address,
+      // A filtered port's time is just our timeout: not a measurement.
+      connect_ms: state === "filtered" ? undefined : ms,
+      error: state === "open" ? undefined : ERROR_OF[state],
+      detail,
+    };
   },
 });

@@ -1,0 +1,153 @@
+// route_info against the real server running inside a network namespace this test builds, so every
+// route is known exactly. The test reaches the server over a veth to the root namespace.
+import { createClient, type RoadNerdClient } from "@roadnerd/client";
+import { createNetnsLab, type NetnsLab, netnsSkipReason, type SpawnedServer, spawnServer } from "@roadnerd/testkit";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+
+const skip = netnsSkipReason();
+
+interface Route {
+  dst: string;
+  via: string | null;
+  dev: string | null;
+  family: 4 | 6;
+  metric: number;
+  proto: string;
+  type: string;
+  weight?: number;
+  linkdown: boolean;
+}
+interface RouteInfo {
+  default_gateway: { via: string | null; dev: string | null; family: 4 | 6; linkdown: boolean } | null;
+  routes: Route[];
+  truncated: boolean;
+  omitted: number;
+  summary: string;
+}
+
+const r = (dst: string, via: string | null, dev: string | null, family: 4 | 6, extra: Partial<Route> = {}): Route => ({
+  dst,
+  via,
+  dev,
+  family,
+  metric: family === 4 ? 0 : 1024,
+  proto: "boot",
+  type: "unicast",
+  linkdown: false,
+  ...extra,
+});
+
+describe.skipIf(skip)(`route_info in a network namespace${skip ? ` (skipped: ${skip})` : ""}`, () => {
+  let lab: NetnsLab;
+  let host: string;
+  let router: string;
+  let server: SpawnedServer | undefined;
+  let client: RoadNerdClient;
+  let net30: string;
+  const call = () => client.call<RouteInfo>("route_info");
+
+  beforeAll(async () => {
+    lab = createNetnsLab();
+    try {
+      host = lab.addNs();
+      router = lab.addNs();
+      const { nsAddr } = lab.linkToRoot(host);
+      net30 = nsAddr.replace(/\.(\d+)$/, (_, last: string) => `.${Number(last) - 2}`);
+      lab.veth(
+        { ns: host, name: "wan0", mac: "02:52:4e:00:00:10", addrs: ["192.0.2.2/24", "2001:db8:10::2/64"] },
+        { ns: router, name: "wan0p", addrs: ["192.0.2.1/24", "2001:db8:10::1/64"] },
+      );
+      lab.veth(
+        { ns: host, name: "wan1", addrs: ["198.51.100.2/24"], ipv6: "off" },
+        { ns: router, name: "wan1p", addrs: ["198.51.100.1/24"], ipv6: "off" },
+      );
+      server = await spawnServer("network", { wrap: lab.wrap(host), env: { HOST: nsAddr } });
+      client = createClient(server.url);
+    } catch (err) {
+      await server?.stop();
+      await lab.cleanup();
+      throw err;
+    }
+  });
+
+  afterAll(async () => {
+    await server?.stop();
+    await lab?.cleanup();
+  });
+
+  it("no default route: default_gateway is null and only on-link routes are listed", async () => {
+    const res = await call();
+    expect(res.default_gateway).toBeNull();
+    expect(res.routes).toEqual([
+      r(`${net30}/30`, null, "mgmt0", 4, { proto: "kernel" }),
+      r("192.0.2.0/24", null, "wan0", 4, { proto: "kernel" }),
+      r("198.51.100.0/24", null, "wan1", 4, { proto: "kernel" }),
+      r("2001:db8:10::/64", null, "wan0", 6, { proto: "kernel", metric: 256 }),
+      r("fe80::/64", null, "wan0", 6, { proto: "kernel", metric: 256 }),
+    ]);
+    expect(res).toMatchObject({ truncated: false, omitted: 0 });
+    expect(res.summary).toMatch(/^no default route/);
+  });
+
+  it("only an IPv6 default: the gateway is the IPv6 one", async () => {
+    lab.ip(host, "-6", "route", "add", "default", "via", "2001:db8:10::1", "dev", "wan0");
+    const res = await call();
+    expect(res.default_gateway).toEqual({ via: "2001:db8:10::1", dev: "wan0", family: 6, linkdown: false });
+    expect(res.routes[0]).toEqual(r("default", "2001:db8:10::1", "wan0", 6));
+  });
+
+  it("IPv4 defaults win by lowest metric; multipath becomes one row per nexthop", async () => {
+    lab.ip(host, "route", "add", "default", "via", "198.51.100.1", "dev", "wan1", "metric", "200");
+    lab.ip(host, "route", "add", "default", "via", "192.0.2.1", "dev", "wan0", "metric", "100");
+    lab.ip(
+      host,
+      ...["route", "add", "203.0.113.0/24", "nexthop", "via", "192.0.2.1", "dev", "wan0", "weight", "1"],
+      ...["nexthop", "via", "198.51.100.1", "dev", "wan1", "weight", "3"],
+    );
+    lab.ip(host, "route", "add", "unreachable", "198.18.0.0/15");
+    const res = await call();
+    expect(res.default_gateway).toEqual({ via: "192.0.2.1", dev: "wan0", family: 4, linkdown: false });
+    expect(res.routes).toEqual([
+      r("default", "192.0.2.1", "wan0", 4, { metric: 100 }),
+      r("default", "198.51.100.1", "wan1", 4, { metric: 200 }),
+      r("default", "2001:db8:10::1", "wan0", 6),
+      r(`${net30}/30`, null, "mgmt0", 4, { proto: "kernel" }),
+      r("192.0.2.0/24", null, "wan0", 4, { proto: "kernel" }),
+      r("198.18.0.0/15", null, null, 4, { type: "unreachable" }),
+      r("198.51.100.0/24", null, "wan1", 4, { proto: "kernel" }),
+      r("203.0.113.0/24", "192.0.2.1", "wan0", 4, { weight: 1 }),
+      r("203.0.113.0/24", "198.51.100.1", "wan1", 4, { weight: 3 }),
+      r("2001:db8:10::/64", null, "wan0", 6, { proto: "kernel", metric: 256 }),
+      r("fe80::/64", null, "wan0", 6, { proto: "kernel", metric: 256 }),
+    ]);
+    expect(res.summary).toBe("default via 192.0.2.1 dev wan0 (IPv4); 11 routes");
+  });
+
+  it("limit cuts the list, defaults first, and says how many were left out", async () => {
+    const res = await client.call<RouteInfo>("route_info", { limit: 2 });
+    expect(res.routes.map((x) => `${x.dst} ${x.via}`)).toEqual(["default 192.0.2.1", "default 198.51.100.1"]);
+    expect(res).toMatchObject({ truncated: true, omitted: 9 });
+    expect(res.default_gateway?.via).toBe("192.0.2.1");
+  });
+
+  it("the gateway's link losing carrier shows as linkdown", async () => {
+    lab.ip(router, "link", "set", "wan0p", "down");
+    try {
+      const res = await call();
+      expect(res.default_gateway).toEqual({ via: "192.0.2.1", dev: "wan0", family: 4, linkdown: true });
+      expect(res.summary).toBe("default via 192.0.2.1 dev wan0 (IPv4) but its link is down; 11 routes");
+      // The kernel keeps the routes; every one through wan0 (and only those) is flagged.
+      const down = res.routes.filter((x) => x.linkdown).map((x) => `${x.dst} ${x.dev}`);
+      expect(down).toEqual([
+        "default wan0",
+        "default wan0",
+        "192.0.2.0/24 wan0",
+        "203.0.113.0/24 wan0",
+        "2001:db8:10::/64 wan0",
+        "fe80::/64 wan0",
+      ]);
+    } finally {
+      lab.ip(router, "link", "set", "wan0p", "up");
+    }
+  });
+});

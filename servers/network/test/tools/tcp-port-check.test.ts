@@ -1,0 +1,202 @@
+// tcp_port_check against the real server. Open and refused on loopback; filtered, unreachable,
+// unresolved and policy-denied from inside a network namespace this test builds, where every address
+// is ours, the resolver is a loopback port nobody listens on, and nothing can leave for the outside.
+import { once } from "node:events";
+import { existsSync } from "node:fs";
+import { createServer, type Server } from "node:net";
+import { createClient, type RoadNerdClient } from "@roadnerd/client";
+import { createNetnsLab, type NetnsLab, netnsSkipReason, type SpawnedServer, spawnServer } from "@roadnerd/testkit";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+
+interface PortCheck {
+  host: string;
+  port: number;
+  open: boolean;
+  state: string;
+  address?: string;
+  connect_ms?: number;
+  error?: string;
+  detail?: string;
+  summary: string;
+}
+
+async function listen(host: string): Promise<{ server: Server; port: number }> {
+  const server = createServer((socket) => socket.destroy());
+  server.listen(0, host);
+  await once(server, "listening");
+  return { server, port: (server.address() as { port: number }).port };
+}
+
+async function rejection(promise: Promise<unknown>): Promise<{ code?: string; status?: number }> {
+  try {
+    await promise;
+  } catch (err) {
+    return err as { code?: string; status?: number };
+  }
+  throw new Error("expected the call to fail");
+}
+
+describe("tcp_port_check on loopback", () => {
+  let server: SpawnedServer | undefined;
+  let client: RoadNerdClient;
+  let target: Server | undefined;
+
+  beforeAll(async () => {
+    server = await spawnServer("network");
+    client = createClient(server.url);
+  });
+
+  afterAll(async () => {
+    target?.close();
+    await server?.stop();
+  });
+
+  it("open: a listening port completes the handshake", async () => {
+    const listening = await listen("127.0.0.1");
+    target = listening.server;
+    const res = await client.call<PortCheck>("tcp_port_check", { host: "127.0.0.1", port: listening.port });
+    expect(res).toMatchObject({
+      host: "127.0.0.1",
+      port: listening.port,
+      open: true,
+      state: "open",
+      address: "127.0.0.1",
+    });
+    expect(res.connect_ms).toBeGreaterThanOrEqual(0);
+    expect(res.error).toBeUndefined();
+    expect(res.summary).toMatch(/^127\.0\.0\.1:\d+ is open \(\d+ ms\)$/);
+  });
+
+  it("refused: a port just closed is a 200 result with E_CONN_REFUSED, not an error", async () => {
+    const { server: closed, port } = await listen("127.0.0.1");
+    closed.close();
+    await once(closed, "close");
+    const res = await client.call<PortCheck>("tcp_port_check", { host: "127.0.0.1", port });
+    expect(res).toMatchObject({ open: false, state: "refused", error: "E_CONN_REFUSED", address: "127.0.0.1" });
+    expect(res.detail).toBe(`connection refused (ECONNREFUSED, address 127.0.0.1:${port})`);
+    expect(res.summary).toBe(`127.0.0.1:${port} is closed: connection refused`);
+  });
+
+  it("bad input is a typed 400 before anything is sent", async () => {
+    for (const input of [{ host: "127.0.0.1", port: 0 }, { host: "-oProxy", port: 80 }, { host: "127.0.0.1" }]) {
+      expect(await rejection(client.call("tcp_port_check", input))).toMatchObject({
+        code: "E_INVALID_INPUT",
+        status: 400,
+      });
+    }
+  });
+});
+
+const skip = netnsSkipReason();
+
+describe.skipIf(skip)(`tcp_port_check in a network namespace${skip ? ` (skipped: ${skip})` : ""}`, () => {
+  let lab: NetnsLab;
+  let host: string;
+  let open: SpawnedServer | undefined;
+  let restricted: SpawnedServer | undefined;
+  let client: RoadNerdClient;
+  let rootListener: { server: Server; port: number } | undefined;
+  let rootAddr: string;
+  const check = (input: Record<string, unknown>) => client.call<PortCheck>("tcp_port_check", input);
+
+  beforeAll(async () => {
+    lab = createNetnsLab();
+    try {
+      host = lab.addNs();
+      const peer = lab.addNs();
+      const link = lab.linkToRoot(host);
+      rootAddr = link.rootAddr;
+      lab.veth(
+        { ns: host, name: "tgt0", addrs: ["198.51.100.2/24"], ipv6: "off" },
+        { ns: peer, name: "tgt0p", addrs: ["198.51.100.1/24"], ipv6: "off" },
+      );
+      // Frames for .77 go to a MAC nobody has: the SYN leaves and nothing ever answers.
+      lab.silentNeighbour(host, "tgt0", "198.51.100.77");
+      lab.ip(host, "route", "add", "unreachable", "203.0.113.0/24");
+      lab.ip(host, "route", "add", "blackhole", "10.66.0.0/16");
+      // Names: /etc/hosts first, then a resolver on the namespace's own loopback where nothing listens.
+      lab.etcFile(host, "nsswitch.conf", "hosts: files dns\n");
+      lab.etcFile(host, "hosts", "127.0.0.1 localhost\n198.51.100.1 router.rn.test\n");
+      lab.etcFile(host, "resolv.conf", "nameserver 127.0.0.1\noptions timeout:1 attempts:1\n");
+      // Processes started with `ip netns exec` must see our files, or a lookup could reach the real resolver.
+      expect(lab.exec(host, ["cat", "/etc/resolv.conf"])).toBe("nameserver 127.0.0.1\noptions timeout:1 attempts:1\n");
+      rootListener = await listen(rootAddr);
+      const env = { HOST: link.nsAddr };
+      open = await spawnServer("network", { wrap: lab.wrap(host), env });
+      restricted = await spawnServer("network", {
+        wrap: lab.wrap(host),
+        env: { ...env, OUTBOUND_ALLOW: "127.0.0.0/8" },
+      });
+      client = createClient(open.url);
+    } catch (err) {
+      await open?.stop();
+      await restricted?.stop();
+      await lab.cleanup();
+      throw err;
+    }
+  });
+
+  afterAll(async () => {
+    rootListener?.server.close();
+    await open?.stop();
+    await restricted?.stop();
+    await lab?.cleanup();
+  });
+
+  it("open across a real link", async () => {
+    const res = await check({ host: rootAddr, port: rootListener?.port });
+    expect(res).toMatchObject({ open: true, state: "open", address: rootAddr });
+  });
+
+  it("refused by a host on the link, also when asked by name (resolved from /etc/hosts, pinned)", async () => {
+    const byIp = await check({ host: "198.51.100.1", port: 9 });
+    expect(byIp).toMatchObject({ open: false, state: "refused", error: "E_CONN_REFUSED" });
+    const byName = await check({ host: "router.rn.test", port: 9 });
+    expect(byName).toMatchObject({ host: "router.rn.test", state: "refused", address: "198.51.100.1" });
+  });
+
+  it("filtered: no answer is E_TIMEOUT within the deadline, and the socket is gone afterwards", async () => {
+    const started = performance.now();
+    const res = await check({ host: "198.51.100.77", port: 80, timeout_ms: 800 });
+    const elapsed = performance.now() - started;
+    expect(res).toMatchObject({ open: false, state: "filtered", error: "E_TIMEOUT", address: "198.51.100.77" });
+    expect(res.detail).toMatch(/^filtered: no answer within \d+ ms \(address 198\.51\.100\.77:80\)$/);
+    expect(res.connect_ms).toBeUndefined();
+    expect(elapsed).toBeGreaterThan(500);
+    expect(elapsed).toBeLessThan(1100);
+    expect(lab.exec(host, ["ss", "-tanH", "state", "syn-sent"]).trim()).toBe("");
+  });
+
+  it("unreachable: an unreachable route, no route at all, a blackhole", async () => {
+    const cases: Array<[string, RegExp]> = [
+      ["203.0.113.5", /^no route to host \(EHOSTUNREACH, address 203\.0\.113\.5:80\)$/],
+      ["192.0.2.99", /^network unreachable \(ENETUNREACH, address 192\.0\.2\.99:80\)$/],
+      ["10.66.0.1", /^blackhole route \(EINVAL, address 10\.66\.0\.1:80\)$/],
+    ];
+    for (const [ip, detail] of cases) {
+      const res = await check({ host: ip, port: 80 });
+      expect(res).toMatchObject({ open: false, state: "unreachable", error: "E_CONN_REFUSED", address: ip });
+      expect(res.detail).toMatch(detail);
+    }
+  });
+
+  it("unresolved: a name the resolver cannot answer is E_DNS_FAIL as a result", async () => {
+    // nscd would answer from the root namespace, through the machine's resolver: never let that happen.
+    if (["/run/nscd/socket", "/var/run/nscd/socket"].some(existsSync))
+      throw new Error("nscd is running: this lookup could leave the namespace");
+    const res = await check({ host: "no-such-host.invalid", port: 80 });
+    expect(res).toMatchObject({ open: false, state: "unresolved", error: "E_DNS_FAIL" });
+    expect(res.detail).toMatch(/^no-such-host\.invalid did not resolve \(E[A-Z_]+\)$/);
+    expect(res.address).toBeUndefined();
+  });
+
+  it("denied by OUTBOUND_ALLOW: 403 E_FORBIDDEN and not one packet sent", async () => {
+    const denied = createClient(restricted?.url ?? "");
+    const before = lab.txPackets(host, "tgt0");
+    for (const target of ["198.51.100.77", "198.51.100.1", "router.rn.test"]) {
+      const err = await rejection(denied.call("tcp_port_check", { host: target, port: 80 }));
+      expect(err).toMatchObject({ code: "E_FORBIDDEN", status: 403 });
+    }
+    expect(lab.txPackets(host, "tgt0")).toBe(before);
+  });
+});
