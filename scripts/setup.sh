@@ -5,9 +5,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 PNPM_VERSION=10.34.8
-# iproute2: iface/route tools and test namespaces; nftables: a filtered port in tests; openssl: test certificates;
-# procps: ps/pgrep-free process checks.
-DEB_PACKAGES=(iproute2 nftables openssl procps)
+# iproute2: `ip` for iface_info/route_info, `ip netns` and `ss` in tests; curl: the test that runs the README examples.
+DEB_PACKAGES=(iproute2 curl)
 
 missing=()
 for pkg in "${DEB_PACKAGES[@]}"; do

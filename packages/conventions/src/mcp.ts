@@ -1,16 +1,22 @@
 /**
- * The MCP surface, loaded only when /mcp or --stdio is used. Tools are registered on an McpServer (so
- * tools/list carries their JSON Schemas and annotations), and tools/call goes through our own runTool:
- * one validation path for both surfaces, and failures as isError results that carry our code, never the
- * SDK's own text or a stack.
+ * The MCP surface, loaded only when /mcp or --stdio is used. Tools are registered on an McpServer, then
+ * tools/list and tools/call are routed to our handlers: the same JSON Schemas as /actions, one validation
+ * path (runTool) for both surfaces, and failures as isError results that carry our code, never the SDK's
+ * own text or a stack.
  */
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
-import { CallToolRequestSchema, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import {
+  CallToolRequestSchema,
+  type CallToolResult,
+  ListToolsRequestSchema,
+  type ListToolsResult,
+} from "@modelcontextprotocol/sdk/types.js";
 import type { FastifyReply, FastifyRequest } from "fastify";
 import { DiagError, errorBody, toDiagError } from "./errors.ts";
 import { type BaseContext, runTool } from "./run-tool.ts";
+import { inputJsonSchema, outputJsonSchema } from "./schemas.ts";
 import { closestNames } from "./suggest.ts";
 import type { AnyTool } from "./tool.ts";
 
@@ -35,6 +41,12 @@ export function createMcpServer(identity: McpIdentity, tools: readonly AnyTool[]
     { capabilities: { tools: {} }, instructions: identity.instructions },
   );
   const byName = new Map(tools.map((t) => [t.name, t]));
+  const annotations = (tool: AnyTool) => ({
+    readOnlyHint: true,
+    destructiveHint: false,
+    idempotentHint: true,
+    openWorldHint: Boolean(tool.openWorld),
+  });
   for (const tool of tools) {
     server.registerTool(
       tool.name,
@@ -42,17 +54,25 @@ export function createMcpServer(identity: McpIdentity, tools: readonly AnyTool[]
         description: tool.summary,
         inputSchema: tool.inputSchema,
         outputSchema: tool.outputSchema,
-        annotations: {
-          readOnlyHint: true,
-          destructiveHint: false,
-          idempotentHint: true,
-          openWorldHint: Boolean(tool.openWorld),
-        },
+        annotations: annotations(tool),
       },
       // Never reached: tools/call is routed to our handler below.
       async () => errorResult(new DiagError("E_INTERNAL", "unrouted call")),
     );
   }
+  // tools/list serves the same cached JSON Schemas as GET /actions and /openapi.json (one conversion, one text).
+  server.server.setRequestHandler(
+    ListToolsRequestSchema,
+    async (): Promise<ListToolsResult> => ({
+      tools: tools.map((tool) => ({
+        name: tool.name,
+        description: tool.summary,
+        inputSchema: inputJsonSchema(tool.inputSchema) as ListToolsResult["tools"][number]["inputSchema"],
+        outputSchema: outputJsonSchema(tool.outputSchema) as ListToolsResult["tools"][number]["outputSchema"],
+        annotations: annotations(tool),
+      })),
+    }),
+  );
   server.server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
     const name = request.params.name;
     const tool = byName.get(name);
