@@ -15,7 +15,10 @@ let failed = 0;
 
 for (const name of servers) {
   const entry = join(ROOT, "servers", name, "dist", "main.js");
-  const child = spawn(process.execPath, [entry], { env: { ...process.env, HOST: "127.0.0.1", PORT: "0" }, stdio: ["ignore", "pipe", "inherit"] });
+  const child = spawn(process.execPath, [entry], {
+    env: { ...process.env, HOST: "127.0.0.1", PORT: "0" },
+    stdio: ["ignore", "pipe", "inherit"],
+  });
   const url = await new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`${name} did not start`)), 15_000);
     let buf = "";
@@ -35,11 +38,15 @@ for (const name of servers) {
   });
   child.stdout.resume();
   console.log(`conformance: ${name} at ${url}/mcp`);
-  const run = spawnSync(node, [cli, "server", "--url", `${url}/mcp`, "--expected-failures", join(ROOT, "conformance-baseline.yml")], {
-    stdio: "inherit",
-    cwd: join(ROOT, ".tools"),
-    timeout: 600_000,
-  });
+  const run = spawnSync(
+    node,
+    [cli, "server", "--url", `${url}/mcp`, "--expected-failures", join(ROOT, "conformance-baseline.yml")],
+    {
+      stdio: "inherit",
+      cwd: join(ROOT, ".tools"),
+      timeout: 600_000,
+    },
+  );
   child.kill("SIGTERM");
   if (run.status !== 0) {
     console.error(`conformance: ${name} FAILED (exit ${run.status})`);

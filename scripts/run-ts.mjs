@@ -24,7 +24,9 @@ await build({
   target: "node20",
   logLevel: "warning",
   // CommonJS dependencies inside an ESM bundle still call require().
-  banner: { js: 'import { createRequire as __rnCreateRequire } from "node:module"; const require = __rnCreateRequire(import.meta.url);' },
+  banner: {
+    js: 'import { createRequire as __rnCreateRequire } from "node:module"; const require = __rnCreateRequire(import.meta.url);',
+  },
 });
 process.argv = [process.argv[0], outfile, ...rest];
 await import(pathToFileURL(outfile).href);

@@ -12,5 +12,8 @@ if (!/^\d+$/.test(major ?? "") || args.length === 0) {
 }
 const bin = nodeBinary(major);
 // Servers spawned by tests use process.execPath, so they run on this Node too.
-const run = spawnSync(bin, args, { stdio: "inherit", env: { ...process.env, PATH: `${dirname(bin)}:${process.env.PATH}` } });
+const run = spawnSync(bin, args, {
+  stdio: "inherit",
+  env: { ...process.env, PATH: `${dirname(bin)}:${process.env.PATH}` },
+});
 process.exit(run.status ?? 1);

@@ -30,7 +30,9 @@ export async function runMain(def: ServerDef, argv: readonly string[] = process.
   const stdio = argv.includes("--stdio");
   const unknown = argv.filter((a) => a !== "--stdio");
   if (unknown.length) {
-    process.stderr.write(`unknown argument: ${unknown.join(" ")}\n${HELP(def.name, def.defaultPort, Object.keys(def.env))}`);
+    process.stderr.write(
+      `unknown argument: ${unknown.join(" ")}\n${HELP(def.name, def.defaultPort, Object.keys(def.env))}`,
+    );
     process.exitCode = 2;
     return;
   }

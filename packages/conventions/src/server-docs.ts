@@ -21,10 +21,32 @@ export function renderServerReference(def: ServerDef): string {
   out.push(...envRows(baseEnvShape), ...envRows(def.env as Record<string, { description?: string }>));
   out.push("", "### JSON Schemas");
   for (const t of def.tools) {
-    out.push("", `#### \`${t.name}\``, "", "Input:", "", fence(inputJsonSchema(t.inputSchema)), "", "Output:", "", fence(outputJsonSchema(t.outputSchema)));
+    out.push(
+      "",
+      `#### \`${t.name}\``,
+      "",
+      "Input:",
+      "",
+      fence(inputJsonSchema(t.inputSchema)),
+      "",
+      "Output:",
+      "",
+      fence(outputJsonSchema(t.outputSchema)),
+    );
   }
   for (const s of def.streams) {
-    out.push("", `#### \`/sse/${s.name}\``, "", "Query:", "", fence(inputJsonSchema(s.inputSchema)), "", "Each `message`:", "", fence(outputJsonSchema(s.message)));
+    out.push(
+      "",
+      `#### \`/sse/${s.name}\``,
+      "",
+      "Query:",
+      "",
+      fence(inputJsonSchema(s.inputSchema)),
+      "",
+      "Each `message`:",
+      "",
+      fence(outputJsonSchema(s.message)),
+    );
   }
   return out.join("\n");
 }

@@ -30,7 +30,11 @@ describe("HTTP contract", () => {
   });
 
   it("GET /actions lists every tool with a one-line summary and its input schema", async () => {
-    const list = (await app.inject({ url: "/actions" })).json() as Array<{ tool: string; summary: string; input: { properties: object } }>;
+    const list = (await app.inject({ url: "/actions" })).json() as Array<{
+      tool: string;
+      summary: string;
+      input: { properties: object };
+    }>;
     expect(list.map((t) => t.tool)).toEqual(["demo/echo_name", "demo/sleepy", "demo/broken"]);
     expect(Object.keys(list[0]?.input.properties ?? {})).toEqual(["name", "limit", "timeout_ms", "run_id"]);
   });
@@ -100,7 +104,10 @@ describe("bad input gets a typed error", () => {
   it("malformed JSON", async () => {
     const res = await post("echo_name", '{"name": ');
     expect(res.statusCode).toBe(400);
-    expect(res.json().error).toMatchObject({ code: "E_INVALID_INPUT", message: expect.stringContaining("malformed JSON") });
+    expect(res.json().error).toMatchObject({
+      code: "E_INVALID_INPUT",
+      message: expect.stringContaining("malformed JSON"),
+    });
   });
 
   it("a 1 MB string", async () => {
@@ -177,7 +184,9 @@ describe("Host / Origin / token guards", () => {
       logger: silentLogger(),
     });
     expect((await other.inject({ url: "/actions", headers: { host: "diag.lan" } })).statusCode).toBe(200);
-    expect((await other.inject({ url: "/actions", headers: { origin: "https://inspector.example" } })).statusCode).toBe(200);
+    expect((await other.inject({ url: "/actions", headers: { origin: "https://inspector.example" } })).statusCode).toBe(
+      200,
+    );
     await other.close();
   });
 
@@ -188,8 +197,12 @@ describe("Host / Origin / token guards", () => {
     const denied = await secured.inject({ url: "/actions" });
     expect(denied.statusCode).toBe(401);
     expect(denied.json().error.code).toBe("E_UNAUTHORIZED");
-    expect((await secured.inject({ url: "/actions", headers: { authorization: "Bearer wrong" } })).statusCode).toBe(401);
-    expect((await secured.inject({ url: "/actions", headers: { authorization: `Bearer ${token}` } })).statusCode).toBe(200);
+    expect((await secured.inject({ url: "/actions", headers: { authorization: "Bearer wrong" } })).statusCode).toBe(
+      401,
+    );
+    expect((await secured.inject({ url: "/actions", headers: { authorization: `Bearer ${token}` } })).statusCode).toBe(
+      200,
+    );
     await secured.close();
   });
 });

@@ -26,7 +26,10 @@ function alive(pid: number): boolean {
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), "rn-exec-"));
-  await fake("echoargs", 'for a in "$@"; do echo "$a"; done; echo "LC_ALL=$LC_ALL HOME=${HOME:-unset} SECRET=${SECRET:-unset}"');
+  await fake(
+    "echoargs",
+    'for a in "$@"; do echo "$a"; done; echo "LC_ALL=$LC_ALL HOME=${HOME:-unset} SECRET=${SECRET:-unset}"',
+  );
   // A grandchild that keeps stdout open: execa's own timeout would wait for it.
   await fake("hang", `sleep 30 &\necho $! > "${dir}/grandchild.pid"\nsleep 30`);
   await fake("flood", "yes roadnerd");
@@ -38,7 +41,12 @@ afterAll(async () => {
 });
 
 describe("checkAllowed", () => {
-  const allow = { ip: [["-j", "addr", "show"], ["link", "show", slot("ifname", /^[a-z0-9]{1,15}$/)]] };
+  const allow = {
+    ip: [
+      ["-j", "addr", "show"],
+      ["link", "show", slot("ifname", /^[a-z0-9]{1,15}$/)],
+    ],
+  };
 
   it("accepts an exact allowlisted shape", () => {
     expect(() => checkAllowed(allow, "ip", ["-j", "addr", "show"])).not.toThrow();
@@ -123,7 +131,11 @@ describe("createExec", () => {
   });
 
   it("refuses before spawning when the shape is not allowlisted", async () => {
-    await expect(exec()("echoargs", ["--other", "x"], { timeoutMs: 2000 })).rejects.toMatchObject({ code: "E_UNSUPPORTED" });
-    await expect(exec()("echoargs", ["--fixed", "-x"], { timeoutMs: 2000 })).rejects.toMatchObject({ code: "E_UNSUPPORTED" });
+    await expect(exec()("echoargs", ["--other", "x"], { timeoutMs: 2000 })).rejects.toMatchObject({
+      code: "E_UNSUPPORTED",
+    });
+    await expect(exec()("echoargs", ["--fixed", "-x"], { timeoutMs: 2000 })).rejects.toMatchObject({
+      code: "E_UNSUPPORTED",
+    });
   });
 });

@@ -74,7 +74,11 @@ describe("MCP over Streamable HTTP (stateless)", () => {
     expect((await request(`${base}/mcp`, { method: "DELETE" })).statusCode).toBe(405);
     const res = await request(`${base}/mcp`, {
       method: "POST",
-      headers: { host: "attacker.example", "content-type": "application/json", accept: "application/json, text/event-stream" },
+      headers: {
+        host: "attacker.example",
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+      },
       body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }),
     });
     expect(res.statusCode).toBe(403);

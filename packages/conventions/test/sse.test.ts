@@ -74,7 +74,11 @@ describe("SSE", () => {
     const controller = new AbortController();
     let seen = 0;
     try {
-      for await (const e of createClient(base).stream("ticks", { interval_ms: 20, duration_ms: 60_000 }, { signal: controller.signal })) {
+      for await (const e of createClient(base).stream(
+        "ticks",
+        { interval_ms: 20, duration_ms: 60_000 },
+        { signal: controller.signal },
+      )) {
         if (e.event === "message" && ++seen === 3) controller.abort();
       }
     } catch {
