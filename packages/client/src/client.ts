@@ -61,12 +61,20 @@ export class RoadNerdClient {
   }
 
   /** POST /actions/<tool>. Resolves with the tool's result; rejects with RemoteError (match on `.code`). */
-  call<T = Record<string, unknown>>(tool: string, input: Record<string, unknown> = {}, options?: CallOptions): Promise<T> {
+  call<T = Record<string, unknown>>(
+    tool: string,
+    input: Record<string, unknown> = {},
+    options?: CallOptions,
+  ): Promise<T> {
     return this.#json("POST", `/actions/${encodeURIComponent(tool)}`, input, options);
   }
 
   /** GET /sse/<name>?<query>: every event until `end`. */
-  stream(name: string, query: Record<string, string | number | boolean> = {}, options: CallOptions = {}): AsyncGenerator<SseEvent> {
+  stream(
+    name: string,
+    query: Record<string, string | number | boolean> = {},
+    options: CallOptions = {},
+  ): AsyncGenerator<SseEvent> {
     const qs = new URLSearchParams(Object.entries(query).map(([k, v]): [string, string] => [k, String(v)])).toString();
     return streamEvents(`${this.baseUrl}/sse/${encodeURIComponent(name)}${qs ? `?${qs}` : ""}`, {
       headers: this.#headers(),

@@ -1,4 +1,11 @@
 /** @roadnerd/client — a small typed client for a RoadNerd server's /healthz, /actions and /sse. */
-export { type ActionEntry, type CallOptions, type ClientOptions, createClient, type Health, RoadNerdClient } from "./client.ts";
+export {
+  type ActionEntry,
+  type CallOptions,
+  type ClientOptions,
+  createClient,
+  type Health,
+  RoadNerdClient,
+} from "./client.ts";
 export { RemoteError } from "./remote-error.ts";
 export { type SseEvent, type SseEventName, streamEvents } from "./sse.ts";

@@ -11,6 +11,7 @@ export const ERROR_CODES = [
   "E_DNS_FAIL",
   "E_CONN_REFUSED",
   "E_UNREACHABLE",
+  "E_TLS",
   "E_INTERNAL",
 ] as const;
 
@@ -28,6 +29,7 @@ export const ERROR_STATUS: Record<ErrorCode, number> = {
   E_DNS_FAIL: 502,
   E_CONN_REFUSED: 502,
   E_UNREACHABLE: 502,
+  E_TLS: 502,
   E_INTERNAL: 500,
 };
 
@@ -43,6 +45,7 @@ export const ERROR_MEANING: Record<ErrorCode, string> = {
   E_DNS_FAIL: "A name did not resolve (as a result field: the diagnosis, not a failure of the call).",
   E_CONN_REFUSED: "The target refused the connection (as a result field: the diagnosis).",
   E_UNREACHABLE: "No route to the target: host or network unreachable (as a result field: the diagnosis).",
+  E_TLS: "The TLS handshake failed: no common protocol, certificate refused (as a result field: the diagnosis).",
   E_INTERNAL: "A bug on our side; never carries a stack trace.",
 };
 

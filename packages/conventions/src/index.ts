@@ -1,6 +1,7 @@
 /** @roadnerd/conventions — the kernel every RoadNerd server is built from. Named exports only. */
 export { type Capabilities, detectCapabilities, detectContainer } from "./capabilities.ts";
 export { type BaseConfig, baseEnvShape, DEFAULT_EXEC_PATH, DEFAULT_HOST, loadConfig } from "./config.ts";
+export { renderErrorTable } from "./error-table.ts";
 export {
   DiagError,
   diagError,
@@ -54,10 +55,32 @@ export { runMain } from "./main.ts";
 export { isSecretHeader, MASK, maskHeaders, maskText, maskUrl } from "./mask.ts";
 export { buildOpenApi } from "./openapi.ts";
 export {
+  type ChainStop,
   createOutboundPolicy,
+  DEFAULT_BODY_PREFIX_BYTES,
+  DEFAULT_MAX_REDIRECTS,
+  DIAGNOSIS_CODES,
+  type DiagnosisCode,
+  type HopFailure,
+  type HopResponse,
+  type HopResult,
+  type HopTiming,
+  type HttpProbeOptions,
+  type HttpProbeResult,
+  type HttpRequestOptions,
+  httpProbe,
+  httpRequest,
+  isRedirectStatus,
+  MAX_REDIRECTS,
   type OutboundConfig,
   type OutboundPolicy,
+  PROBE_USER_AGENT,
+  type ProbeFailure,
+  type ProbeMethod,
+  type ProbePhase,
   type ResolvedTarget,
+  type TlsFacts,
+  toProbeFailure,
 } from "./outbound/index.ts";
 export { type BaseContext, parseToolInput, runTool, type ToolResult } from "./run-tool.ts";
 export { inputJsonSchema, type JsonSchema, outputJsonSchema } from "./schemas.ts";
@@ -71,7 +94,6 @@ export {
   type ServerSpec,
   serverConfig,
 } from "./server.ts";
+export { renderServerReference } from "./server-docs.ts";
 export { type AnyStream, defineStream, type Stream, type StreamContext } from "./stream.ts";
 export { type AnyTool, defineTool, type Tool, type ToolContext } from "./tool.ts";
-export { renderErrorTable } from "./error-table.ts";
-export { renderServerReference } from "./server-docs.ts";

@@ -18,7 +18,7 @@ export function invalidInput(tool: AnyTool, error: z.ZodError): DiagError {
 }
 
 // biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point
-const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f]/;
+const CONTROL = /[\u0000-\u0008\u000a-\u001f\u007f]/;
 export const MAX_INPUT_STRING = 4096;
 
 /** Checks no schema has to repeat: control characters and oversized strings anywhere in the input. */

@@ -28,6 +28,7 @@ beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), "rn-exec-"));
   await fake(
     "echoargs",
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: a shell script, not a template
     'for a in "$@"; do echo "$a"; done; echo "LC_ALL=$LC_ALL HOME=${HOME:-unset} SECRET=${SECRET:-unset}"',
   );
   // A grandchild that keeps stdout open: execa's own timeout would wait for it.

@@ -1,6 +1,17 @@
 /** @roadnerd/testkit — helpers for tests against the real thing. */
 
 export {
+  type CapportApi,
+  type CaptivePortal,
+  LOGIN_PAGE,
+  PLAIN_PAGE,
+  type PortalMode,
+  REAL_PROBE_HOSTS_DENY,
+  startCapportApi,
+  startCaptivePortal,
+} from "./captive-portal.ts";
+export { generateTestCerts, type KeyCert, type TestCerts, WRONG_NAME } from "./certs.ts";
+export {
   type DnsServerOptions,
   type Misbehaviour,
   resolveInZone,
@@ -10,18 +21,6 @@ export {
   type TestRecord,
   UDP_PAYLOAD_LIMIT,
 } from "./dns-server.ts";
-export { createNetnsLab, NetnsLab, netnsSkipReason, type VethEnd } from "./netns.ts";
-export { REPO_ROOT, type SpawnedServer, type SpawnOptions, serverEntry, spawnServer } from "./spawn-server.ts";
-export {
-  type CaptivePortal,
-  type CapportApi,
-  LOGIN_PAGE,
-  PLAIN_PAGE,
-  type PortalMode,
-  startCaptivePortal,
-  startCapportApi,
-} from "./captive-portal.ts";
-export { generateTestCerts, type KeyCert, type TestCerts, WRONG_NAME } from "./certs.ts";
 export {
   diagRoutes,
   type Handler,
@@ -31,3 +30,5 @@ export {
   type TestServer,
   type TestServerOptions,
 } from "./http-servers.ts";
+export { createNetnsLab, NetnsLab, netnsSkipReason, type VethEnd } from "./netns.ts";
+export { REPO_ROOT, type SpawnedServer, type SpawnOptions, serverEntry, spawnServer } from "./spawn-server.ts";

@@ -40,7 +40,10 @@ export async function spawnServer(name: string, options: SpawnOptions = {}): Pro
     stderr += d.toString();
   });
   const started = new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`${name} did not start in time; stderr: ${stderr}`)), options.timeoutMs ?? 15_000);
+    const timer = setTimeout(
+      () => reject(new Error(`${name} did not start in time; stderr: ${stderr}`)),
+      options.timeoutMs ?? 15_000,
+    );
     let buf = "";
     child.stdout?.on("data", (d: Buffer) => {
       buf += d.toString();

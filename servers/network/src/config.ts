@@ -1,5 +1,6 @@
 /** NetworkDiag's own env vars. The kernel reads and validates them once, with the base ones, at start-up. */
 import { z } from "zod";
+import { captiveEnv } from "./captive-config.ts";
 
 export const DEFAULT_RESOLV_CONF = "/etc/resolv.conf";
 
@@ -10,11 +11,12 @@ export const networkEnv = {
     .min(1)
     .default(DEFAULT_RESOLV_CONF)
     .describe("resolv.conf whose first nameserver dns_resolve asks by default"),
+  ...captiveEnv,
 };
 
 export type NetworkConfig = z.output<z.ZodObject<typeof networkEnv>>;
 
 /** The network fields of a handler's `ctx.config` (already parsed by the kernel with `networkEnv`). */
-export function networkConfig(config: Readonly<Record<string, unknown>>): NetworkConfig {
+export function networkConfig(config: Readonly<Record<string, unknown>>): Pick<NetworkConfig, "RESOLV_CONF"> {
   return { RESOLV_CONF: typeof config.RESOLV_CONF === "string" ? config.RESOLV_CONF : DEFAULT_RESOLV_CONF };
 }

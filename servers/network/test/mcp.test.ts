@@ -147,7 +147,8 @@ describe("stdio: stdout carries nothing but JSON-RPC", () => {
     send({ jsonrpc: "2.0", method: "notifications/initialized" });
     send({ jsonrpc: "2.0", id: 2, method: "tools/list" });
     send({ jsonrpc: "2.0", id: 3, method: "tools/call", params: { name: "iface_info", arguments: { limit: 1 } } });
-    for (let i = 0; i < 100 && stdout.split("\n").filter(Boolean).length < 3; i++) await new Promise((r) => setTimeout(r, 50));
+    for (let i = 0; i < 100 && stdout.split("\n").filter(Boolean).length < 3; i++)
+      await new Promise((r) => setTimeout(r, 50));
     child.stdin.end();
     const code = await new Promise<number | null>((resolve) => {
       const t = setTimeout(() => {
@@ -168,7 +169,7 @@ describe("stdio: stdout carries nothing but JSON-RPC", () => {
       ["2.0", 2],
       ["2.0", 3],
     ]);
-    expect((messages[1]?.result?.tools as unknown[]).length).toBe(6);
+    expect(messages[1]?.result?.tools).toHaveLength(6);
     expect(messages[2]?.result?.structuredContent).toHaveProperty("interfaces");
     expect(code).toBe(0);
   });

@@ -6,3 +6,29 @@ export { DEFAULT_DENY, type OutboundConfig, type OutboundPolicy, type ResolvedTa
 export function createOutboundPolicy(config: OutboundConfig): OutboundPolicy {
   return createPolicy(config);
 }
+export {
+  type ChainStop,
+  DEFAULT_BODY_PREFIX_BYTES,
+  DEFAULT_MAX_REDIRECTS,
+  type HopFailure,
+  type HopResponse,
+  type HopResult,
+  type HopTiming,
+  type HttpProbeOptions,
+  type HttpProbeResult,
+  type HttpRequestOptions,
+  httpProbe,
+  httpRequest,
+  isRedirectStatus,
+  MAX_REDIRECTS,
+  PROBE_USER_AGENT,
+  type ProbeMethod,
+} from "./http-probe.ts";
+export type { TlsFacts } from "./pinned-connector.ts";
+export {
+  DIAGNOSIS_CODES,
+  type DiagnosisCode,
+  type ProbeFailure,
+  type ProbePhase,
+  toProbeFailure,
+} from "./probe-failure.ts";

@@ -58,13 +58,21 @@ export function unwrapIPv4(ip: string): string {
   return ip;
 }
 
+interface Cidr {
+  addr: string;
+  prefix: number;
+  type: "ipv4" | "ipv6";
+}
+
 interface Rules {
   nets: BlockList;
+  cidrs: Cidr[];
   names: string[];
 }
 
 function rules(entries: readonly string[]): Rules {
   const nets = new BlockList();
+  const cidrs: Cidr[] = [];
   const names: string[] = [];
   for (const raw of entries) {
     const entry = raw.trim().toLowerCase();
@@ -77,13 +85,32 @@ function rules(entries: readonly string[]): Rules {
         throw new DiagError("E_INVALID_INPUT", `bad CIDR in outbound policy: ${raw}`);
       }
       nets.addSubnet(addr as string, prefix, type);
+      cidrs.push({ addr: addr as string, prefix, type });
     } else if (isHostname(entry.replace(/^\*\./, ""))) {
       names.push(entry.replace(/\.$/, ""));
     } else {
       throw new DiagError("E_INVALID_INPUT", `bad entry in outbound policy: ${raw} (expected a CIDR or a host name)`);
     }
   }
-  return { nets, names };
+  return { nets, cidrs, names };
+}
+
+/**
+ * The allow entries that name a default-denied range specifically (169.254.169.254/32, fe80::/10…): only
+ * these reopen it. A catch-all such as 0.0.0.0/0 must not quietly open cloud metadata.
+ */
+function specificOverrides(allow: Rules, defaults: Rules): BlockList {
+  const out = new BlockList();
+  for (const a of allow.cidrs) {
+    const inside = defaults.cidrs.some((d) => {
+      if (d.type !== a.type || a.prefix < d.prefix) return false;
+      const one = new BlockList();
+      one.addSubnet(d.addr, d.prefix, d.type);
+      return one.check(a.addr, a.type);
+    });
+    if (inside) out.addSubnet(a.addr, a.prefix, a.type);
+  }
+  return out;
 }
 
 function nameMatches(host: string, names: readonly string[]): boolean {
@@ -101,6 +128,7 @@ export function createPolicy(config: OutboundConfig): OutboundPolicy {
   const deny = rules(config.deny);
   const defaults = rules(DEFAULT_DENY);
   const restricted = config.allow.length > 0;
+  const reopened = specificOverrides(allow, defaults);
 
   function checkAddress(rawIp: string, host?: string): void {
     const ip = unwrapIPv4(rawIp.replace(/^\[|\]$/g, ""));
@@ -114,8 +142,8 @@ export function createPolicy(config: OutboundConfig): OutboundPolicy {
         hint: "ask the operator to add it to OUTBOUND_ALLOW",
       });
     }
-    // Metadata and link-local stay denied unless the operator allowed that very address range.
-    if (ipMatches(ip, defaults.nets) && !ipMatches(ip, allow.nets)) {
+    // Metadata and link-local stay denied unless the operator allowed that very range, not just a wider one.
+    if (ipMatches(ip, defaults.nets) && !ipMatches(ip, reopened)) {
       throw new DiagError("E_FORBIDDEN", `target denied (cloud metadata, link-local or unroutable): ${target}`);
     }
   }
@@ -131,6 +159,12 @@ export function createPolicy(config: OutboundConfig): OutboundPolicy {
     if (!isHostname(host)) throw new DiagError("E_INVALID_INPUT", `not a host name: ${host.slice(0, 80)}`);
     // A name on the deny list is refused before any lookup leaves the machine.
     if (nameMatches(host, deny.names)) throw new DiagError("E_FORBIDDEN", `target denied by OUTBOUND_DENY: ${host}`);
+    // An allow list of names only: an unlisted name is refused before its lookup can leave the machine.
+    if (restricted && allow.cidrs.length === 0 && !nameMatches(host, allow.names)) {
+      throw new DiagError("E_FORBIDDEN", `target not in OUTBOUND_ALLOW: ${host}`, {
+        hint: "ask the operator to add it to OUTBOUND_ALLOW",
+      });
+    }
     let addresses: Array<{ address: string; family: number }>;
     try {
       addresses = await abortable(lookup(host, { all: true, verbatim: true }), signal);

@@ -33,7 +33,11 @@ async function timed(fn: () => Promise<ToolResult>, judge: (r: ToolResult) => Om
     return { ...judge(r), ms: Math.round(performance.now() - started) };
   } catch (err) {
     const e = err as { code?: string; message?: string };
-    return { ok: false, detail: `${e.code ?? "E_INTERNAL"}: ${e.message ?? "failed"}`, ms: Math.round(performance.now() - started) };
+    return {
+      ok: false,
+      detail: `${e.code ?? "E_INTERNAL"}: ${e.message ?? "failed"}`,
+      ms: Math.round(performance.now() - started),
+    };
   }
 }
 
@@ -61,11 +65,17 @@ export const connectivityWatch = defineStream({
           () => call(routeInfo, { limit: 1 }),
           (r) => {
             const gw = r.default_gateway as { via: string | null; dev: string } | null;
-            return gw ? { ok: true, detail: `default via ${gw.via ?? "link"} dev ${gw.dev}` } : { ok: false, detail: "no default route" };
+            return gw
+              ? { ok: true, detail: `default via ${gw.via ?? "link"} dev ${gw.dev}` }
+              : { ok: false, detail: "no default route" };
           },
         ),
         timed(
-          () => call(dnsResolve, { qname: input.qname ?? "example.com", ...(input.dns_server ? { server: input.dns_server } : {}) }),
+          () =>
+            call(dnsResolve, {
+              qname: input.qname ?? "example.com",
+              ...(input.dns_server ? { server: input.dns_server } : {}),
+            }),
           (r) => ({ ok: !r.error && Array.isArray(r.answers) && r.answers.length > 0, detail: String(r.summary) }),
         ),
         timed(
@@ -76,7 +86,9 @@ export const connectivityWatch = defineStream({
       if (ctx.signal.aborted) return;
       const verdict = !gateway.ok ? "no_gateway" : !dns.ok ? "dns" : !http.ok ? "http" : "ok";
       const summary =
-        verdict === "ok" ? "gateway, DNS and HTTP all fine" : `${verdict === "no_gateway" ? "gateway" : verdict} failing: ${verdict === "no_gateway" ? gateway.detail : verdict === "dns" ? dns.detail : http.detail}`;
+        verdict === "ok"
+          ? "gateway, DNS and HTTP all fine"
+          : `${verdict === "no_gateway" ? "gateway" : verdict} failing: ${verdict === "no_gateway" ? gateway.detail : verdict === "dns" ? dns.detail : http.detail}`;
       if (!(await ctx.emit({ round, gateway, dns, http, verdict, summary: summary.slice(0, 160) }))) return;
       if (!(await ctx.sleep(interval))) return;
     }

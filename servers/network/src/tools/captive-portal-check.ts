@@ -1,15 +1,190 @@
-/** captive_portal_check: placeholder until implemented (not registered as done). */
-import { DiagError, defineTool } from "@roadnerd/conventions";
+/**
+ * captive_portal_check: is a portal between us and the internet? Fetches the test URL (the spec's
+ * neverssl.com by default) and the configured probes with known answers (a generate_204 URL, an
+ * expected-body URL) in parallel, asks an RFC 8908 CAPPORT API when one is known, and reports our verdict,
+ * the portal URL, and what Android, Chrome, NetworkManager, Windows and Apple would each conclude.
+ */
+import {
+  cutText,
+  DIAGNOSIS_CODES,
+  DiagError,
+  defineTool,
+  type HttpProbeResult,
+  httpProbe,
+  httpUrlField,
+  isRedirectStatus,
+  maskUrl,
+  type ToolContext,
+} from "@roadnerd/conventions";
 import { z } from "zod";
+import { type CapportInfo, fetchCapport } from "../captive/capport.ts";
+import { assess, matches, type ProbeRun } from "../captive/evidence.ts";
+import { osVerdicts } from "../captive/os-verdicts.ts";
+import { captiveSettings, DEFAULT_TEST_URL } from "../captive-config.ts";
+
+const verdict = z.enum(["online", "portal", "no_internet", "unknown"]);
+const diagnosis = z.enum([...DIAGNOSIS_CODES, "E_FORBIDDEN"]);
+
+const probeOut = z.object({
+  url: z.string().describe("probe URL"),
+  expected: z.union([z.number(), z.string()]).describe("the answer a free network gives: status or exact body"),
+  status: z.number().int().nullable().describe("status of the last response, null if none"),
+  matched: z.boolean().describe("the expected answer came back (trusted TLS, no portal in the way)"),
+  redirects: z.number().int().min(0).describe("redirect answers on the way"),
+  error: diagnosis.optional().describe("why there was no answer"),
+  detail: z.string().optional().describe("what failed or stopped"),
+});
+
+const capportOut = z.object({
+  url: z.string().describe("the CAPPORT API URL asked"),
+  captive: z.boolean().nullable().describe("the API's answer; null if it could not be asked"),
+  user_portal_url: z.string().optional().describe("where to log in (RFC 8908 user-portal-url)"),
+  venue_info_url: z.string().optional().describe("venue information page"),
+  seconds_remaining: z.number().int().optional().describe("session time left, seconds"),
+  bytes_remaining: z.number().int().optional().describe("session data left, bytes"),
+  can_extend_session: z.boolean().optional().describe("the session can be extended"),
+  error: diagnosis.optional().describe("why the API gave no answer"),
+  detail: z.string().optional().describe("what went wrong asking it"),
+});
+
+type ProbeOut = z.input<typeof probeOut>;
+
+async function run(
+  ctx: ToolContext,
+  url: string,
+  expect: number | string | null,
+  userGiven: boolean,
+): Promise<ProbeRun> {
+  try {
+    const result = await httpProbe(ctx.outbound, url, {
+      signal: ctx.signal,
+      timeoutMs: ctx.remaining(),
+      // The portal's own login host may be outside the allowlist: the redirect is evidence enough.
+      deniedRedirect: "stop",
+    });
+    return { url, expect, result };
+  } catch (err) {
+    // A URL the caller chose and the policy denies is the caller's error; a configured one is reported.
+    if (!userGiven && err instanceof DiagError && err.code === "E_FORBIDDEN")
+      return { url, expect, denied: err.message };
+    throw err;
+  }
+}
+
+function probeEntry(r: ProbeRun & { expect: number | string }): ProbeOut {
+  const res = r.result;
+  const entry: ProbeOut = {
+    url: cutText(maskUrl(r.url), 300),
+    expected: typeof r.expect === "string" ? cutText(r.expect, 120) : r.expect,
+    status: res?.final?.status ?? null,
+    matched: matches(r.expect, res),
+    redirects: res ? res.hops.filter((h) => isRedirectStatus(h.status)).length : 0,
+  };
+  if (r.denied) return { ...entry, error: "E_FORBIDDEN", detail: cutText(r.denied, 200) };
+  if (res?.failure) return { ...entry, error: res.failure.code, detail: res.failure.detail };
+  if (res?.stopped) return { ...entry, detail: `${res.stopped.detail}: ${cutText(maskUrl(res.stopped.url), 160)}` };
+  const untrusted = res?.hops.find((h) => h.tls && !h.tls.authorized);
+  if (untrusted) return { ...entry, detail: `certificate not trusted (${untrusted.tls?.authorizationError})` };
+  return entry;
+}
+
+function redirectsOf(result: HttpProbeResult | undefined): Array<{ status: number; host: string }> {
+  const out: Array<{ status: number; host: string }> = [];
+  for (const hop of result?.hops ?? []) {
+    if (!isRedirectStatus(hop.status) || hop.location === null) continue;
+    try {
+      out.push({ status: hop.status, host: new URL(hop.location, hop.url).host });
+    } catch {
+      out.push({ status: hop.status, host: "" });
+    }
+  }
+  return out;
+}
+
+async function capportFor(
+  ctx: ToolContext,
+  url: string | undefined,
+  userGiven: boolean,
+): Promise<CapportInfo | undefined> {
+  if (!url) return undefined;
+  try {
+    return await fetchCapport(ctx.outbound, url, { signal: ctx.signal, timeoutMs: ctx.remaining() });
+  } catch (err) {
+    if (!userGiven && err instanceof DiagError && err.code === "E_FORBIDDEN") {
+      return { url: maskUrl(url), captive: null, error: "E_FORBIDDEN", detail: cutText(err.message, 200) };
+    }
+    throw err;
+  }
+}
 
 export const captivePortalCheck = defineTool({
   name: "captive_portal_check",
-  summary: "captive_portal_check (not implemented yet).",
-  input: {},
-  output: { note: z.string() },
-  example: {},
-  summarize: (r) => r.note,
-  async handler() {
-    throw new DiagError("E_UNSUPPORTED", "captive_portal_check is not implemented yet");
+  summary: "Is a captive portal (hotel/airport Wi-Fi login) in the way? Verdict, portal URL, per-OS view.",
+  openWorld: true,
+  input: {
+    test_url: httpUrlField.optional().describe(`plain-HTTP URL a portal would intercept (default ${DEFAULT_TEST_URL})`),
+    capport_url: httpUrlField.optional().describe("RFC 8908 CAPPORT API URL (https), e.g. from DHCP option 114"),
+  },
+  output: {
+    suspected: z.boolean().describe("a captive portal is likely"),
+    final_url: z.string().describe("where the test URL ended up"),
+    redirects: z
+      .array(
+        z.object({
+          status: z.number().int().describe("3xx status"),
+          host: z.string().describe("redirect target host"),
+        }),
+      )
+      .describe("redirects of the test URL"),
+    reason: z.string().describe("the evidence, one line"),
+    status: z.number().int().nullable().describe("test URL's last status, null if no answer"),
+    portal_url: z.string().optional().describe("the login page, when known"),
+    capport: capportOut.optional().describe("what the RFC 8908 API said, when one is known"),
+    probes: z.array(probeOut).describe("probes with a known answer"),
+    verdicts: z
+      .object({
+        android: verdict.describe("Android NetworkMonitor's rule on the generate_204 probe"),
+        chrome: verdict.describe("Chrome's captive portal detector on the generate_204 probe"),
+        networkmanager: verdict.describe("NetworkManager's rule (body starts with) on the body probe"),
+        windows_ncsi: verdict.describe("Windows NCSI's rule (200, body contains) on the body probe"),
+        apple: verdict.describe("Apple's rule (first answer 200 with the text) on the body probe"),
+      })
+      .describe("what each OS would conclude from the same responses"),
+    error: diagnosis.optional().describe("why the test URL gave no answer"),
+    detail: z.string().optional().describe("test URL failure detail"),
+  },
+  example: { test_url: "http://neverssl.com/" },
+  summarize: (r) =>
+    `${r.suspected ? "captive portal suspected" : "no captive portal"}: ${r.reason}` +
+    (r.portal_url ? ` (portal: ${r.portal_url})` : ""),
+  async handler(input, ctx) {
+    const config = captiveSettings(ctx.config);
+    const testUrl = input.test_url ?? config.testUrl;
+    const [test, capport, ...probes] = await Promise.all([
+      run(ctx, testUrl, null, input.test_url !== undefined),
+      capportFor(ctx, input.capport_url ?? config.capportUrl, input.capport_url !== undefined),
+      ...config.probes.map((p) => run(ctx, p.url, p.expect, false)),
+    ]);
+    const verdictProbes = probes.filter((p) => p.result);
+    const bodyProbe = verdictProbes.find((p) => typeof p.expect === "string");
+    const verdicts = osVerdicts({
+      statusProbe: verdictProbes.find((p) => typeof p.expect === "number")?.result,
+      bodyProbe: bodyProbe?.result ? { result: bodyProbe.result, expected: String(bodyProbe.expect) } : undefined,
+      capportCaptive: capport?.captive ?? null,
+    });
+    const { suspected, reason, portalUrl } = assess([test, ...probes], capport);
+    const failure = test.result?.failure;
+    return {
+      suspected,
+      final_url: cutText(maskUrl(test.result?.finalUrl ?? testUrl), 300),
+      redirects: redirectsOf(test.result),
+      reason,
+      status: test.result?.final?.status ?? null,
+      ...(portalUrl ? { portal_url: portalUrl } : {}),
+      ...(capport ? { capport } : {}),
+      probes: probes.map((p) => probeEntry(p as ProbeRun & { expect: number | string })),
+      verdicts,
+      ...(failure ? { error: failure.code, detail: failure.detail } : {}),
+    };
   },
 });

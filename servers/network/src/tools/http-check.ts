@@ -1,15 +1,178 @@
-/** http_check: placeholder until implemented (not registered as done). */
-import { DiagError, defineTool } from "@roadnerd/conventions";
+/**
+ * http_check: fetch a URL the way a diagnosis needs it — status, redirect hops, timings per phase, TLS
+ * facts (reported even when the certificate is bad), masked headers. Every hop goes through the kernel's
+ * checked, pinned probe; a refused port, a dead name or a deadline is a 200 with `error` set.
+ */
+import {
+  capList,
+  cutText,
+  DIAGNOSIS_CODES,
+  DiagError,
+  defineTool,
+  type HopResponse,
+  type HopTiming,
+  httpProbe,
+  httpUrlField,
+  isRedirectStatus,
+  limitInput,
+  maskHeaders,
+  maskUrl,
+  oneLine,
+  type TlsFacts,
+  truncationFields,
+} from "@roadnerd/conventions";
 import { z } from "zod";
+
+export const MAX_REQUEST_HEADERS = 20;
+const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,64}$/;
+/** Headers that belong to the connection, not the request: the probe owns them. */
+const RESERVED = new Set([
+  "host",
+  "connection",
+  "keep-alive",
+  "proxy-connection",
+  "transfer-encoding",
+  "te",
+  "trailer",
+  "upgrade",
+  "content-length",
+  "expect",
+  "http2-settings",
+]);
+
+const headersInput = z
+  .record(z.string(), z.string().max(1024))
+  .superRefine((headers, ctx) => {
+    const names = Object.keys(headers);
+    if (names.length > MAX_REQUEST_HEADERS)
+      ctx.addIssue({ code: "custom", message: `at most ${MAX_REQUEST_HEADERS} headers` });
+    for (const name of names) {
+      if (!TOKEN.test(name)) ctx.addIssue({ code: "custom", message: `not a header name: ${name.slice(0, 40)}` });
+      else if (RESERVED.has(name.toLowerCase()) || name.startsWith(":")) {
+        ctx.addIssue({ code: "custom", message: `header ${name} is set by the probe itself and cannot be overridden` });
+      }
+      if (/[\r\n]/.test(headers[name] ?? ""))
+        ctx.addIssue({ code: "custom", message: `header ${name}: no line breaks` });
+    }
+  })
+  .describe(
+    `extra request headers, e.g. {"accept-language":"en"} (max ${MAX_REQUEST_HEADERS}; not Host or hop-by-hop)`,
+  );
+
+const timingShape = z.object({
+  dns: z.number().min(0).describe("name lookup ms (0 for an IP)"),
+  connect: z.number().min(0).describe("TCP connect ms"),
+  tls: z.number().min(0).describe("TLS handshake ms (0 for http)"),
+  ttfb: z.number().min(0).describe("request sent to first response byte, ms"),
+  total: z.number().min(0).describe("whole check, all hops, ms"),
+});
+
+const tlsShape = z.object({
+  alpn: z.string().nullable().describe("negotiated protocol: h2, http/1.1 or null"),
+  cert_expiry_days: z.number().int().nullable().describe("days until the certificate expires; negative = expired"),
+  hostname_ok: z.boolean().describe("the certificate names this host"),
+  authorized: z.boolean().describe("trusted chain and matching name, as a browser requires"),
+  authorization_error: z.string().nullable().describe("why not authorized, e.g. CERT_HAS_EXPIRED"),
+  issuer: z.string().nullable().describe("certificate issuer (organisation or CN)"),
+});
+
+function tlsOut(t: TlsFacts): z.input<typeof tlsShape> {
+  return {
+    alpn: t.alpn,
+    cert_expiry_days: t.certExpiryDays,
+    hostname_ok: t.hostnameOk,
+    authorized: t.authorized,
+    authorization_error: t.authorizationError,
+    issuer: t.issuer,
+  };
+}
+
+function redirectOf(hop: HopResponse): { status: number; location: string } {
+  let location = hop.location ?? "";
+  try {
+    location = new URL(location, hop.url).href;
+  } catch {}
+  return { status: hop.status, location: cutText(maskUrl(location), 300) };
+}
 
 export const httpCheck = defineTool({
   name: "http_check",
-  summary: "http_check (not implemented yet).",
-  input: {},
-  output: { note: z.string() },
-  example: {},
-  summarize: (r) => r.note,
-  async handler() {
-    throw new DiagError("E_UNSUPPORTED", "http_check is not implemented yet");
+  summary: "Fetch a URL (GET/HEAD): status, redirects, timings, TLS certificate; failures diagnosed.",
+  openWorld: true,
+  input: {
+    url: httpUrlField.describe("http:// or https:// URL to fetch"),
+    method: z.string().min(1).max(16).optional().describe("GET (default) or HEAD; anything else is E_UNSUPPORTED"),
+    headers: headersInput.optional(),
+    follow: z.boolean().optional().describe("follow redirects, at most 5, each hop checked (default true)"),
+    limit: limitInput,
+  },
+  output: {
+    url: z.string().describe("the URL asked for (secrets masked)"),
+    status: z.number().int().nullable().describe("last HTTP status, null if no response"),
+    redirects: z
+      .array(
+        z.object({
+          status: z.number().int().describe("3xx status"),
+          location: z.string().describe("where it pointed"),
+        }),
+      )
+      .describe("redirect hops in order"),
+    final_url: z.string().optional().describe("URL of the last response, when redirected"),
+    headers: z.record(z.string(), z.string()).describe("last response headers, secrets masked"),
+    ...truncationFields,
+    timing_ms: timingShape.describe("phases of the last hop; total covers all hops"),
+    tls: tlsShape.optional().describe("TLS facts of the last hop (https only)"),
+    error: z.enum(DIAGNOSIS_CODES).optional().describe("diagnosis when no answer"),
+    detail: z.string().optional().describe("what failed, where, or why redirects stopped"),
+  },
+  example: { url: "https://example.com/" },
+  summarize: (r) => {
+    const head = `${r.url} →`;
+    if (r.error) return `${head} ${r.error}: ${r.detail ?? ""}`;
+    const via = r.redirects.length ? ` after ${r.redirects.length} redirect(s)` : "";
+    const tls = r.tls
+      ? `; TLS ${r.tls.alpn ?? "-"}, cert ${r.tls.authorized ? "ok" : `NOT trusted (${r.tls.authorization_error})`}, expires in ${r.tls.cert_expiry_days} d`
+      : "";
+    return `${head} ${r.status}${via} in ${r.timing_ms.total} ms${tls}`;
+  },
+  async handler(input, ctx) {
+    const method = (input.method ?? "GET").toUpperCase();
+    if (method !== "GET" && method !== "HEAD") {
+      throw new DiagError("E_UNSUPPORTED", `http_check is read-only: method ${oneLine(method, 16)} is not allowed`, {
+        hint: 'use "GET" or "HEAD"',
+      });
+    }
+    const result = await httpProbe(ctx.outbound, input.url, {
+      method,
+      headers: input.headers ?? {},
+      followRedirects: input.follow ?? true,
+      signal: ctx.signal,
+      timeoutMs: ctx.remaining(),
+    });
+    const last = result.final;
+    const lastTiming: HopTiming | undefined = result.failure?.timing ?? last?.timing;
+    const lastTls = result.failure ? result.failure.tls : last?.tls;
+    const { items, omitted } = capList(Object.entries(maskHeaders(last?.headers ?? {})), input.limit);
+    const redirects = result.hops.filter((h) => isRedirectStatus(h.status) && h.location !== null).map(redirectOf);
+    const finalUrl = maskUrl(result.finalUrl);
+    return {
+      url: maskUrl(input.url),
+      status: last?.status ?? null,
+      redirects,
+      ...(result.finalUrl !== new URL(input.url).href ? { final_url: finalUrl } : {}),
+      headers: Object.fromEntries(items.map(([k, v]) => [k, cutText(v, 300)])),
+      truncated: omitted > 0,
+      omitted,
+      timing_ms: {
+        dns: lastTiming?.dns ?? 0,
+        connect: lastTiming?.connect ?? 0,
+        tls: lastTiming?.tls ?? 0,
+        ttfb: lastTiming?.ttfb ?? 0,
+        total: result.totalMs,
+      },
+      ...(lastTls ? { tls: tlsOut(lastTls) } : {}),
+      ...(result.failure ? { error: result.failure.code, detail: result.failure.detail } : {}),
+      ...(result.stopped ? { detail: `${result.stopped.detail}: ${cutText(maskUrl(result.stopped.url), 200)}` } : {}),
+    };
   },
 });

@@ -23,14 +23,11 @@ const UNREACHABLE: Record<string, string> = {
   EADDRNOTAVAIL: "no local address to connect from",
 };
 
-/**
- * The closed set's codes, as the kernel's probe-failure boundary uses them: every failure to connect
- * that is not a timeout is E_CONN_REFUSED; `state` and `detail` tell refused and unreachable apart.
- */
-const ERROR_OF: Record<Exclude<State, "open" | "unresolved">, "E_CONN_REFUSED" | "E_TIMEOUT"> = {
+/** The closed set's codes, as the kernel's probe-failure boundary uses them; `detail` says which OS error. */
+const ERROR_OF: Record<Exclude<State, "open" | "unresolved">, "E_CONN_REFUSED" | "E_UNREACHABLE" | "E_TIMEOUT"> = {
   refused: "E_CONN_REFUSED",
   filtered: "E_TIMEOUT",
-  unreachable: "E_CONN_REFUSED",
+  unreachable: "E_UNREACHABLE",
   error: "E_CONN_REFUSED",
 };
 
@@ -96,7 +93,10 @@ export const tcpPortCheck = defineTool({
       .describe("open | refused (closed port) | filtered (no answer) | unreachable (no route) | unresolved (DNS)"),
     address: z.string().optional().describe("the IP actually tried"),
     connect_ms: z.number().int().min(0).optional().describe("ms until the answer (handshake, refusal or ICMP)"),
-    error: z.enum(["E_CONN_REFUSED", "E_TIMEOUT", "E_DNS_FAIL"]).optional().describe("error code when not open"),
+    error: z
+      .enum(["E_CONN_REFUSED", "E_UNREACHABLE", "E_TIMEOUT", "E_DNS_FAIL"])
+      .optional()
+      .describe("error code when not open"),
     detail: z.string().optional().describe("what exactly happened, e.g. filtered: no answer within 1900 ms"),
   },
   example: { host: "example.com", port: 443 },

@@ -175,7 +175,7 @@ describe.skipIf(skip)(`tcp_port_check in a network namespace${skip ? ` (skipped:
     ];
     for (const [ip, detail] of cases) {
       const res = await check({ host: ip, port: 80 });
-      expect(res).toMatchObject({ open: false, state: "unreachable", error: "E_CONN_REFUSED", address: ip });
+      expect(res).toMatchObject({ open: false, state: "unreachable", error: "E_UNREACHABLE", address: ip });
       expect(res.detail).toMatch(detail);
     }
   });

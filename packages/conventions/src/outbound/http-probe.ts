@@ -1,0 +1,358 @@
+/**
+ * One checked, pinned HTTP(S) request hop, and a bounded redirect loop in which every hop takes the same
+ * path: resolve with the policy, connect to exactly the checked address (pinned-connector), record
+ * timings and TLS facts, read only a capped body prefix. GET and HEAD only. Target failures come back
+ * as a diagnosis (`failure`), policy refusals are thrown (E_FORBIDDEN).
+ */
+import { Client } from "undici";
+import { DiagError } from "../errors.ts";
+import { DEFAULT_TIMEOUT_MS } from "../fields.ts";
+import { isSecretHeader } from "../mask.ts";
+import { type PinnedConnection, pinnedConnection, type TlsFacts } from "./pinned-connector.ts";
+import type { OutboundPolicy, ResolvedTarget } from "./policy.ts";
+import { type ProbeFailure, type ProbePhase, toProbeFailure } from "./probe-failure.ts";
+
+/** Enough of a body to recognise a login page or an expected answer; never the whole thing. */
+export const DEFAULT_BODY_PREFIX_BYTES = 4096;
+export const DEFAULT_MAX_REDIRECTS = 5;
+export const MAX_REDIRECTS = 10;
+export const PROBE_USER_AGENT = "roadnerd-probe/0.1";
+
+export type ProbeMethod = "GET" | "HEAD";
+
+/** Phase durations in ms; `total` is the whole hop (body prefix included). */
+export interface HopTiming {
+  dns: number;
+  connect: number;
+  tls: number;
+  ttfb: number;
+  total: number;
+}
+
+export interface HopResponse {
+  url: string;
+  /** The checked address the connection was pinned to. */
+  address: string;
+  port: number;
+  status: number;
+  headers: Record<string, string | string[]>;
+  /** The raw Location header, if any. */
+  location: string | null;
+  /** The body prefix as UTF-8 text (empty for HEAD). */
+  body: string;
+  /** Bytes read into `body`. */
+  bodyBytes: number;
+  /** False when the cap or the deadline cut the body. */
+  bodyComplete: boolean;
+  timing: HopTiming;
+  tls: TlsFacts | null;
+}
+
+export interface HopFailure extends ProbeFailure {
+  url: string;
+  timing: HopTiming;
+  /** Set when the handshake finished before the failure (e.g. a slow first byte over https). */
+  tls: TlsFacts | null;
+}
+
+export type HopResult = { ok: true; response: HopResponse } | { ok: false; failure: HopFailure };
+
+export interface HttpRequestOptions {
+  method?: ProbeMethod;
+  headers?: Readonly<Record<string, string>>;
+  /** Aborts the work (the caller went away, the tool's deadline). */
+  signal?: AbortSignal;
+  /** The probe's own deadline for the whole request (or chain). */
+  timeoutMs?: number;
+  maxBodyBytes?: number;
+  /** Offer h2 by ALPN (default true). */
+  offerH2?: boolean;
+}
+
+export interface HttpProbeOptions extends HttpRequestOptions {
+  followRedirects?: boolean;
+  maxRedirects?: number;
+  /** A redirect to a denied target: "throw" E_FORBIDDEN (default) or "stop" the chain and report it. */
+  deniedRedirect?: "throw" | "stop";
+}
+
+export interface ChainStop {
+  /** The redirect target we did not fetch. */
+  url: string;
+  reason: "redirect_limit" | "denied" | "bad_location";
+  detail: string;
+}
+
+export interface HttpProbeResult {
+  /** Every response received, in order (redirects first). */
+  hops: HopResponse[];
+  /** The last response, null when the first hop failed. */
+  final: HopResponse | null;
+  /** URL of the last response, or of the hop that failed. */
+  finalUrl: string;
+  failure: HopFailure | null;
+  stopped: ChainStop | null;
+  totalMs: number;
+}
+
+const REDIRECTS = new Set([301, 302, 303, 307, 308]);
+
+export function isRedirectStatus(status: number): boolean {
+  return REDIRECTS.has(status);
+}
+
+interface Deadline {
+  signal: AbortSignal;
+  timeoutMs: number;
+  dispose(): void;
+}
+
+function startDeadline(timeoutMs: number, outer: AbortSignal | undefined): Deadline {
+  const controller = new AbortController();
+  const timer = setTimeout(() => controller.abort(new Error("probe deadline")), timeoutMs);
+  const onOuter = () => controller.abort(outer?.reason);
+  if (outer?.aborted) onOuter();
+  else outer?.addEventListener("abort", onOuter, { once: true });
+  return {
+    signal: controller.signal,
+    timeoutMs,
+    dispose() {
+      clearTimeout(timer);
+      outer?.removeEventListener("abort", onOuter);
+    },
+  };
+}
+
+function parseTarget(raw: string | URL): URL {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new DiagError("E_INVALID_INPUT", `not a URL: ${String(raw).slice(0, 80)}`);
+  }
+  if ((url.protocol !== "http:" && url.protocol !== "https:") || url.hostname === "") {
+    throw new DiagError("E_INVALID_INPUT", `only http:// and https:// URLs can be probed: ${url.protocol}`);
+  }
+  return url;
+}
+
+const ms = (from: number | undefined, to: number | undefined) =>
+  from === undefined || to === undefined ? 0 : Math.max(0, Math.round((to - from) * 10) / 10);
+
+function formatWhere(address: string, port: number): string {
+  return address.includes(":") ? `[${address}]:${port}` : `${address}:${port}`;
+}
+
+async function readPrefix(
+  body: AsyncIterable<unknown>,
+  max: number,
+): Promise<{ text: string; bytes: number; complete: boolean }> {
+  const chunks: Buffer[] = [];
+  let bytes = 0;
+  let complete = true;
+  try {
+    for await (const chunk of body) {
+      const buf = chunk as Buffer;
+      const room = max - bytes;
+      if (buf.length > room) {
+        chunks.push(buf.subarray(0, room));
+        bytes += room;
+        complete = false;
+        break;
+      }
+      chunks.push(buf);
+      bytes += buf.length;
+    }
+  } catch {
+    // The deadline or a reset mid-body: the prefix we have is still evidence.
+    complete = false;
+  }
+  return { text: Buffer.concat(chunks).toString("utf8"), bytes, complete };
+}
+
+function requestHeaders(extra: Readonly<Record<string, string>> | undefined): Record<string, string> {
+  const headers: Record<string, string> = { "user-agent": PROBE_USER_AGENT, accept: "*/*" };
+  for (const [name, value] of Object.entries(extra ?? {})) headers[name.toLowerCase()] = value;
+  return headers;
+}
+
+/** One hop, inside a deadline the caller owns. */
+async function hop(
+  policy: OutboundPolicy,
+  url: URL,
+  options: HttpRequestOptions,
+  deadline: Deadline,
+): Promise<HopResult> {
+  const started = performance.now();
+  const host = url.hostname.replace(/^\[|\]$/g, "");
+  const https = url.protocol === "https:";
+  const port = url.port ? Number(url.port) : https ? 443 : 80;
+  const method = options.method ?? "GET";
+  let resolved: ResolvedTarget | undefined;
+  let conn: PinnedConnection | undefined;
+  let client: Client | undefined;
+  let headersAt: number | undefined;
+
+  const phase = (): ProbePhase => {
+    const marks = conn?.marks;
+    if (!resolved) return "dns";
+    if (!marks?.connected) return "connect";
+    if (https && !marks.ready) return "tls";
+    return headersAt === undefined ? "request" : "body";
+  };
+  const timing = (): HopTiming => {
+    const m = conn?.marks ?? {};
+    return {
+      dns: resolved ? resolved.dnsMs : ms(started, performance.now()),
+      connect: ms(m.connectStart, m.connected),
+      tls: https ? ms(m.connected, m.ready) : 0,
+      ttfb: ms(m.ready, headersAt),
+      total: ms(started, performance.now()),
+    };
+  };
+
+  try {
+    resolved = await policy.resolveTarget(host, deadline.signal);
+    conn = pinnedConnection(
+      { host, address: resolved.address, port, tls: https, offerH2: options.offerH2 ?? true },
+      policy,
+      deadline.signal,
+    );
+    // The origin keeps the URL's host for the Host header and SNI; the connector ignores it and dials the pin.
+    client = new Client(url.origin, {
+      connect: conn.connector,
+      allowH2: options.offerH2 ?? true,
+      pipelining: 1,
+      headersTimeout: deadline.timeoutMs * 2,
+      bodyTimeout: deadline.timeoutMs * 2,
+    });
+    const res = await client.request({
+      path: `${url.pathname}${url.search}`,
+      method,
+      headers: requestHeaders(options.headers),
+      signal: deadline.signal,
+    });
+    headersAt = performance.now();
+    const max = method === "HEAD" ? 0 : (options.maxBodyBytes ?? DEFAULT_BODY_PREFIX_BYTES);
+    const body = max > 0 ? await readPrefix(res.body, max) : { text: "", bytes: 0, complete: true };
+    if (max === 0) res.body.resume();
+    const headers: Record<string, string | string[]> = {};
+    for (const [name, value] of Object.entries(res.headers)) if (value !== undefined) headers[name] = value;
+    const location = res.headers.location;
+    return {
+      ok: true,
+      response: {
+        url: url.href,
+        address: resolved.address,
+        port,
+        status: res.statusCode,
+        headers,
+        location: typeof location === "string" ? location : null,
+        body: body.text,
+        bodyBytes: body.bytes,
+        bodyComplete: body.complete,
+        timing: timing(),
+        tls: conn.tls() ?? null,
+      },
+    };
+  } catch (err) {
+    const failure = toProbeFailure(err, {
+      phase: phase(),
+      host,
+      where: resolved ? formatWhere(resolved.address, port) : undefined,
+      timeoutMs: deadline.timeoutMs,
+      timedOut: deadline.signal.aborted,
+    });
+    return { ok: false, failure: { ...failure, url: url.href, timing: timing(), tls: conn?.tls() ?? null } };
+  } finally {
+    client?.destroy().catch(() => {});
+    conn?.close();
+  }
+}
+
+/** One request, no redirects followed. Throws E_FORBIDDEN / E_INVALID_INPUT; target failures are `ok: false`. */
+export async function httpRequest(
+  policy: OutboundPolicy,
+  target: string | URL,
+  options: HttpRequestOptions = {},
+): Promise<HopResult> {
+  const url = parseTarget(target);
+  const deadline = startDeadline(options.timeoutMs ?? DEFAULT_TIMEOUT_MS, options.signal);
+  try {
+    return await hop(policy, url, options, deadline);
+  } finally {
+    deadline.dispose();
+  }
+}
+
+/** Secrets we were given for one origin are not sent to another (as browsers and undici do). */
+function withoutSecrets(headers: Readonly<Record<string, string>> | undefined): Record<string, string> {
+  return Object.fromEntries(Object.entries(headers ?? {}).filter(([name]) => !isSecretHeader(name)));
+}
+
+/** Follow redirects by hand, each hop checked and pinned like the first; bounded by maxRedirects and one deadline. */
+export async function httpProbe(
+  policy: OutboundPolicy,
+  target: string | URL,
+  options: HttpProbeOptions = {},
+): Promise<HttpProbeResult> {
+  let url = parseTarget(target);
+  const follow = options.followRedirects ?? true;
+  const maxRedirects = Math.min(Math.max(0, options.maxRedirects ?? DEFAULT_MAX_REDIRECTS), MAX_REDIRECTS);
+  const deadline = startDeadline(options.timeoutMs ?? DEFAULT_TIMEOUT_MS, options.signal);
+  const started = performance.now();
+  const hops: HopResponse[] = [];
+  let hopOptions: HttpRequestOptions = options;
+  const done = (extra: Partial<HttpProbeResult>): HttpProbeResult => ({
+    hops,
+    final: hops.at(-1) ?? null,
+    finalUrl: url.href,
+    failure: null,
+    stopped: null,
+    totalMs: ms(started, performance.now()),
+    ...extra,
+  });
+  try {
+    for (let i = 0; i <= maxRedirects; i++) {
+      let result: HopResult;
+      try {
+        result = await hop(policy, url, hopOptions, deadline);
+      } catch (err) {
+        const denied = err instanceof DiagError && err.code === "E_FORBIDDEN";
+        if (i > 0 && denied && options.deniedRedirect === "stop") {
+          const stopped: ChainStop = { url: url.href, reason: "denied", detail: err.message };
+          return done({ finalUrl: hops.at(-1)?.url ?? url.href, stopped });
+        }
+        throw err;
+      }
+      if (!result.ok) return done({ failure: result.failure });
+      const res = result.response;
+      hops.push(res);
+      if (!follow || !isRedirectStatus(res.status) || res.location === null) return done({});
+      let next: URL;
+      try {
+        next = new URL(res.location, url);
+      } catch {
+        return done({
+          stopped: { url: res.location.slice(0, 200), reason: "bad_location", detail: "Location is not a URL" },
+        });
+      }
+      if (next.protocol !== "http:" && next.protocol !== "https:") {
+        return done({
+          stopped: { url: next.href, reason: "bad_location", detail: `not followed: ${next.protocol} URL` },
+        });
+      }
+      if (i === maxRedirects) {
+        return done({
+          stopped: { url: next.href, reason: "redirect_limit", detail: `stopped after ${maxRedirects} redirects` },
+        });
+      }
+      if (next.origin !== url.origin) hopOptions = { ...hopOptions, headers: withoutSecrets(hopOptions.headers) };
+      url = next;
+    }
+    // Unreachable: the loop returns on its last turn.
+    return done({});
+  } finally {
+    deadline.dispose();
+  }
+}

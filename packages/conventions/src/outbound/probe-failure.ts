@@ -1,0 +1,96 @@
+/**
+ * The one boundary where socket, TLS, undici and resolver errors become a diagnosis: a refused port, a
+ * name that does not resolve or a deadline is a result a tool reports (`error` + `detail`), not a
+ * failed call. Policy refusals (E_FORBIDDEN) and bugs are rethrown untouched.
+ */
+import { DiagError } from "../errors.ts";
+import { oneLine } from "../limits.ts";
+
+export type ProbePhase = "dns" | "connect" | "tls" | "request" | "body";
+
+/** The closed set's codes that describe the target rather than the call. */
+export type DiagnosisCode = "E_DNS_FAIL" | "E_CONN_REFUSED" | "E_UNREACHABLE" | "E_TLS" | "E_TIMEOUT";
+
+export const DIAGNOSIS_CODES: readonly DiagnosisCode[] = [
+  "E_DNS_FAIL",
+  "E_CONN_REFUSED",
+  "E_UNREACHABLE",
+  "E_TLS",
+  "E_TIMEOUT",
+];
+
+export interface ProbeFailure {
+  code: DiagnosisCode;
+  phase: ProbePhase;
+  /** One line with the context: what failed, the address, the timeout. */
+  detail: string;
+}
+
+export interface FailureContext {
+  phase: ProbePhase;
+  host: string;
+  /** "addr:port" once known. */
+  where: string | undefined;
+  timeoutMs: number;
+  /** Our deadline (or the caller) aborted the work. */
+  timedOut: boolean;
+}
+
+const UNREACHABLE = new Set(["EHOSTUNREACH", "ENETUNREACH", "EADDRNOTAVAIL", "ENETDOWN", "EHOSTDOWN"]);
+const CLOSED = new Set(["ECONNRESET", "EPIPE", "UND_ERR_SOCKET", "UND_ERR_CLOSED", "ECONNABORTED"]);
+const TIMEOUTS = new Set(["ETIMEDOUT", "UND_ERR_CONNECT_TIMEOUT", "UND_ERR_HEADERS_TIMEOUT", "UND_ERR_BODY_TIMEOUT"]);
+
+const TIMEOUT_TEXT: Record<ProbePhase, string> = {
+  dns: "name lookup timeout",
+  connect: "connect timeout",
+  tls: "TLS handshake timeout",
+  request: "no response headers before the deadline",
+  body: "body not complete before the deadline",
+};
+
+function codeOf(err: unknown): string | undefined {
+  const code = (err as { code?: unknown } | null)?.code;
+  return typeof code === "string" ? code : undefined;
+}
+
+function messageOf(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
+
+/** Turn anything a hop threw into a diagnosis, or rethrow it when it is not one. */
+export function toProbeFailure(err: unknown, ctx: FailureContext): ProbeFailure {
+  const at = ctx.where ? `address ${ctx.where}` : `host ${ctx.host}`;
+  const fail = (code: DiagnosisCode, phase: ProbePhase, text: string): ProbeFailure => ({
+    code,
+    phase,
+    detail: oneLine(text, 200),
+  });
+  // Policy refusals and invalid targets are not diagnoses, even when the deadline fired meanwhile.
+  if (err instanceof DiagError && err.code !== "E_DNS_FAIL" && err.code !== "E_TIMEOUT") throw err;
+  if (ctx.timedOut)
+    return fail("E_TIMEOUT", ctx.phase, `${TIMEOUT_TEXT[ctx.phase]} (${at}, timeout ${ctx.timeoutMs} ms)`);
+  if (err instanceof DiagError) {
+    return err.code === "E_DNS_FAIL"
+      ? fail("E_DNS_FAIL", "dns", err.message)
+      : fail("E_TIMEOUT", ctx.phase, `${err.message} (${at})`);
+  }
+  // undici's parser error may come without a code: the name is enough.
+  if ((err as Error | null)?.name === "HTTPParserError") {
+    return fail("E_CONN_REFUSED", ctx.phase, `not an HTTP response (${at})`);
+  }
+  const code = codeOf(err);
+  if (code === undefined) throw err;
+  const phase = ctx.phase;
+  if (code === "ECONNREFUSED") return fail("E_CONN_REFUSED", "connect", `connection refused (${at})`);
+  if (code === "ENOTFOUND" || code === "EAI_AGAIN")
+    return fail("E_DNS_FAIL", "dns", `${ctx.host} did not resolve (${code})`);
+  if (TIMEOUTS.has(code)) return fail("E_TIMEOUT", phase, `${TIMEOUT_TEXT[phase]} (${code}, ${at})`);
+  if (UNREACHABLE.has(code)) return fail("E_UNREACHABLE", "connect", `no route to the target (${code}, ${at})`);
+  if (phase === "tls" || /^ERR_(SSL|TLS)_|^EPROTO$/.test(code)) {
+    return fail("E_TLS", "tls", `TLS handshake failed (${at}): ${messageOf(err)}`);
+  }
+  if (code.startsWith("HPE_")) return fail("E_CONN_REFUSED", phase, `not an HTTP response (${code}, ${at})`);
+  if (CLOSED.has(code))
+    return fail("E_CONN_REFUSED", phase, `connection closed before a complete response (${code}, ${at})`);
+  return fail("E_CONN_REFUSED", phase, `connection failed (${code}, ${at}): ${messageOf(err)}`);
+}

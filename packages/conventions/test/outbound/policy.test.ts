@@ -1,0 +1,219 @@
+/**
+ * The outbound policy decides on the address actually used, before any packet: IP literals in every
+ * spelling a URL parser accepts, IPv4-mapped and NAT64 IPv6, metadata and link-local, OUTBOUND_ALLOW and
+ * OUTBOUND_DENY with CIDRs and names. The resolver and net.connect are spies here: a denied target must
+ * never reach either, and the only connections made go to a loopback server this test starts.
+ */
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
+import { diagRoutes, OK_BODY, startTestServer, type TestServer } from "../../../testkit/src/index.ts";
+import { httpRequest } from "../../src/outbound/http-probe.ts";
+import { createOutboundPolicy } from "../../src/outbound/index.ts";
+
+const FAKE_DNS: Record<string, string[]> = {
+  "loop.test": ["127.0.0.1"],
+  "two.test": ["127.0.0.2"],
+  "meta.test": ["169.254.169.254"],
+  "mixed.test": ["127.0.0.1", "169.254.169.254"],
+  "mapped.test": ["::ffff:169.254.169.254"],
+};
+
+const spies = vi.hoisted(() => ({ lookup: [] as string[], connect: [] as string[] }));
+
+vi.mock("node:dns/promises", async (importOriginal) => {
+  const actual = await importOriginal<typeof import("node:dns/promises")>();
+  const lookup = async (name: string) => {
+    spies.lookup.push(name);
+    const addresses = FAKE_DNS[name];
+    if (!addresses) throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${name}`), { code: "ENOTFOUND" });
+    return addresses.map((address) => ({ address, family: address.includes(":") ? 6 : 4 }));
+  };
+  return { ...actual, lookup, default: { ...actual, lookup } };
+});
+
+vi.mock("node:net", async (importOriginal) => {
+  const actual = await importOriginal<typeof import("node:net")>();
+  const connect = (...args: Parameters<typeof actual.connect>) => {
+    const opts = args[0] as { host?: string };
+    spies.connect.push(String(opts.host));
+    return actual.connect(...args);
+  };
+  return { ...actual, connect, default: { ...actual, connect } };
+});
+
+let server: TestServer;
+beforeAll(async () => {
+  server = await startTestServer(diagRoutes());
+});
+afterAll(() => server?.close());
+beforeEach(() => {
+  spies.lookup.length = 0;
+  spies.connect.length = 0;
+});
+
+const policyOf = (allow: string[] = [], deny: string[] = []) => createOutboundPolicy({ allow, deny });
+const hostOf = (url: string) => new URL(url).hostname;
+
+/**
+ * Denied by the decision alone (resolveTarget cannot send a packet), then refused by the probe path with
+ * nothing dialled. The decision comes first so that a policy that wrongly allows never reaches the probe.
+ */
+async function expectDeniedBeforeAnyPacket(policy: ReturnType<typeof policyOf>, url: string, message: RegExp) {
+  const denied = { code: "E_FORBIDDEN", message: expect.stringMatching(message) };
+  await expect(policy.resolveTarget(hostOf(url))).rejects.toMatchObject(denied);
+  await expect(httpRequest(policy, url)).rejects.toMatchObject(denied);
+  expect(spies.connect).toEqual([]);
+}
+
+describe("IP literals a lookup-only guard would miss", () => {
+  const loopbackSpellings = [
+    "http://127.1/",
+    "http://0x7f000001/",
+    "http://2130706433/",
+    "http://0177.0.0.1/",
+    "http://[::ffff:127.0.0.1]/",
+    "http://[::ffff:7f00:1]/",
+  ];
+  it.each(loopbackSpellings)("%s is 127.0.0.1 to the policy: denied by OUTBOUND_DENY 127.0.0.0/8", async (url) => {
+    await expectDeniedBeforeAnyPacket(policyOf([], ["127.0.0.0/8"]), url, /OUTBOUND_DENY: 127\.0\.0\.1$/);
+    expect(spies.lookup).toEqual([]);
+  });
+
+  it.each(loopbackSpellings)("%s is outside OUTBOUND_ALLOW=10.0.0.0/8", async (url) => {
+    await expectDeniedBeforeAnyPacket(policyOf(["10.0.0.0/8"]), url, /not in OUTBOUND_ALLOW: 127\.0\.0\.1$/);
+  });
+
+  const metadataSpellings = [
+    "http://169.254.169.254/latest/meta-data/",
+    "http://[::ffff:169.254.169.254]/",
+    "http://[::ffff:a9fe:a9fe]/",
+    "http://[64:ff9b::a9fe:a9fe]/",
+    "http://0xa9fea9fe/",
+    "http://2852039166/",
+    "http://169.254.43518/",
+  ];
+  it.each(metadataSpellings)("%s is cloud metadata: denied by default", async (url) => {
+    await expectDeniedBeforeAnyPacket(
+      policyOf(),
+      url,
+      /cloud metadata, link-local or unroutable\): 169\.254\.169\.254$/,
+    );
+    expect(spies.lookup).toEqual([]);
+  });
+
+  it.each([
+    ["http://[fe80::1]/", "fe80::1"],
+    ["http://[fd00:ec2::254]/", "fd00:ec2::254"],
+    ["http://100.100.100.200/", "100.100.100.200"],
+    ["http://0.0.0.0/", "0.0.0.0"],
+    ["http://0/", "0.0.0.0"],
+    ["http://[::]/", "::"],
+    ["http://224.0.0.1/", "224.0.0.1"],
+    ["http://255.255.255.255/", "255.255.255.255"],
+  ])("%s is denied by default (link-local, metadata, unroutable)", async (url, ip) => {
+    await expectDeniedBeforeAnyPacket(policyOf(), url, new RegExp(`\\): ${ip.replace(/[.:]/g, "\\$&")}$`));
+  });
+
+  it("a loopback literal is allowed by default and the connection goes to exactly that address", async () => {
+    const r = await httpRequest(policyOf(), `http://127.1:${server.port}/ok`);
+    expect(r.ok && r.response.body).toBe(OK_BODY);
+    expect(spies.connect).toEqual(["127.0.0.1"]);
+    expect(spies.lookup).toEqual([]);
+  });
+});
+
+describe("names: every resolved address is judged, the connection is pinned", () => {
+  it("a name resolving to metadata is denied after the lookup, before any connect", async () => {
+    await expectDeniedBeforeAnyPacket(policyOf(), "http://meta.test/", /meta\.test \(169\.254\.169\.254\)$/);
+    expect(spies.lookup).toEqual(["meta.test", "meta.test"]); // once per decision: the fake resolver only
+  });
+
+  it("one bad address among several is enough to deny", async () => {
+    await expectDeniedBeforeAnyPacket(policyOf(), "http://mixed.test/", /mixed\.test \(169\.254\.169\.254\)$/);
+  });
+
+  it("an IPv4-mapped answer is unwrapped too", async () => {
+    await expectDeniedBeforeAnyPacket(policyOf(), "http://mapped.test/", /mapped\.test \(169\.254\.169\.254\)$/);
+  });
+
+  it("a name on OUTBOUND_DENY (wildcard) is refused before any lookup", async () => {
+    await expectDeniedBeforeAnyPacket(
+      policyOf([], ["*.blocked.test"]),
+      "http://a.b.blocked.test/",
+      /OUTBOUND_DENY: a\.b\.blocked\.test$/,
+    );
+    expect(spies.lookup).toEqual([]);
+  });
+
+  it("an allowed name connects to the address it resolved to, never by name", async () => {
+    const r = await httpRequest(policyOf(["loop.test"]), `http://loop.test:${server.port}/ok`);
+    expect(r.ok && r.response.address).toBe("127.0.0.1");
+    expect(spies.lookup).toEqual(["loop.test"]);
+    expect(spies.connect).toEqual(["127.0.0.1"]);
+  });
+
+  it("OUTBOUND_ALLOW by name does not let another name in (refused before its lookup)", async () => {
+    await expectDeniedBeforeAnyPacket(policyOf(["loop.test"]), "http://two.test/", /not in OUTBOUND_ALLOW: two\.test$/);
+  });
+});
+
+describe("OUTBOUND_ALLOW / OUTBOUND_DENY with CIDRs", () => {
+  it("ALLOW 127.0.0.2/32 lets 127.0.0.2 in and keeps 127.0.0.1 out", async () => {
+    const policy = policyOf(["127.0.0.2/32"]);
+    await expect(policy.resolveTarget("127.0.0.2")).resolves.toMatchObject({ address: "127.0.0.2", dnsMs: 0 });
+    await expectDeniedBeforeAnyPacket(
+      policy,
+      `http://127.0.0.1:${server.port}/ok`,
+      /not in OUTBOUND_ALLOW: 127\.0\.0\.1$/,
+    );
+  });
+
+  it("DENY wins over ALLOW", async () => {
+    await expectDeniedBeforeAnyPacket(
+      policyOf(["127.0.0.0/8"], ["127.0.0.1/32"]),
+      "http://127.0.0.1/",
+      /OUTBOUND_DENY/,
+    );
+  });
+
+  it("metadata stays denied when ALLOW is set but does not cover it", async () => {
+    await expectDeniedBeforeAnyPacket(policyOf(["10.0.0.0/8"]), "http://169.254.169.254/", /not in OUTBOUND_ALLOW/);
+  });
+
+  // Regression: a catch-all ALLOW once reopened metadata and link-local (the default deny yielded to any
+  // ALLOW range containing the address). Only an ALLOW entry inside a default-denied range reopens it.
+  it("a catch-all ALLOW 0.0.0.0/0 or ::/0 does not open cloud metadata or link-local", async () => {
+    for (const [allow, target] of [
+      [["0.0.0.0/0"], "169.254.169.254"],
+      [["0.0.0.0/0"], "::ffff:169.254.169.254"],
+      [["::/0"], "fe80::1"],
+      [["169.254.0.0/15"], "169.254.1.1"],
+    ] as const) {
+      await expect(policyOf([...allow]).resolveTarget(target)).rejects.toMatchObject({ code: "E_FORBIDDEN" });
+    }
+  });
+
+  it("an ALLOW list of names only refuses other names before any lookup", async () => {
+    // "localhost" would resolve from /etc/hosts; refusing it proves no lookup was needed to decide.
+    await expect(policyOf(["api.example.test"]).resolveTarget("localhost")).rejects.toMatchObject({
+      code: "E_FORBIDDEN",
+      message: expect.stringContaining("not in OUTBOUND_ALLOW"),
+    });
+  });
+
+  it("metadata is reachable only when ALLOW names that very range (decided, not dialled)", async () => {
+    await expect(policyOf(["169.254.169.254/32"]).resolveTarget("169.254.169.254")).resolves.toMatchObject({
+      address: "169.254.169.254",
+    });
+  });
+
+  it("IPv6 CIDRs match IPv6 literals", async () => {
+    await expect(policyOf([], ["2001:db8::/32"]).resolveTarget("[2001:db8::1]")).rejects.toMatchObject({
+      code: "E_FORBIDDEN",
+    });
+  });
+
+  it("a bad policy entry is rejected when the policy is built", () => {
+    expect(() => policyOf(["10.0.0.0/33"])).toThrow(/bad CIDR/);
+    expect(() => policyOf([], ["not a host!"])).toThrow(/bad entry/);
+  });
+});

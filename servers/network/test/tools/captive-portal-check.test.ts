@@ -1,0 +1,401 @@
+/**
+ * captive_portal_check against the real built server and a captive portal this test runs on loopback
+ * (network on 127.0.0.1, login page on 127.0.0.2). Every kind of portal is detected, a clean network is
+ * not flagged, and each OS's verdict is exact. The spec's default test URL is never used: CAPTIVE_TEST_URL
+ * and CAPTIVE_PROBES point at loopback, and the real probe hosts are denied by name before any lookup.
+ */
+import { createServer } from "node:net";
+import { createClient, type RoadNerdClient } from "@roadnerd/client";
+import {
+  type CapportApi,
+  type CaptivePortal,
+  diagRoutes,
+  generateTestCerts,
+  LOGIN_PAGE,
+  NM_EXPECTED_BODY,
+  REAL_PROBE_HOSTS_DENY,
+  type SpawnedServer,
+  spawnServer,
+  startCapportApi,
+  startCaptivePortal,
+  startTestServer,
+  type TestCerts,
+  type TestServer,
+} from "@roadnerd/testkit";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { DEFAULT_CAPTIVE_PROBES, DEFAULT_TEST_URL, loadCaptiveConfig } from "../../src/captive-config.ts";
+
+const SAFETY_ENV = { OUTBOUND_DENY: REAL_PROBE_HOSTS_DENY };
+
+interface Captive {
+  suspected: boolean;
+  final_url: string;
+  redirects: Array<{ status: number; host: string }>;
+  reason: string;
+  status: number | null;
+  portal_url?: string;
+  capport?: Record<string, unknown>;
+  probes: Array<Record<string, unknown>>;
+  verdicts: Record<string, string>;
+  error?: string;
+  detail?: string;
+  summary: string;
+}
+
+let certs: TestCerts;
+let portal: CaptivePortal;
+let intercept: TestServer;
+let capport: CapportApi;
+let badCapport: CapportApi;
+const spawned: SpawnedServer[] = [];
+let main: RoadNerdClient;
+let interceptClient: RoadNerdClient;
+let deadClient: RoadNerdClient;
+let closedPort: number;
+
+const probesEnv = (probes: Array<{ url: string; expect: number | string }>) => JSON.stringify(probes);
+
+beforeAll(async () => {
+  certs = await generateTestCerts();
+  [portal, intercept] = await Promise.all([
+    startCaptivePortal(),
+    startTestServer(diagRoutes(), { tls: certs.wrongName }),
+  ]);
+  [capport, badCapport] = await Promise.all([
+    startCapportApi(certs.valid, portal.loginUrl),
+    startCapportApi(certs.wrongName, portal.loginUrl),
+  ]);
+  const probe = createServer();
+  await new Promise<void>((r) => probe.listen(0, "127.0.0.1", r));
+  closedPort = (probe.address() as { port: number }).port;
+  await new Promise<void>((r) => probe.close(() => r()));
+  const base = { ...SAFETY_ENV, NODE_EXTRA_CA_CERTS: certs.caFile, CAPTIVE_TEST_URL: `${portal.url}/` };
+  const honest = [
+    { url: `${portal.url}/generate_204`, expect: 204 },
+    { url: `${portal.url}/expected`, expect: NM_EXPECTED_BODY },
+  ];
+  // Each server is tracked as soon as it runs, so a failed start of another cannot leak it.
+  const start = (env: Record<string, string>) =>
+    spawnServer("network", { env: { ...base, ...env } }).then((s) => {
+      spawned.push(s);
+      return s;
+    });
+  const servers = await Promise.all([
+    start({ CAPTIVE_PROBES: probesEnv(honest) }),
+    start({
+      CAPTIVE_PROBES: probesEnv([
+        { url: `${intercept.url}/generate_204`, expect: 204 },
+        honest[1] as (typeof honest)[1],
+      ]),
+    }),
+    start({
+      CAPTIVE_TEST_URL: `http://127.0.0.1:${closedPort}/`,
+      CAPTIVE_PROBES: probesEnv([
+        { url: `http://127.0.0.1:${closedPort}/generate_204`, expect: 204 },
+        { url: `http://127.0.0.1:${closedPort}/expected`, expect: NM_EXPECTED_BODY },
+      ]),
+    }),
+  ]);
+  [main, interceptClient, deadClient] = servers.map((s) => createClient(s.url)) as [
+    RoadNerdClient,
+    RoadNerdClient,
+    RoadNerdClient,
+  ];
+});
+
+afterAll(async () => {
+  try {
+    await Promise.allSettled([
+      ...spawned.map((s) => s.stop()),
+      portal?.close(),
+      intercept?.close(),
+      capport?.close(),
+      badCapport?.close(),
+    ]);
+  } finally {
+    await certs?.cleanup();
+  }
+});
+
+const check = (input: Record<string, unknown> = {}, c = main) => c.call<Captive>("captive_portal_check", input);
+const loginHost = () => new URL(portal.loginUrl).host;
+
+describe("captive_portal_check: clean network", () => {
+  it("no portal: every probe matched, every OS online", async () => {
+    portal.mode = "open";
+    const r = await check();
+    expect(r).toMatchObject({
+      suspected: false,
+      final_url: `${portal.url}/`,
+      redirects: [],
+      status: 200,
+      reason: "no portal: 2 probe(s) got their expected answers",
+      verdicts: {
+        android: "online",
+        chrome: "online",
+        networkmanager: "online",
+        windows_ncsi: "online",
+        apple: "online",
+      },
+    });
+    expect(r.portal_url).toBeUndefined();
+    expect(r.probes).toEqual([
+      { url: `${portal.url}/generate_204`, expected: 204, status: 204, matched: true, redirects: 0 },
+      { url: `${portal.url}/expected`, expected: NM_EXPECTED_BODY, status: 200, matched: true, redirects: 0 },
+    ]);
+    expect(r.summary).toBe("no captive portal: no portal: 2 probe(s) got their expected answers");
+  });
+
+  it("same-host redirects to the real answers are not a portal, though OSes that do not follow them disagree", async () => {
+    portal.mode = "sameHostRedirect";
+    const r = await check();
+    expect(r.suspected).toBe(false);
+    expect(r.redirects).toEqual([{ status: 302, host: new URL(portal.url).host }]);
+    expect(r.probes.map((p) => [p.status, p.matched, p.redirects])).toEqual([
+      [204, true, 1],
+      [200, true, 1],
+    ]);
+    expect(r.verdicts).toEqual({
+      android: "portal",
+      chrome: "online",
+      networkmanager: "portal",
+      windows_ncsi: "online",
+      apple: "portal",
+    });
+  });
+});
+
+describe("captive_portal_check: each kind of portal", () => {
+  it("a redirect to a login page on another host", async () => {
+    portal.mode = "redirect";
+    const r = await check();
+    const login = `${portal.loginUrl}?continue=%2F`;
+    expect(r).toMatchObject({
+      suspected: true,
+      final_url: login,
+      redirects: [{ status: 302, host: loginHost() }],
+      status: 200,
+      reason: `${portal.url}/ was redirected (302) to ${loginHost()}`,
+      portal_url: login,
+      verdicts: {
+        android: "portal",
+        chrome: "portal",
+        networkmanager: "portal",
+        windows_ncsi: "portal",
+        apple: "portal",
+      },
+    });
+    expect(r.probes.map((p) => [p.status, p.matched, p.redirects])).toEqual([
+      [200, false, 1],
+      [200, false, 1],
+    ]);
+    expect(r.summary).toBe(`captive portal suspected: ${r.reason} (portal: ${login})`);
+  });
+
+  it("511 Network Authentication Required, with the login link from its page", async () => {
+    portal.mode = "status511";
+    const r = await check();
+    expect(r).toMatchObject({
+      suspected: true,
+      status: 511,
+      redirects: [],
+      reason: `${portal.url}/ answered 511 Network Authentication Required`,
+      portal_url: portal.loginUrl,
+      // Android treats 511 as a failed probe (not 200..399); Chrome names it a portal.
+      verdicts: {
+        android: "no_internet",
+        chrome: "portal",
+        networkmanager: "portal",
+        windows_ncsi: "portal",
+        apple: "portal",
+      },
+    });
+  });
+
+  it("200 with a login page where 204 was due", async () => {
+    portal.mode = "login200";
+    const r = await check();
+    expect(r).toMatchObject({
+      suspected: true,
+      status: 200,
+      redirects: [],
+      reason: `${portal.url}/generate_204 should give status 204 but gave 200 with a ${LOGIN_PAGE.length}-byte page: a login page`,
+      portal_url: `${portal.url}/generate_204`,
+      verdicts: {
+        android: "portal",
+        chrome: "portal",
+        networkmanager: "portal",
+        windows_ncsi: "portal",
+        apple: "portal",
+      },
+    });
+    expect(r.probes.map((p) => p.matched)).toEqual([false, false]);
+  });
+
+  it("empty 200s: no login page (a proxy), and the OSes split on it", async () => {
+    portal.mode = "empty200";
+    const r = await check();
+    expect(r).toMatchObject({
+      suspected: false,
+      reason: `no login page, but ${portal.url}/generate_204 gave an empty 200: a proxy is interfering`,
+      // Android: Content-Length <= 4 is a failed probe; Chrome: a 0-1 byte 200 counts as connected.
+      verdicts: {
+        android: "no_internet",
+        chrome: "online",
+        networkmanager: "portal",
+        windows_ncsi: "portal",
+        apple: "portal",
+      },
+    });
+  });
+
+  it("TLS interception: an https probe answered with a certificate for another name", async () => {
+    portal.mode = "open";
+    const r = await check({}, interceptClient);
+    expect(r).toMatchObject({
+      suspected: true,
+      reason: `TLS interception? ${new URL(intercept.url).host} sent a certificate that is not trusted (ERR_TLS_CERT_ALTNAME_INVALID)`,
+      verdicts: {
+        android: "no_internet",
+        chrome: "no_internet",
+        networkmanager: "online",
+        windows_ncsi: "online",
+        apple: "online",
+      },
+    });
+    expect(r.portal_url).toBeUndefined();
+    expect(r.probes[0]).toEqual({
+      url: `${intercept.url}/generate_204`,
+      expected: 204,
+      status: 204,
+      matched: false,
+      redirects: 0,
+      detail: "certificate not trusted (ERR_TLS_CERT_ALTNAME_INVALID)",
+    });
+  });
+});
+
+describe("captive_portal_check: RFC 8908 CAPPORT API", () => {
+  it("the API says captive: suspected even when the probes look clean; Android follows the API", async () => {
+    portal.mode = "open";
+    capport.state.captive = true;
+    const r = await check({ capport_url: capport.url });
+    expect(r).toMatchObject({
+      suspected: true,
+      reason: `the network's CAPPORT API says captive; log in at ${portal.loginUrl}`,
+      portal_url: portal.loginUrl,
+      capport: { url: capport.url, captive: true, user_portal_url: portal.loginUrl, seconds_remaining: 0 },
+      verdicts: {
+        android: "portal",
+        chrome: "online",
+        networkmanager: "online",
+        windows_ncsi: "online",
+        apple: "online",
+      },
+    });
+  });
+
+  it("the API says not captive", async () => {
+    capport.state.captive = false;
+    const r = await check({ capport_url: capport.url });
+    expect(r.suspected).toBe(false);
+    expect(r.capport).toEqual({
+      url: capport.url,
+      captive: false,
+      user_portal_url: portal.loginUrl,
+      seconds_remaining: 3600,
+    });
+  });
+
+  it("an API with an untrusted certificate is ignored, as RFC 8908 requires", async () => {
+    const r = await check({ capport_url: badCapport.url });
+    expect(r.capport).toEqual({
+      url: badCapport.url,
+      captive: null,
+      detail: "certificate not trusted (ERR_TLS_CERT_ALTNAME_INVALID): answer ignored",
+    });
+    expect(r.verdicts.android).toBe("online");
+  });
+
+  it("a plain-http API URL is not asked", async () => {
+    const r = await check({ capport_url: `${portal.url}/capport` });
+    expect(r.capport).toEqual({
+      url: `${portal.url}/capport`,
+      captive: null,
+      detail: "not asked: RFC 8908 requires an https:// API URL",
+    });
+  });
+});
+
+describe("captive_portal_check: no network, bad input", () => {
+  it("nothing answers: no connectivity, not a portal; every OS says no internet", async () => {
+    const r = await check({}, deadClient);
+    expect(r).toMatchObject({
+      suspected: false,
+      status: null,
+      error: "E_CONN_REFUSED",
+      detail: `connection refused (address 127.0.0.1:${closedPort})`,
+      reason: `no answer from any probe (E_CONN_REFUSED: connection refused (address 127.0.0.1:${closedPort})): no connectivity, not a portal`,
+      verdicts: {
+        android: "no_internet",
+        chrome: "no_internet",
+        networkmanager: "no_internet",
+        windows_ncsi: "no_internet",
+        apple: "no_internet",
+      },
+    });
+    expect(r.probes.map((p) => [p.status, p.matched, p.error])).toEqual([
+      [null, false, "E_CONN_REFUSED"],
+      [null, false, "E_CONN_REFUSED"],
+    ]);
+  });
+
+  it("an explicit test_url is used instead of the default", async () => {
+    portal.mode = "open";
+    const r = await check({ test_url: `${portal.url}/some/page` });
+    expect(r.final_url).toBe(`${portal.url}/some/page`);
+  });
+
+  it("the safety net holds: the spec's default host is denied by name, before any lookup", async () => {
+    await expect(check({ test_url: DEFAULT_TEST_URL })).rejects.toMatchObject({
+      code: "E_FORBIDDEN",
+      message: "target denied by OUTBOUND_DENY: neverssl.com",
+    });
+  });
+
+  it("a test_url the policy denies is 403 E_FORBIDDEN", async () => {
+    await expect(check({ test_url: "http://169.254.169.254/" })).rejects.toMatchObject({
+      code: "E_FORBIDDEN",
+      status: 403,
+    });
+  });
+
+  it("unknown keys and non-http URLs are E_INVALID_INPUT", async () => {
+    await expect(check({ url: "http://x/" })).rejects.toMatchObject({ code: "E_INVALID_INPUT", status: 400 });
+    await expect(check({ test_url: "file:///etc/passwd" })).rejects.toMatchObject({ code: "E_INVALID_INPUT" });
+  });
+});
+
+describe("captive-config: env read through zod", () => {
+  it("defaults: the spec's test URL and the OSes' own probes", () => {
+    expect(loadCaptiveConfig({})).toEqual({
+      probes: DEFAULT_CAPTIVE_PROBES,
+      capportUrl: undefined,
+      testUrl: DEFAULT_TEST_URL,
+    });
+    expect(DEFAULT_TEST_URL).toBe("http://neverssl.com");
+  });
+
+  it("CAPTIVE_PROBES must be a JSON list of {url, expect}", () => {
+    expect(() => loadCaptiveConfig({ CAPTIVE_PROBES: "http://x/generate_204" })).toThrow(
+      /CAPTIVE_PROBES: expected JSON like/,
+    );
+    expect(() => loadCaptiveConfig({ CAPTIVE_PROBES: '[{"url":"http://x/","expect":true}]' })).toThrow(
+      /CAPTIVE_PROBES/,
+    );
+    expect(() => loadCaptiveConfig({ CAPTIVE_PROBES: "[]" })).toThrow(/CAPTIVE_PROBES/);
+    expect(loadCaptiveConfig({ CAPTIVE_PROBES: '[{"url":"http://127.0.0.1/g","expect":204}]' }).probes).toEqual([
+      { url: "http://127.0.0.1/g", expect: 204 },
+    ]);
+  });
+});
