@@ -155,7 +155,8 @@ export const captivePortalCheck = defineTool({
   },
   example: { test_url: "http://neverssl.com/" },
   summarize: (r) =>
-    `${r.suspected ? "captive portal suspected" : "no captive portal"}: ${r.reason}` +
+    // The reason already opens with "portal:" or "no portal:"; say it once.
+    `${r.suspected ? "captive portal suspected" : "no captive portal"}: ${r.reason.replace(/^(no )?portal:\s*/i, "")}` +
     (r.portal_url ? ` (portal: ${r.portal_url})` : ""),
   async handler(input, ctx) {
     const config = captiveSettings(ctx.config);
