@@ -70,7 +70,7 @@ async function coldStart(node: string, label: string): Promise<void> {
     await run(node, ["-e", "0"]);
     bare.push(ms(t0));
     t0 = process.hrtime.bigint();
-    const p = await start(node, [ENTRY]);
+    const p = await start(node, [ENTRY], { OUTBOUND_ALLOW: "127.0.0.0/8" });
     const res = await request(`${p.url}/healthz`);
     await res.body.dump();
     server.push(ms(t0));
@@ -191,7 +191,13 @@ try {
 } catch (err) {
   console.log(`(dns_resolve row skipped: cannot bind 127.53.99.1:53: ${(err as Error).message})`);
 }
-const srv = await start(node20, [ENTRY]);
+// Every default that would reach out points at loopback: the captive probes and the test URL.
+const loopbackEnv = {
+  CAPTIVE_TEST_URL: `${webUrl}/`,
+  CAPTIVE_PROBES: JSON.stringify([{ url: `${webUrl}/generate_204`, expect: 204 }]),
+  OUTBOUND_ALLOW: "127.0.0.0/8",
+};
+const srv = await start(node20, [ENTRY], loopbackEnv);
 row(
   "iface_info",
   await series(() => callTool(srv.url, "iface_info", {})),
@@ -264,7 +270,7 @@ console.log(
 );
 
 // 4. idle RSS: fresh processes, after a second of idle
-const fresh = await start(node20, [ENTRY]);
+const fresh = await start(node20, [ENTRY], loopbackEnv);
 const freshBare = await start(node20, [`${ROOT}/scripts/bench/bare-fastify.mjs`]);
 const idle = spawn(node20, ["-e", "setInterval(() => {}, 1000)"], { stdio: "ignore" });
 await new Promise((r) => setTimeout(r, 1000));

@@ -118,7 +118,8 @@ export async function buildApp(def: ServerDef, options: BuildOptions = {}): Prom
   });
 
   let capabilities: Promise<Capabilities> | undefined;
-  app.get("/healthz", async () => {
+  // Polled by orchestrators and health checks: no per-request log lines for it.
+  app.get("/healthz", { logLevel: "warn" }, async () => {
     capabilities ??= detectCapabilities(Object.keys(def.exec), config.EXEC_PATH);
     return { ok: true, name: identity.name, version: def.version, capabilities: await capabilities };
   });

@@ -4,7 +4,7 @@
  * timings and TLS facts, read only a capped body prefix. GET and HEAD only. Target failures come back
  * as a diagnosis (`failure`), policy refusals are thrown (E_FORBIDDEN).
  */
-import { Client } from "undici";
+import type { Client } from "undici";
 import { DiagError } from "../errors.ts";
 import { DEFAULT_TIMEOUT_MS } from "../fields.ts";
 import { isSecretHeader } from "../mask.ts";
@@ -219,6 +219,8 @@ async function hop(
       deadline.signal,
     );
     // The origin keeps the URL's host for the Host header and SNI; the connector ignores it and dials the pin.
+    // undici is loaded on the first probe, not at start-up: start-up is the orchestrator's attach latency.
+    const Client = await loadUndiciClient();
     client = new Client(url.origin, {
       connect: conn.connector,
       allowH2: options.offerH2 ?? true,
@@ -283,6 +285,12 @@ export async function httpRequest(
   } finally {
     deadline.dispose();
   }
+}
+
+/** undici is CommonJS: in an ESM bundle its dynamic import may arrive wrapped in `default`. */
+async function loadUndiciClient(): Promise<typeof Client> {
+  const mod = (await import("undici")) as typeof import("undici") & { default?: typeof import("undici") };
+  return mod.Client ?? (mod.default as typeof import("undici")).Client;
 }
 
 /** Secrets we were given for one origin are not sent to another (as browsers and undici do). */
