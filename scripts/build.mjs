@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Bundle every server's entry with esbuild: one ESM file per server (plus lazy chunks for /mcp),
 // so a server starts from built JavaScript with no TypeScript work at start-up.
-import { chmod, readdir, readFile, rm } from "node:fs/promises";
+import { chmod, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { build } from "esbuild";
 
@@ -9,7 +9,6 @@ const root = new URL("..", import.meta.url).pathname;
 const serversDir = join(root, "servers");
 
 const banner = [
-  "#!/usr/bin/env node",
   // CommonJS dependencies inside an ESM bundle still call require().
   'import { createRequire as __rnCreateRequire } from "node:module";',
   "const require = __rnCreateRequire(import.meta.url);",
@@ -24,7 +23,7 @@ for (const dir of servers) {
   await rm(outdir, { recursive: true, force: true });
   const started = performance.now();
   await build({
-    entryPoints: [join(pkgDir, "src/main.ts")],
+    entryPoints: { app: join(pkgDir, "src/main.ts") },
     outdir,
     bundle: true,
     splitting: true,
@@ -38,6 +37,18 @@ for (const dir of servers) {
     define: { "process.env.ROADNERD_VERSION": JSON.stringify(pkg.version) },
     logLevel: "warning",
   });
+  // A tiny launcher turns on Node's compile cache (Node >= 22.1) before the bundle is parsed, so the
+  // second start skips compiling it; enabling it from inside the bundle would come too late for the bundle.
+  await writeFile(
+    join(outdir, "main.js"),
+    [
+      "#!/usr/bin/env node",
+      'import module from "node:module";',
+      "try { module.enableCompileCache?.(); } catch {}",
+      'await import("./app.js");',
+      "",
+    ].join("\n"),
+  );
   await chmod(join(outdir, "main.js"), 0o755);
   console.log(
     `built ${pkg.name} -> ${join("servers", dir.name, "dist/main.js")} (${Math.round(performance.now() - started)} ms)`,

@@ -13,20 +13,11 @@ env: HOST (default 127.0.0.1), PORT (default ${port}; 0 = any free port), LOG_LE
      ALLOWED_HOSTS, ALLOWED_ORIGINS, OUTBOUND_ALLOW, OUTBOUND_DENY, EXEC_PATH${extraEnv.length ? `,\n     ${extraEnv.join(", ")}` : ""}
 `;
 
-async function enableCompileCache(): Promise<void> {
-  // Node >= 22.1 caches compiled code between starts: attach latency is start-up time.
-  const mod = (await import("node:module")) as { enableCompileCache?: () => unknown };
-  try {
-    mod.enableCompileCache?.();
-  } catch {}
-}
-
 export async function runMain(def: ServerDef, argv: readonly string[] = process.argv.slice(2)): Promise<void> {
   if (argv.includes("--help") || argv.includes("-h")) {
     process.stdout.write(HELP(def.name, def.defaultPort, Object.keys(def.env)));
     return;
   }
-  await enableCompileCache();
   const stdio = argv.includes("--stdio");
   const unknown = argv.filter((a) => a !== "--stdio");
   if (unknown.length) {

@@ -1,6 +1,6 @@
 /** defineServer / buildApp: a server is a name, a default port, its tools and streams, and its allowlist. */
 import fastifySse from "@fastify/sse";
-import Fastify, { type FastifyBaseLogger, type FastifyInstance } from "fastify";
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from "fastify";
 import type { z } from "zod";
 import { type Capabilities, detectCapabilities } from "./capabilities.ts";
 import { type BaseConfig, loadConfig } from "./config.ts";
@@ -84,7 +84,8 @@ export async function buildApp(def: ServerDef, options: BuildOptions = {}): Prom
   const app: FastifyInstance = Fastify({
     loggerInstance: log as FastifyBaseLogger,
     bodyLimit: BODY_LIMIT_BYTES,
-    disableRequestLogging: true,
+    // runTool logs each call with its tool, run_id and duration; per-request lines would only repeat it.
+    logController: new LogController({ disableRequestLogging: true }),
   });
   await app.register(fastifySse, { heartbeatInterval: 0 });
 
@@ -118,8 +119,7 @@ export async function buildApp(def: ServerDef, options: BuildOptions = {}): Prom
   });
 
   let capabilities: Promise<Capabilities> | undefined;
-  // Polled by orchestrators and health checks: no per-request log lines for it.
-  app.get("/healthz", { logLevel: "warn" }, async () => {
+  app.get("/healthz", async () => {
     capabilities ??= detectCapabilities(Object.keys(def.exec), config.EXEC_PATH);
     return { ok: true, name: identity.name, version: def.version, capabilities: await capabilities };
   });
