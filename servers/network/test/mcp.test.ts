@@ -31,7 +31,7 @@ function callsFor(): Record<string, Record<string, unknown>> {
     dns_resolve: { qname: "example.com", server: DNS_IP },
     http_check: { url: `${world.webUrl}/` },
     tcp_port_check: { host: "127.0.0.1", port: tcpPort },
-    captive_portal_check: { test_url: `${world.webUrl}/generate_204` },
+    captive_portal_check: {},
   };
 }
 
@@ -63,6 +63,12 @@ async function exercise(client: Client): Promise<void> {
   expect(port).toMatchObject({ host: "127.0.0.1", port: tcpPort, open: true });
   const http = (await client.callTool({ name: "http_check", arguments: calls.http_check })).structuredContent;
   expect(http).toMatchObject({ status: 200 });
+  // The captive check asked only the loopback world's probes (see loopback-world.ts), and found no portal.
+  const captive = (await client.callTool({ name: "captive_portal_check", arguments: {} })).structuredContent;
+  expect(captive).toMatchObject({
+    suspected: false,
+    probes: [{ url: `${world.webUrl}/generate_204`, status: 204, matched: true }],
+  });
   // A bad call is an isError result carrying our code.
   const bad = await client.callTool({ name: "tcp_port_check", arguments: { host: "-oProxyCommand=id", port: 22 } });
   expect(bad.isError).toBe(true);

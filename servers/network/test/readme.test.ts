@@ -58,13 +58,7 @@ describe.skipIf(!bindable)("every curl line in the READMEs works as written (nee
 
   beforeAll(async () => {
     world = await startLoopbackWorld(DNS_IP);
-    server = await spawnServer("network", {
-      env: {
-        ...world.env,
-        CAPTIVE_TEST_URL: `${world.webUrl}/`,
-        CAPTIVE_PROBES: JSON.stringify([{ url: `${world.webUrl}/generate_204`, expect: 204 }]),
-      },
-    });
+    server = await spawnServer("network", { env: world.env });
     address = new URL(server.url).host;
   });
   afterAll(async () => {

@@ -11,6 +11,7 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startDnsServer, type TestDnsServer, type TestRecord } from "@roadnerd/testkit";
+import { DEFAULT_CAPTIVE_PROBES, DEFAULT_TEST_URL } from "../../src/captive-config.ts";
 
 export const WORLD_RECORDS: TestRecord[] = [
   { name: "example.com", type: "A", ttl: 300, data: "192.0.2.80" },
@@ -22,11 +23,20 @@ export const WORLD_RECORDS: TestRecord[] = [
   { name: "80.2.0.192.in-addr.arpa", type: "PTR", ttl: 900, data: "example.com" },
 ];
 
+/** Hosts the server reaches by default (captive test URL and probes): never to be asked in a test. */
+export const PUBLIC_DEFAULT_HOSTS = [DEFAULT_TEST_URL, ...DEFAULT_CAPTIVE_PROBES.map((p) => p.url)].map(
+  (u) => new URL(u).hostname,
+);
+
 export interface LoopbackWorld {
   dnsIp: string;
   dns: TestDnsServer;
   webUrl: string;
-  /** Env for spawnServer: RESOLV_CONF at our DNS server, captive probes at our web server. */
+  /**
+   * Env for spawnServer: RESOLV_CONF at our DNS server; the captive test URL and probes at our web server; and,
+   * as a second guard, the public hosts the server would probe by default denied by name, which the policy
+   * refuses before any lookup (see captive-config.ts).
+   */
   env: Record<string, string>;
   close(): Promise<void>;
 }
@@ -58,7 +68,12 @@ export async function startLoopbackWorld(dnsIp: string): Promise<LoopbackWorld> 
     dnsIp,
     dns,
     webUrl,
-    env: { RESOLV_CONF: join(dir, "resolv.conf") },
+    env: {
+      RESOLV_CONF: join(dir, "resolv.conf"),
+      CAPTIVE_TEST_URL: `${webUrl}/`,
+      CAPTIVE_PROBES: JSON.stringify([{ url: `${webUrl}/generate_204`, expect: 204 }]),
+      OUTBOUND_DENY: PUBLIC_DEFAULT_HOSTS.join(","),
+    },
     async close() {
       await new Promise<void>((r) => web.close(() => r()));
       await dns.close();
