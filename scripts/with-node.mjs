@@ -11,6 +11,7 @@ if (!/^\d+$/.test(major ?? "") || args.length === 0) {
   process.exit(2);
 }
 const bin = nodeBinary(major);
+console.log(`with-node: ${spawnSync(bin, ["--version"], { encoding: "utf8" }).stdout.trim()} ${args.join(" ")}`);
 // Servers spawned by tests use process.execPath, so they run on this Node too.
 const run = spawnSync(bin, args, {
   stdio: "inherit",

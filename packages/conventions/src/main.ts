@@ -49,14 +49,7 @@ export async function runMain(def: ServerDef, argv: readonly string[] = process.
   }
   const log = createLogger({ name: def.name, level: config.LOG_LEVEL });
   const app = await buildApp(def, { logger: log });
-  const port = config.PORT ?? def.defaultPort;
-  const address = await app.listen({ host: config.HOST, port });
-  const bound = app.server.address();
-  const url =
-    typeof bound === "object" && bound
-      ? `http://${bound.family === "IPv6" ? `[${bound.address}]` : bound.address}:${bound.port}`
-      : address;
-  log.info({ url, port: typeof bound === "object" && bound ? bound.port : port }, "listening");
+  // Handlers before the listening line: a supervisor may stop us the moment it reads that line.
   const close = (signal: string) => {
     log.info({ signal }, "closing");
     app.close().then(
@@ -66,4 +59,14 @@ export async function runMain(def: ServerDef, argv: readonly string[] = process.
   };
   process.once("SIGTERM", () => close("SIGTERM"));
   process.once("SIGINT", () => close("SIGINT"));
+  const port = config.PORT ?? def.defaultPort;
+  const address = await app.listen({ host: config.HOST, port });
+  const bound = app.server.address();
+  const url =
+    typeof bound === "object" && bound
+      ? `http://${bound.family === "IPv6" ? `[${bound.address}]` : bound.address}:${bound.port}`
+      : address;
+  // The line orchestrators wait for: written even when LOG_LEVEL is above info (but not when silent).
+  const announce = config.LOG_LEVEL === "silent" ? log : log.child({}, { level: "info" });
+  announce.info({ url, port: typeof bound === "object" && bound ? bound.port : port }, "listening");
 }

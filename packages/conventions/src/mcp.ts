@@ -17,7 +17,7 @@ import type { FastifyReply, FastifyRequest } from "fastify";
 import { DiagError, errorBody, toDiagError } from "./errors.ts";
 import { type BaseContext, runTool } from "./run-tool.ts";
 import { inputJsonSchema, outputJsonSchema } from "./schemas.ts";
-import { closestNames } from "./suggest.ts";
+import { unknownTool } from "./suggest.ts";
 import type { AnyTool } from "./tool.ts";
 
 export interface McpIdentity {
@@ -77,11 +77,7 @@ export function createMcpServer(identity: McpIdentity, tools: readonly AnyTool[]
     const name = request.params.name;
     const tool = byName.get(name);
     if (!tool) {
-      return errorResult(
-        new DiagError("E_UNKNOWN_TOOL", `no tool named ${name.slice(0, 64)}`, {
-          hint: `closest: ${closestNames(name, [...byName.keys()]).join(", ")}`,
-        }),
-      );
+      return errorResult(unknownTool(name, [...byName.keys()]));
     }
     const args = request.params.arguments;
     try {

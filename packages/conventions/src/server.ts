@@ -2,20 +2,19 @@
 import fastifySse from "@fastify/sse";
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from "fastify";
 import type { z } from "zod";
-import { type Capabilities, detectCapabilities } from "./capabilities.ts";
 import { type BaseConfig, loadConfig } from "./config.ts";
-import { DiagError, errorBody, toDiagError } from "./errors.ts";
 import { createExec, type ExecAllowlist } from "./exec.ts";
 import { checkRequest, type GuardOptions } from "./guards.ts";
+import { registerErrorReplies } from "./http/error-replies.ts";
+import { registerJsonBody } from "./http/json-body.ts";
 import { createLogger, type Logger } from "./logger.ts";
-import { buildOpenApi } from "./openapi.ts";
 import { createOutboundPolicy } from "./outbound/index.ts";
+import { registerActions } from "./routes/actions.ts";
+import { registerMcpHttp } from "./routes/mcp-http.ts";
+import { registerMeta } from "./routes/meta.ts";
+import { registerSse } from "./routes/sse.ts";
 import type { BaseContext } from "./run-tool.ts";
-import { runTool } from "./run-tool.ts";
-import { inputJsonSchema, outputJsonSchema } from "./schemas.ts";
-import { registerSse } from "./sse.ts";
 import type { AnyStream } from "./stream.ts";
-import { closestNames } from "./suggest.ts";
 import type { AnyTool } from "./tool.ts";
 
 export const BODY_LIMIT_BYTES = 64 * 1024;
@@ -78,7 +77,6 @@ export async function buildApp(def: ServerDef, options: BuildOptions = {}): Prom
     allowedOrigins: config.ALLOWED_ORIGINS,
     authToken: config.AUTH_TOKEN,
   };
-  const toolsByName = new Map(def.tools.map((t) => [t.name, t]));
   const identity = { name: `roadnerd-${def.name}`, version: def.version, instructions: def.instructions };
 
   const app: FastifyInstance = Fastify({
@@ -88,112 +86,20 @@ export async function buildApp(def: ServerDef, options: BuildOptions = {}): Prom
     logController: new LogController({ disableRequestLogging: true }),
   });
   await app.register(fastifySse, { heartbeatInterval: 0 });
-
-  // Empty body means {}; malformed JSON is a typed 400 (Fastify's default parser, so no prototype poisoning).
-  const jsonParser = app.getDefaultJsonParser("error", "error");
-  app.addContentTypeParser("application/json", { parseAs: "string" }, (request, body, done) => {
-    const text = String(body);
-    if (text.trim() === "") return done(null, {});
-    jsonParser(request, text, (err, value) =>
-      err
-        ? done(new DiagError("E_INVALID_INPUT", `malformed JSON body: ${err.message.slice(0, 120)}`), undefined)
-        : done(null, value),
-    );
-  });
-
+  registerJsonBody(app);
   app.addHook("onRequest", async (request) => checkRequest(request, guard));
+  registerErrorReplies(app);
 
-  app.setErrorHandler((err, request, reply) => {
-    const diag = toDiagError(err);
-    if (diag.code === "E_INTERNAL") request.log.error({ err }, "request failed");
-    const body = request.body as { run_id?: unknown } | undefined;
-    const runId = typeof body?.run_id === "string" ? body.run_id : undefined;
-    void reply.code(diag.status).send(errorBody(diag, runId));
+  registerMeta(app, {
+    name: identity.name,
+    version: def.version,
+    binaries: Object.keys(def.exec),
+    execPath: config.EXEC_PATH,
+    tools: def.tools,
+    streams: def.streams,
   });
-
-  app.setNotFoundHandler((request, reply) => {
-    const err = new DiagError("E_UNKNOWN_TOOL", `no route ${request.method} ${request.url.slice(0, 80)}`, {
-      hint: "try GET /actions for the tool list, POST /actions/<tool>, GET /sse/<tool>",
-    });
-    void reply.code(err.status).send(errorBody(err));
-  });
-
-  let capabilities: Promise<Capabilities> | undefined;
-  app.get("/healthz", async () => {
-    capabilities ??= detectCapabilities(Object.keys(def.exec), config.EXEC_PATH);
-    return { ok: true, name: identity.name, version: def.version, capabilities: await capabilities };
-  });
-
-  app.get("/actions", async () =>
-    def.tools.map((t) => ({
-      tool: `${def.name}/${t.name}`,
-      summary: t.summary,
-      input: inputJsonSchema(t.inputSchema),
-    })),
-  );
-
-  const unknownTool = (name: string) =>
-    new DiagError("E_UNKNOWN_TOOL", `no tool named ${name.slice(0, 64)}`, {
-      hint: `closest: ${closestNames(name, [...toolsByName.keys()]).join(", ")}`,
-    });
-
-  app.get<{ Params: { tool: string } }>("/actions/:tool", async (request) => {
-    const tool = toolsByName.get(request.params.tool);
-    if (!tool) throw unknownTool(request.params.tool);
-    return {
-      tool: `${def.name}/${tool.name}`,
-      summary: tool.summary,
-      call: `POST /actions/${tool.name}`,
-      example: tool.example,
-      input: inputJsonSchema(tool.inputSchema),
-      output: outputJsonSchema(tool.outputSchema),
-    };
-  });
-
-  app.post<{ Params: { tool: string } }>("/actions/:tool", async (request, reply) => {
-    const tool = toolsByName.get(request.params.tool);
-    if (!tool) throw unknownTool(request.params.tool);
-    // The caller hanging up cancels the work (subprocesses included).
-    const gone = new AbortController();
-    reply.raw.once("close", () => {
-      if (!reply.raw.writableFinished) gone.abort();
-    });
-    return runTool(tool, request.body, base, { signal: gone.signal });
-  });
-
-  app.route({
-    method: ["PUT", "PATCH", "DELETE"],
-    url: "/actions/:tool",
-    handler: async () => {
-      throw new DiagError("E_UNSUPPORTED", "servers are read-only: call tools with POST /actions/<tool>");
-    },
-  });
-
+  registerActions(app, def.name, def.tools, base);
   registerSse(app, def.tools, def.streams, base);
-
-  let openapi: unknown;
-  app.get("/openapi.json", async () => {
-    openapi ??= buildOpenApi(identity, def.tools, def.streams);
-    return openapi;
-  });
-
-  app.post("/mcp", async (request, reply) => {
-    const { handleMcpPost } = await import("./mcp.ts");
-    await handleMcpPost(request, reply, identity, def.tools, base);
-  });
-  app.route({
-    method: ["GET", "DELETE"],
-    url: "/mcp",
-    handler: async (_request, reply) =>
-      reply
-        .code(405)
-        .header("allow", "POST")
-        .send({
-          jsonrpc: "2.0",
-          error: { code: -32000, message: "Method not allowed: this server is stateless, use POST" },
-          id: null,
-        }),
-  });
-
+  registerMcpHttp(app, identity, def.tools, base);
   return app;
 }

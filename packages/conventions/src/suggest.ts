@@ -1,4 +1,5 @@
 /** "Did you mean": the closest names by edit distance, for E_UNKNOWN_TOOL hints. */
+import { DiagError } from "./errors.ts";
 
 function distance(a: string, b: string): number {
   const row = Array.from({ length: b.length + 1 }, (_, i) => i);
@@ -21,4 +22,11 @@ export function closestNames(wanted: string, names: readonly string[], max = 3):
     .sort((a, b) => a.d - b.d || a.name.localeCompare(b.name))
     .slice(0, max)
     .map((x) => x.name);
+}
+
+/** The one E_UNKNOWN_TOOL for every surface: the name asked (cut) and the closest real names. */
+export function unknownTool(name: string, names: readonly string[], kind = "tool"): DiagError {
+  return new DiagError("E_UNKNOWN_TOOL", `no ${kind} named ${name.slice(0, 64)}`, {
+    hint: `closest: ${closestNames(name, names).join(", ")}`,
+  });
 }

@@ -11,6 +11,7 @@ export {
   startCaptivePortal,
 } from "./captive-portal.ts";
 export { generateTestCerts, type KeyCert, type TestCerts, WRONG_NAME } from "./certs.ts";
+export { CLOSED_PORT } from "./closed-port.ts";
 export {
   type DnsServerOptions,
   type Misbehaviour,

@@ -5,6 +5,7 @@
 import { createServer, type Server } from "node:net";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import {
+  CLOSED_PORT,
   diagRoutes,
   generateTestCerts,
   OK_BODY,
@@ -32,7 +33,7 @@ let certs: TestCerts;
 const servers: Record<string, TestServer> = {};
 let garbage: Server;
 let garbageUrl: string;
-let closedPort: number;
+const closedPort = CLOSED_PORT;
 
 beforeAll(async () => {
   certs = await generateTestCerts(["portal.test"]);
@@ -52,10 +53,6 @@ beforeAll(async () => {
   await new Promise<void>((r) => garbage.listen(0, "127.0.0.1", r));
   garbageUrl = `http://127.0.0.1:${(garbage.address() as { port: number }).port}/`;
   // A port that was just free: nothing listens there.
-  const probe = createServer();
-  await new Promise<void>((r) => probe.listen(0, "127.0.0.1", r));
-  closedPort = (probe.address() as { port: number }).port;
-  await new Promise<void>((r) => probe.close(() => r()));
 });
 
 afterAll(async () => {

@@ -4,11 +4,11 @@
  * not flagged, and each OS's verdict is exact. The spec's default test URL is never used: CAPTIVE_TEST_URL
  * and CAPTIVE_PROBES point at loopback, and the real probe hosts are denied by name before any lookup.
  */
-import { createServer } from "node:net";
 import { createClient, type RoadNerdClient } from "@roadnerd/client";
 import {
   type CapportApi,
   type CaptivePortal,
+  CLOSED_PORT,
   diagRoutes,
   generateTestCerts,
   LOGIN_PAGE,
@@ -51,7 +51,7 @@ const spawned: SpawnedServer[] = [];
 let main: RoadNerdClient;
 let interceptClient: RoadNerdClient;
 let deadClient: RoadNerdClient;
-let closedPort: number;
+const closedPort = CLOSED_PORT;
 
 const probesEnv = (probes: Array<{ url: string; expect: number | string }>) => JSON.stringify(probes);
 
@@ -65,10 +65,6 @@ beforeAll(async () => {
     startCapportApi(certs.valid, portal.loginUrl),
     startCapportApi(certs.wrongName, portal.loginUrl),
   ]);
-  const probe = createServer();
-  await new Promise<void>((r) => probe.listen(0, "127.0.0.1", r));
-  closedPort = (probe.address() as { port: number }).port;
-  await new Promise<void>((r) => probe.close(() => r()));
   const base = { ...SAFETY_ENV, NODE_EXTRA_CA_CERTS: certs.caFile, CAPTIVE_TEST_URL: `${portal.url}/` };
   const honest = [
     { url: `${portal.url}/generate_204`, expect: 204 },

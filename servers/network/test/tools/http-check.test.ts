@@ -2,9 +2,9 @@
  * http_check against the real built server, fetching only servers this test starts on 127.0.0.0/8.
  * The server trusts the test CA through NODE_EXTRA_CA_CERTS, so `authorized` is exact for every cert.
  */
-import { createServer } from "node:net";
 import { createClient, type RoadNerdClient } from "@roadnerd/client";
 import {
+  CLOSED_PORT,
   diagRoutes,
   generateTestCerts,
   REAL_PROBE_HOSTS_DENY,
@@ -42,7 +42,7 @@ let server: SpawnedServer | undefined;
 let restricted: SpawnedServer | undefined;
 let client: RoadNerdClient;
 let restrictedClient: RoadNerdClient;
-let closedPort: number;
+const closedPort = CLOSED_PORT;
 
 beforeAll(async () => {
   certs = await generateTestCerts();
@@ -55,10 +55,6 @@ beforeAll(async () => {
     startTestServer(routes, { tls: certs.wrongName }),
   ]);
   Object.assign(web, { plain, other, valid, expired, wrongName });
-  const probe = createServer();
-  await new Promise<void>((r) => probe.listen(0, "127.0.0.1", r));
-  closedPort = (probe.address() as { port: number }).port;
-  await new Promise<void>((r) => probe.close(() => r()));
   const env = { ...SAFETY_ENV, NODE_EXTRA_CA_CERTS: certs.caFile };
   // Each server is tracked as soon as it runs, so a failed start of the other cannot leak it.
   const track = (s: SpawnedServer) => {

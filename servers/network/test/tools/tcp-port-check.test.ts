@@ -5,7 +5,14 @@ import { once } from "node:events";
 import { existsSync } from "node:fs";
 import { createServer, type Server } from "node:net";
 import { createClient, type RoadNerdClient } from "@roadnerd/client";
-import { createNetnsLab, type NetnsLab, netnsSkipReason, type SpawnedServer, spawnServer } from "@roadnerd/testkit";
+import {
+  CLOSED_PORT,
+  createNetnsLab,
+  type NetnsLab,
+  netnsSkipReason,
+  type SpawnedServer,
+  spawnServer,
+} from "@roadnerd/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 interface PortCheck {
@@ -67,10 +74,8 @@ describe("tcp_port_check on loopback", () => {
     expect(res.summary).toMatch(/^127\.0\.0\.1:\d+ is open \(\d+ ms\)$/);
   });
 
-  it("refused: a port just closed is a 200 result with E_CONN_REFUSED, not an error", async () => {
-    const { server: closed, port } = await listen("127.0.0.1");
-    closed.close();
-    await once(closed, "close");
+  it("refused: a closed port is a 200 result with E_CONN_REFUSED, not an error", async () => {
+    const port = CLOSED_PORT;
     const res = await client.call<PortCheck>("tcp_port_check", { host: "127.0.0.1", port });
     expect(res).toMatchObject({ open: false, state: "refused", error: "E_CONN_REFUSED", address: "127.0.0.1" });
     expect(res.detail).toBe(`connection refused (ECONNREFUSED, address 127.0.0.1:${port})`);

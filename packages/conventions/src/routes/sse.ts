@@ -5,13 +5,13 @@
  * are counters we make: @fastify/sse writes both unescaped.
  */
 import type { FastifyInstance, FastifyReply } from "fastify";
-import { DiagError, errorBody, toDiagError } from "./errors.ts";
-import { checkRawStrings, invalidInput } from "./input-errors.ts";
-import { queryToInput } from "./query-input.ts";
-import { type BaseContext, parseToolInput, runTool } from "./run-tool.ts";
-import { type AnyStream, DEFAULT_STREAM_DURATION_MS, PING_INTERVAL_MS, type StreamContext } from "./stream.ts";
-import { closestNames } from "./suggest.ts";
-import type { AnyTool } from "./tool.ts";
+import { errorBody, toDiagError } from "../errors.ts";
+import { checkRawStrings, invalidInput } from "../input-errors.ts";
+import { queryToInput } from "../query-input.ts";
+import { type BaseContext, parseToolInput, runTool } from "../run-tool.ts";
+import { type AnyStream, DEFAULT_STREAM_DURATION_MS, PING_INTERVAL_MS, type StreamContext } from "../stream.ts";
+import { unknownTool } from "../suggest.ts";
+import type { AnyTool } from "../tool.ts";
 
 type EventName = "ping" | "message" | "error" | "end";
 
@@ -68,9 +68,7 @@ export function registerSse(
       const stream = streamsByName.get(name);
       const tool = toolsByName.get(name);
       if (!stream && !tool) {
-        throw new DiagError("E_UNKNOWN_TOOL", `no stream named ${name.slice(0, 64)}`, {
-          hint: `closest: ${closestNames(name, names).join(", ")}`,
-        });
+        throw unknownTool(name, names, "stream");
       }
       const schema = (stream ?? (tool as AnyTool)).inputSchema;
       const rawInput = queryToInput(schema, request.query);

@@ -1,0 +1,55 @@
+/** /actions: the catalog, one tool's schemas, and the call itself. Mutating methods are refused. */
+import type { FastifyInstance } from "fastify";
+import { DiagError } from "../errors.ts";
+import { type BaseContext, runTool } from "../run-tool.ts";
+import { inputJsonSchema, outputJsonSchema } from "../schemas.ts";
+import { unknownTool } from "../suggest.ts";
+import type { AnyTool } from "../tool.ts";
+
+export function registerActions(
+  app: FastifyInstance,
+  prefix: string,
+  tools: readonly AnyTool[],
+  base: BaseContext,
+): void {
+  const byName = new Map(tools.map((t) => [t.name, t]));
+  const find = (name: string): AnyTool => {
+    const tool = byName.get(name);
+    if (!tool) throw unknownTool(name, [...byName.keys()]);
+    return tool;
+  };
+
+  app.get("/actions", async () =>
+    tools.map((t) => ({ tool: `${prefix}/${t.name}`, summary: t.summary, input: inputJsonSchema(t.inputSchema) })),
+  );
+
+  app.get<{ Params: { tool: string } }>("/actions/:tool", async (request) => {
+    const tool = find(request.params.tool);
+    return {
+      tool: `${prefix}/${tool.name}`,
+      summary: tool.summary,
+      call: `POST /actions/${tool.name}`,
+      example: tool.example,
+      input: inputJsonSchema(tool.inputSchema),
+      output: outputJsonSchema(tool.outputSchema),
+    };
+  });
+
+  app.post<{ Params: { tool: string } }>("/actions/:tool", async (request, reply) => {
+    const tool = find(request.params.tool);
+    // The caller hanging up cancels the work (subprocesses included).
+    const gone = new AbortController();
+    reply.raw.once("close", () => {
+      if (!reply.raw.writableFinished) gone.abort();
+    });
+    return runTool(tool, request.body, base, { signal: gone.signal });
+  });
+
+  app.route({
+    method: ["PUT", "PATCH", "DELETE"],
+    url: "/actions/:tool",
+    handler: async () => {
+      throw new DiagError("E_UNSUPPORTED", "servers are read-only: call tools with POST /actions/<tool>");
+    },
+  });
+}

@@ -1,0 +1,29 @@
+/** /healthz (liveness and what this server can see) and /openapi.json, both computed once. */
+import type { FastifyInstance } from "fastify";
+import { type Capabilities, detectCapabilities } from "../capabilities.ts";
+import { buildOpenApi } from "../openapi.ts";
+import type { AnyStream } from "../stream.ts";
+import type { AnyTool } from "../tool.ts";
+
+export interface MetaOptions {
+  name: string;
+  version: string;
+  binaries: readonly string[];
+  execPath: string;
+  tools: readonly AnyTool[];
+  streams: readonly AnyStream[];
+}
+
+export function registerMeta(app: FastifyInstance, options: MetaOptions): void {
+  let capabilities: Promise<Capabilities> | undefined;
+  app.get("/healthz", async () => {
+    capabilities ??= detectCapabilities(options.binaries, options.execPath);
+    return { ok: true, name: options.name, version: options.version, capabilities: await capabilities };
+  });
+
+  let openapi: unknown;
+  app.get("/openapi.json", async () => {
+    openapi ??= buildOpenApi(options, options.tools, options.streams);
+    return openapi;
+  });
+}

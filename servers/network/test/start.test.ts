@@ -1,0 +1,64 @@
+/** How the server starts, as the orchestrator and operators rely on it: the bin, env, the listening line, --help. */
+import { execFile } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { promisify } from "node:util";
+import { createClient } from "@roadnerd/client";
+import { serverEntry, spawnServer } from "@roadnerd/testkit";
+import { describe, expect, it } from "vitest";
+
+const run = promisify(execFile);
+
+describe("starting roadnerd-network", () => {
+  it("the package's bin points at the built entry", () => {
+    const pkg = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8"));
+    expect(pkg.bin).toEqual({ "roadnerd-network": "./dist/main.js" });
+    expect(readFileSync(serverEntry("network"), "utf8").startsWith("#!/usr/bin/env node\n")).toBe(true);
+  });
+
+  it("PORT=0 binds a free port, logs one listening line with its url, and /healthz says what it can see", async () => {
+    const server = await spawnServer("network", { env: { PORT: "0" } });
+    try {
+      const listening = server.lines.map((l) => JSON.parse(l)).filter((r) => r.msg === "listening");
+      expect(listening).toHaveLength(1);
+      expect(listening[0].url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+      const health = await createClient(server.url).healthz();
+      expect(health).toMatchObject({ ok: true, name: "roadnerd-network", version: "0.1.0" });
+      expect(health.capabilities).toMatchObject({ systemd_pid1: expect.any(Boolean), binaries: { ip: true } });
+    } finally {
+      await server.stop();
+    }
+  });
+
+  it("still announces itself with LOG_LEVEL=warn, and exits 0 on SIGTERM", async () => {
+    const server = await spawnServer("network", { env: { LOG_LEVEL: "warn" } });
+    const exited = new Promise<number | null>((r) => server.child.once("exit", (code) => r(code)));
+    await server.stop();
+    expect(await exited).toBe(0);
+  });
+
+  it("--help names the env vars, the server's own included", async () => {
+    const { stdout } = await run(process.execPath, [serverEntry("network"), "--help"]);
+    expect(stdout).toContain("--stdio");
+    expect(stdout).toContain("default 7101");
+    expect(stdout).toContain("RESOLV_CONF");
+    expect(stdout).toContain("CAPTIVE_PROBES");
+  });
+
+  it("bad env or an unknown argument exits 2 with a clear message, before binding anything", async () => {
+    const bad = await run(process.execPath, [serverEntry("network")], {
+      env: { PATH: "/usr/bin:/bin", AUTH_TOKEN: "short" },
+    }).catch((e: { code: number; stderr: string }) => e);
+    expect(bad).toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining("AUTH_TOKEN must be at least 16 characters"),
+    });
+    const probes = await run(process.execPath, [serverEntry("network")], {
+      env: { PATH: "/usr/bin:/bin", CAPTIVE_PROBES: "nope" },
+    }).catch((e: { code: number; stderr: string }) => e);
+    expect(probes).toMatchObject({ code: 2, stderr: expect.stringContaining("CAPTIVE_PROBES") });
+    const arg = await run(process.execPath, [serverEntry("network"), "--verbose"]).catch(
+      (e: { code: number; stderr: string }) => e,
+    );
+    expect(arg).toMatchObject({ code: 2, stderr: expect.stringContaining("unknown argument: --verbose") });
+  });
+});
