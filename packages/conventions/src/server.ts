@@ -88,7 +88,7 @@ export async function buildApp(def: ServerDef, options: BuildOptions = {}): Prom
   await app.register(fastifySse, { heartbeatInterval: 0 });
   registerJsonBody(app);
   app.addHook("onRequest", async (request) => checkRequest(request, guard));
-  registerErrorReplies(app);
+  registerErrorReplies(app, BODY_LIMIT_BYTES);
 
   registerMeta(app, {
     name: identity.name,

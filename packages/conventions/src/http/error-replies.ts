@@ -2,9 +2,18 @@
 import type { FastifyInstance } from "fastify";
 import { DiagError, errorBody, toDiagError } from "../errors.ts";
 
-export function registerErrorReplies(app: FastifyInstance): void {
+function diagnose(err: unknown, bodyLimit: number): DiagError {
+  if ((err as { code?: string } | null)?.code === "FST_ERR_CTP_BODY_TOO_LARGE") {
+    return new DiagError("E_INVALID_INPUT", `request body larger than ${bodyLimit} bytes`, {
+      hint: "tool inputs are small: send only the tool's fields (GET /actions/<tool> shows them)",
+    });
+  }
+  return toDiagError(err);
+}
+
+export function registerErrorReplies(app: FastifyInstance, bodyLimit: number): void {
   app.setErrorHandler((err, request, reply) => {
-    const diag = toDiagError(err);
+    const diag = diagnose(err, bodyLimit);
     if (diag.code === "E_INTERNAL") request.log.error({ err }, "request failed");
     const body = request.body as { run_id?: unknown } | undefined;
     const runId = typeof body?.run_id === "string" ? body.run_id : undefined;
