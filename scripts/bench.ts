@@ -35,12 +35,22 @@ interface Proc {
   stop(): void;
 }
 
+/** Every process this bench starts, killed on exit even if the bench fails half-way. */
+const children = new Set<ReturnType<typeof spawn>>();
+process.once("exit", () => {
+  for (const c of children) c.kill("SIGKILL");
+});
+for (const signal of ["SIGINT", "SIGTERM"] as const) process.once(signal, () => process.exit(130));
+
 function start(node: string, args: string[], env: Record<string, string> = {}): Promise<Proc> {
   return new Promise((resolve, reject) => {
+    // An explicit environment: nothing from the developer's shell (CAPPORT_URL, RESOLV_CONF…) leaks in.
     const child = spawn(node, args, {
-      env: { ...process.env, HOST: "127.0.0.1", PORT: "0", LOG_LEVEL: "info", ...env },
+      env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOST: "127.0.0.1", PORT: "0", LOG_LEVEL: "info", ...env },
       stdio: ["ignore", "pipe", "ignore"],
     });
+    children.add(child);
+    child.once("exit", () => children.delete(child));
     let buf = "";
     const timer = setTimeout(() => {
       child.kill("SIGKILL");
@@ -273,6 +283,7 @@ console.log(
 const fresh = await start(node20, [ENTRY], loopbackEnv);
 const freshBare = await start(node20, [`${ROOT}/scripts/bench/bare-fastify.mjs`]);
 const idle = spawn(node20, ["-e", "setInterval(() => {}, 1000)"], { stdio: "ignore" });
+children.add(idle);
 await new Promise((r) => setTimeout(r, 1000));
 console.log(
   `idle RSS: network ${f1(rssMb(fresh.pid))} MB (after the load above: ${f1(rssMb(srv.pid))} MB), bare Fastify ${f1(rssMb(freshBare.pid))} MB, idle node ${f1(rssMb(idle.pid as number))} MB`,

@@ -34,7 +34,6 @@ for (const dir of servers) {
     minifySyntax: true,
     legalComments: "none",
     banner: { js: banner },
-    define: { "process.env.ROADNERD_VERSION": JSON.stringify(pkg.version) },
     logLevel: "warning",
   });
   // A tiny launcher turns on Node's compile cache (Node >= 22.1) before the bundle is parsed, so the

@@ -20,7 +20,10 @@ for (const name of servers) {
     stdio: ["ignore", "pipe", "inherit"],
   });
   const url = await new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`${name} did not start`)), 15_000);
+    const timer = setTimeout(() => {
+      child.kill("SIGKILL");
+      reject(new Error(`${name} did not start`));
+    }, 15_000);
     let buf = "";
     child.stdout.on("data", (d) => {
       buf += d;

@@ -21,8 +21,15 @@ const portSchema = z.coerce.number().int().min(0).max(65535);
 export const baseEnvShape = {
   HOST: z.string().min(1).default(DEFAULT_HOST).describe("address to bind"),
   PORT: portSchema.optional().describe("port to bind; 0 = any free port"),
-  LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
-  AUTH_TOKEN: z.string().min(16, "AUTH_TOKEN must be at least 16 characters").optional(),
+  LOG_LEVEL: z
+    .enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"])
+    .default("info")
+    .describe("pino level (default info); the listening line is written at any level but silent"),
+  AUTH_TOKEN: z
+    .string()
+    .min(16, "AUTH_TOKEN must be at least 16 characters")
+    .optional()
+    .describe("if set, every route but /healthz needs Authorization: Bearer <token> (16+ chars)"),
   ALLOWED_HOSTS: csv.describe("extra Host header names accepted (DNS-rebinding guard)"),
   ALLOWED_ORIGINS: csv.describe("extra browser Origins accepted, e.g. https://inspector.example"),
   OUTBOUND_ALLOW: csv.describe("if set, the only targets tools may reach: CIDRs or host names"),

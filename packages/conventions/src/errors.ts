@@ -68,14 +68,6 @@ export class DiagError extends Error {
   }
 }
 
-export function diagError(code: ErrorCode, message: string, hint?: string): DiagError {
-  return new DiagError(code, message, { hint });
-}
-
-export function isErrorCode(value: unknown): value is ErrorCode {
-  return typeof value === "string" && (ERROR_CODES as readonly string[]).includes(value);
-}
-
 /** Anything thrown becomes a DiagError; unknown errors become E_INTERNAL with the cause kept (for logs only). */
 export function toDiagError(err: unknown): DiagError {
   if (err instanceof DiagError) return err;

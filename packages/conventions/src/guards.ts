@@ -3,7 +3,7 @@
  * optional bearer token. A browser page on evil.example that rebinds its name to 127.0.0.1 still sends
  * `Host: evil.example`, so only names we were told about get through.
  */
-import { timingSafeEqual } from "node:crypto";
+import { createHash, timingSafeEqual } from "node:crypto";
 import { isIP } from "node:net";
 import type { FastifyRequest } from "fastify";
 import { DiagError } from "./errors.ts";
@@ -30,29 +30,40 @@ export function isAllowedHost(hostHeader: string | undefined, options: GuardOpti
   const name = hostnameOf(hostHeader);
   if (options.allowedHosts.map((h) => h.toLowerCase()).includes(name)) return true;
   if (LOCAL_NAMES.includes(name)) return true;
-  // An IP literal is never a rebinding vector: the attacker's page cannot make the browser send one.
+  // An IP literal Host is never a rebinding vector: a rebound name still arrives as that name.
   if (isIP(name) !== 0) return true;
   const bind = options.bindHost.toLowerCase();
   return bind !== "0.0.0.0" && bind !== "::" && name === bind;
 }
 
+function isLoopback(name: string): boolean {
+  return LOCAL_NAMES.includes(name) || /^127\.\d+\.\d+\.\d+$/.test(name);
+}
+
+/**
+ * A browser page may call us only from a local origin (an MCP Inspector on localhost), the name we are bound
+ * to, or ALLOWED_ORIGINS. Unlike Host, any IP literal will not do: a page served from 203.0.113.5 sends that.
+ */
 export function isAllowedOrigin(origin: string, options: GuardOptions): boolean {
   if (origin === "null") return false;
   if (options.allowedOrigins.includes(origin)) return true;
   try {
     const url = new URL(origin);
-    return (url.protocol === "http:" || url.protocol === "https:") && isAllowedHost(url.host, options);
+    if (url.protocol !== "http:" && url.protocol !== "https:") return false;
+    const name = hostnameOf(url.host);
+    const bind = options.bindHost.toLowerCase();
+    return isLoopback(name) || options.allowedHosts.map((h) => h.toLowerCase()).includes(name) || name === bind;
   } catch {
     return false;
   }
 }
 
-function tokenMatches(header: string | undefined, token: string): boolean {
+/** Constant-time in the token's length too: compare digests, not the strings. */
+export function hasValidToken(header: string | undefined, token: string): boolean {
   const m = /^Bearer\s+(.+)$/i.exec(header ?? "");
   if (!m?.[1]) return false;
-  const a = Buffer.from(m[1]);
-  const b = Buffer.from(token);
-  return a.length === b.length && timingSafeEqual(a, b);
+  const digest = (v: string) => createHash("sha256").update(v).digest();
+  return timingSafeEqual(digest(m[1]), digest(token));
 }
 
 /** Throws a DiagError when the request must not be served. */
@@ -66,10 +77,18 @@ export function checkRequest(request: FastifyRequest, options: GuardOptions): vo
   if (origin !== undefined && !isAllowedOrigin(origin, options)) {
     throw new DiagError("E_FORBIDDEN", "Origin not allowed", { hint: "add it to ALLOWED_ORIGINS" });
   }
+  // <img>, <script> and navigations send no Origin, but browsers mark them: a page elsewhere must not run
+  // tools through a plain GET /sse/<tool>.
+  const site = request.headers["sec-fetch-site"];
+  if ((site === "cross-site" || site === "same-site") && origin === undefined) {
+    throw new DiagError("E_FORBIDDEN", "cross-site request without an Origin", {
+      hint: "call from a page whose origin is allowed (ALLOWED_ORIGINS)",
+    });
+  }
   if (
     options.authToken &&
     request.url !== "/healthz" &&
-    !tokenMatches(request.headers.authorization, options.authToken)
+    !hasValidToken(request.headers.authorization, options.authToken)
   ) {
     throw new DiagError("E_UNAUTHORIZED", "missing or wrong bearer token", {
       hint: "send Authorization: Bearer $AUTH_TOKEN",

@@ -4,14 +4,12 @@ export { type BaseConfig, baseEnvShape, DEFAULT_EXEC_PATH, DEFAULT_HOST, loadCon
 export { renderErrorTable } from "./error-table.ts";
 export {
   DiagError,
-  diagError,
   ERROR_CODES,
   ERROR_MEANING,
   ERROR_STATUS,
   type ErrorBody,
   type ErrorCode,
   errorBody,
-  isErrorCode,
   toDiagError,
 } from "./errors.ts";
 export {
@@ -38,7 +36,14 @@ export {
   MIN_TIMEOUT_MS,
   portField,
 } from "./fields.ts";
-export { checkRequest, type GuardOptions, hostnameOf, isAllowedHost, isAllowedOrigin } from "./guards.ts";
+export {
+  checkRequest,
+  type GuardOptions,
+  hasValidToken,
+  hostnameOf,
+  isAllowedHost,
+  isAllowedOrigin,
+} from "./guards.ts";
 export { MAX_INPUT_STRING } from "./input-errors.ts";
 export {
   type Capped,
@@ -81,6 +86,7 @@ export {
   type ResolvedTarget,
   type TlsFacts,
   toProbeFailure,
+  UNREACHABLE_REASONS,
 } from "./outbound/index.ts";
 export { type BaseContext, parseToolInput, runTool, type ToolResult } from "./run-tool.ts";
 export { inputJsonSchema, type JsonSchema, outputJsonSchema } from "./schemas.ts";

@@ -45,6 +45,8 @@ export async function runMain(def: ServerDef, argv: readonly string[] = process.
       baseContext(def, config, log),
     );
     log.info({ transport: "stdio" }, "serving MCP over stdio");
+    // Exit on a signal through process.exit, so the exec module's exit hook kills any live process group.
+    for (const signal of ["SIGTERM", "SIGINT"] as const) process.once(signal, () => process.exit(0));
     return;
   }
   const log = createLogger({ name: def.name, level: config.LOG_LEVEL });

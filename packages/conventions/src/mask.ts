@@ -10,15 +10,23 @@ export function isSecretHeader(name: string): boolean {
   return SECRET_HEADER.test(name) || SECRET_NAME.test(name);
 }
 
-/** Copy headers with secret values masked; multi-valued headers are joined. */
+/** Headers whose value holds a URL: an OAuth redirect's `?code=` or `#access_token=` must not be echoed. */
+const URL_HEADER = /^(location|content-location|refresh|link)$/i;
+
+/** Copy headers with secret values masked (URL-bearing ones through maskUrl); multi-valued headers joined. */
 export function maskHeaders(headers: Record<string, string | string[] | undefined>): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [name, value] of Object.entries(headers)) {
     if (value === undefined) continue;
     const joined = Array.isArray(value) ? value.join(", ") : value;
-    out[name.toLowerCase()] = isSecretHeader(name) ? MASK : joined;
+    out[name.toLowerCase()] = isSecretHeader(name) ? MASK : URL_HEADER.test(name) ? maskUrlsIn(joined) : joined;
   }
   return out;
+}
+
+/** Every absolute URL inside a header value (Refresh: 0; url=…, Link: <…>; rel=…) masked in place. */
+function maskUrlsIn(value: string): string {
+  return value.replace(/https?:\/\/[^\s<>"',;]+/gi, (u) => maskUrl(u));
 }
 
 /** Mask userinfo and secret-looking query parameters in a URL; non-URLs pass through maskText. */
@@ -34,6 +42,8 @@ export function maskUrl(raw: string): string {
   for (const key of [...url.searchParams.keys()]) {
     if (SECRET_NAME.test(key) || /^(code|key|access_token|id_token)$/i.test(key)) url.searchParams.set(key, MASK);
   }
+  // Implicit-flow tokens travel in the fragment.
+  if (/(access_token|id_token|code)=/i.test(url.hash)) url.hash = `#${MASK}`;
   return url.toString();
 }
 

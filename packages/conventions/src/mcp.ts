@@ -26,7 +26,7 @@ export interface McpIdentity {
   instructions?: string | undefined;
 }
 
-/** A compact text copy of a result: the summary first, then the JSON, for clients that show only text. */
+/** The text copy of a result for clients that show only text: the same JSON, compact (summary included). */
 export function resultText(result: Record<string, unknown>): string {
   return JSON.stringify(result);
 }

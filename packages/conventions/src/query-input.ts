@@ -22,7 +22,8 @@ function coerce(value: string, type: string | undefined): unknown {
   switch (type) {
     case "integer":
     case "number":
-      return value.trim() !== "" && Number.isFinite(Number(value)) ? Number(value) : value;
+      // Plain decimal only, so `0x1`, `1e3` or ` 80 ` are refused here as they are in a JSON body.
+      return /^-?\d+(\.\d+)?$/.test(value) ? Number(value) : value;
     case "boolean":
       return value === "true" ? true : value === "false" ? false : value;
     case "object":

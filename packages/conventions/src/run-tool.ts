@@ -89,5 +89,7 @@ export async function runTool(
     clearTimeout(deadline);
     clearTimeout(hardStop);
     options.signal?.removeEventListener("abort", onCallerGone);
+    // The call has answered: whatever the handler still has in flight (a probe, a process) stops now.
+    controller.abort(new DiagError("E_TIMEOUT", `${tool.name} already answered`));
   }
 }

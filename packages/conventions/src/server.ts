@@ -84,6 +84,8 @@ export async function buildApp(def: ServerDef, options: BuildOptions = {}): Prom
     bodyLimit: BODY_LIMIT_BYTES,
     // runTool logs each call with its tool, run_id and duration; per-request lines would only repeat it.
     logController: new LogController({ disableRequestLogging: true }),
+    // On close, end open SSE streams too (their work is aborted on disconnect) instead of waiting them out.
+    forceCloseConnections: true,
   });
   await app.register(fastifySse, { heartbeatInterval: 0 });
   registerJsonBody(app);
@@ -91,6 +93,7 @@ export async function buildApp(def: ServerDef, options: BuildOptions = {}): Prom
   registerErrorReplies(app, BODY_LIMIT_BYTES);
 
   registerMeta(app, {
+    authToken: config.AUTH_TOKEN,
     name: identity.name,
     version: def.version,
     binaries: Object.keys(def.exec),

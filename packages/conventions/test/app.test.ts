@@ -1,7 +1,7 @@
 import type { FastifyInstance } from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { BODY_LIMIT_BYTES, buildApp } from "../src/server.ts";
-import { demoServer } from "./fixtures/demo-server.ts";
+import { demoServer, earlyWork } from "./fixtures/demo-server.ts";
 import { silentLogger } from "./fixtures/silent-logger.ts";
 
 let app: FastifyInstance;
@@ -35,7 +35,7 @@ describe("HTTP contract", () => {
       summary: string;
       input: { properties: object };
     }>;
-    expect(list.map((t) => t.tool)).toEqual(["demo/echo_name", "demo/sleepy", "demo/broken"]);
+    expect(list.map((t) => t.tool)).toEqual(["demo/echo_name", "demo/sleepy", "demo/broken", "demo/early"]);
     expect(Object.keys(list[0]?.input.properties ?? {})).toEqual(["name", "limit", "timeout_ms", "run_id"]);
   });
 
@@ -135,6 +135,14 @@ describe("bad input gets a typed error", () => {
   });
 });
 
+describe("after the answer", () => {
+  it("work a handler left in flight is aborted once the call has answered (regression: probes ran on)", async () => {
+    const res = await post("early", {});
+    expect(res.statusCode).toBe(200);
+    expect(earlyWork.aborted).toBe(true);
+  });
+});
+
 describe("failures", () => {
   it("a handler past its deadline is E_TIMEOUT (504)", async () => {
     const res = await post("sleepy", { ms: 3000, timeout_ms: 100 });
@@ -178,6 +186,16 @@ describe("Host / Origin / token guards", () => {
     expect((await app.inject({ url: "/actions", headers: { origin: "http://localhost:6274" } })).statusCode).toBe(200);
   });
 
+  it("refuses a page elsewhere: an IP-literal Origin that is not loopback, a cross-site request without Origin", async () => {
+    expect((await app.inject({ url: "/actions", headers: { origin: "http://203.0.113.5" } })).statusCode).toBe(403);
+    expect((await app.inject({ url: "/actions", headers: { origin: "http://127.0.0.1:6274" } })).statusCode).toBe(200);
+    // <img src="http://127.0.0.1:7101/sse/…"> sends no Origin but Sec-Fetch-Site: cross-site.
+    const img = await app.inject({ url: "/sse/ticks", headers: { "sec-fetch-site": "cross-site" } });
+    expect(img.statusCode).toBe(403);
+    expect(img.json().error.message).toBe("cross-site request without an Origin");
+    expect((await app.inject({ url: "/actions", headers: { "sec-fetch-site": "none" } })).statusCode).toBe(200);
+  });
+
   it("ALLOWED_HOSTS and ALLOWED_ORIGINS extend the lists", async () => {
     const other = await buildApp(demoServer, {
       env: { ALLOWED_HOSTS: "diag.lan", ALLOWED_ORIGINS: "https://inspector.example" },
@@ -193,7 +211,12 @@ describe("Host / Origin / token guards", () => {
   it("AUTH_TOKEN requires the bearer token everywhere but /healthz", async () => {
     const token = "t0ken-t0ken-t0ken-1234";
     const secured = await buildApp(demoServer, { env: { AUTH_TOKEN: token }, logger: silentLogger() });
-    expect((await secured.inject({ url: "/healthz" })).statusCode).toBe(200);
+    const open = await secured.inject({ url: "/healthz" });
+    expect(open.statusCode).toBe(200);
+    // Without the token /healthz says only that it lives, not what it can see.
+    expect(open.json()).toEqual({ ok: true, name: "roadnerd-demo", version: "0.0.1" });
+    const full = await secured.inject({ url: "/healthz", headers: { authorization: `Bearer ${token}` } });
+    expect(full.json()).toHaveProperty("capabilities");
     const denied = await secured.inject({ url: "/actions" });
     expect(denied.statusCode).toBe(401);
     expect(denied.json().error.code).toBe("E_UNAUTHORIZED");

@@ -30,7 +30,7 @@ const errorOf = (result: Record<string, unknown>) =>
 describe("MCP over Streamable HTTP (stateless)", () => {
   it("lists tools with JSON Schemas and read-only annotations", async () => {
     const { tools } = await client.listTools();
-    expect(tools.map((t) => t.name)).toEqual(["echo_name", "sleepy", "broken"]);
+    expect(tools.map((t) => t.name)).toEqual(["echo_name", "sleepy", "broken", "early"]);
     const echo = tools[0];
     expect(echo?.description).toBe("Echo a host name back, with a list to cap.");
     expect(echo?.annotations).toMatchObject({ readOnlyHint: true, destructiveHint: false });

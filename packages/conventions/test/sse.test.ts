@@ -61,6 +61,14 @@ describe("SSE", () => {
     expect(events.at(-1)).toEqual({ event: "end", data: { reason: "duration" } });
   });
 
+  it("query numbers must be plain decimals, as in a JSON body", async () => {
+    for (const bad of ["0x32", "1e2", "%2050"]) {
+      const res = await request(`${base}/sse/ticks?interval_ms=${bad}`);
+      expect(res.statusCode, bad).toBe(400);
+      await res.body.dump();
+    }
+  });
+
   it("bad query input is a 400 with a typed body before any stream starts", async () => {
     const res = await request(`${base}/sse/ticks?interval_ms=abc`);
     expect(res.statusCode).toBe(400);

@@ -3,7 +3,7 @@
  * `captiveEnv` is part of the server's env (config.ts), so the kernel validates it once at start-up and a bad
  * value stops the server instead of failing the first call.
  */
-import { DiagError, httpUrlField } from "@roadnerd/conventions";
+import { httpUrlField } from "@roadnerd/conventions";
 import { z } from "zod";
 
 /** The spec's default: a plain-HTTP site, so a portal can intercept it. */
@@ -59,16 +59,4 @@ export function captiveSettings(config: Readonly<Record<string, unknown>>): Capt
     capportUrl: config.CAPPORT_URL as string | undefined,
     testUrl: (config.CAPTIVE_TEST_URL as string | undefined) ?? DEFAULT_TEST_URL,
   });
-}
-
-/** Parse captive env on its own (the server does it through the kernel's loadConfig at start-up). */
-export function loadCaptiveConfig(env: NodeJS.ProcessEnv): CaptiveConfig {
-  // Empty means unset, as in the kernel's loadConfig.
-  const cleaned = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ""));
-  const parsed = z.object(captiveEnv).safeParse(cleaned);
-  if (!parsed.success) {
-    const lines = parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`);
-    throw new DiagError("E_INVALID_INPUT", `invalid environment: ${lines.join("; ")}`);
-  }
-  return captiveSettings(parsed.data);
 }

@@ -17,6 +17,6 @@ export const networkEnv = {
 export type NetworkConfig = z.output<z.ZodObject<typeof networkEnv>>;
 
 /** The network fields of a handler's `ctx.config` (already parsed by the kernel with `networkEnv`). */
-export function networkConfig(config: Readonly<Record<string, unknown>>): Pick<NetworkConfig, "RESOLV_CONF"> {
-  return { RESOLV_CONF: typeof config.RESOLV_CONF === "string" ? config.RESOLV_CONF : DEFAULT_RESOLV_CONF };
+export function networkConfig(config: Readonly<Record<string, unknown>>): NetworkConfig {
+  return config as NetworkConfig;
 }

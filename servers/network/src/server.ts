@@ -1,5 +1,6 @@
 /** NetworkDiag: the list of tools and streams. Routing vs DNS vs captive portal in three calls or fewer. */
 import { defineServer } from "@roadnerd/conventions";
+import pkg from "../package.json" with { type: "json" };
 import { networkEnv } from "./config.ts";
 import { connectivityWatch } from "./streams/connectivity-watch.ts";
 import { captivePortalCheck } from "./tools/captive-portal-check.ts";
@@ -9,7 +10,7 @@ import { ifaceInfo } from "./tools/iface-info.ts";
 import { routeInfo } from "./tools/route-info.ts";
 import { tcpPortCheck } from "./tools/tcp-port-check.ts";
 
-export const VERSION = "0.1.0";
+export const VERSION: string = pkg.version;
 
 export const networkServer = defineServer({
   name: "network",

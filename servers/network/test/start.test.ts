@@ -1,6 +1,9 @@
 /** How the server starts, as the orchestrator and operators rely on it: the bin, env, the listening line, --help. */
 import { execFile } from "node:child_process";
 import { readFileSync } from "node:fs";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { promisify } from "node:util";
 import { createClient } from "@roadnerd/client";
 import { serverEntry, spawnServer } from "@roadnerd/testkit";
@@ -34,6 +37,30 @@ describe("starting roadnerd-network", () => {
     const exited = new Promise<number | null>((r) => server.child.once("exit", (code) => r(code)));
     await server.stop();
     expect(await exited).toBe(0);
+  });
+
+  it("SIGTERM ends open streams and exits, without waiting out their duration", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "rn-start-"));
+    // DNS rounds go to a loopback address with nothing listening: refused at once, never the machine's resolver.
+    await writeFile(join(dir, "resolv.conf"), "nameserver 127.0.0.9\n");
+    const server = await spawnServer("network", { env: { RESOLV_CONF: join(dir, "resolv.conf") } });
+    try {
+      const events: string[] = [];
+      const watching = (async () => {
+        const query = { duration_ms: 120_000, interval_ms: 500, url: `${server.url}/healthz` };
+        for await (const e of createClient(server.url).stream("connectivity_watch", query)) events.push(e.event);
+      })().catch(() => {});
+      for (let i = 0; i < 100 && !events.includes("message"); i++) await new Promise((r) => setTimeout(r, 50));
+      expect(events).toContain("message");
+      const exited = new Promise<number | null>((r) => server.child.once("exit", (code) => r(code)));
+      server.child.kill("SIGTERM");
+      // The test's own timeout (20 s) is far below the stream's 120 s: exiting at all proves it did not wait.
+      expect(await exited).toBe(0);
+      await watching;
+    } finally {
+      await server.stop();
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 
   it("--help names the env vars, the server's own included", async () => {

@@ -31,4 +31,5 @@ export {
   type ProbeFailure,
   type ProbePhase,
   toProbeFailure,
+  UNREACHABLE_REASONS,
 } from "./probe-failure.ts";

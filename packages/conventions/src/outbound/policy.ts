@@ -35,6 +35,8 @@ export const DEFAULT_DENY = [
   "169.254.0.0/16",
   "fe80::/10",
   "fd00:ec2::254/128",
+  // NAT64 local-use prefix: the IPv4 inside sits at a prefix-dependent offset, so refuse the whole range.
+  "64:ff9b:1::/48",
   "100.100.100.200/32",
   "0.0.0.0/8",
   "::/128",
@@ -43,19 +45,36 @@ export const DEFAULT_DENY = [
   "255.255.255.255/32",
 ];
 
-/** The IPv4 address inside an IPv4-mapped (::ffff:a.b.c.d), IPv4-compatible or NAT64 (64:ff9b::/96) IPv6. */
+/** The eight 16-bit groups of an IPv6 address (zone id dropped), or null if it is not one. */
+function ipv6Groups(ip: string): number[] | null {
+  const bare = ip.replace(/%.*$/, "");
+  if (isIP(bare) !== 6) return null;
+  // The URL parser canonicalises (dotted tails become hex groups), so every spelling reads the same.
+  const canonical = new URL(`http://[${bare}]/`).hostname.slice(1, -1);
+  const [head = "", tail] = canonical.split("::");
+  const part = (s: string) => (s ? s.split(":").map((g) => Number.parseInt(g, 16)) : []);
+  const left = part(head);
+  const right = tail === undefined ? [] : part(tail);
+  return [...left, ...new Array(8 - left.length - right.length).fill(0), ...right];
+}
+
+/**
+ * The IPv4 address an IPv6 address carries, judged as that IPv4: IPv4-mapped (::ffff:0:0/96), SIIT
+ * (::ffff:0:0:0/96), IPv4-compatible (::/96) and NAT64 (64:ff9b::/96) in any spelling, zone ids ignored.
+ */
 export function unwrapIPv4(ip: string): string {
-  if (isIP(ip) !== 6) return ip;
-  const lower = ip.toLowerCase();
-  const dotted = /^(?:::ffff:|::|64:ff9b::)(\d+\.\d+\.\d+\.\d+)$/.exec(lower);
-  if (dotted?.[1]) return dotted[1];
-  const hex = /^(?:::ffff:|64:ff9b::)([0-9a-f]{1,4}):([0-9a-f]{1,4})$/.exec(lower);
-  if (hex?.[1] && hex[2]) {
-    const hi = Number.parseInt(hex[1], 16);
-    const lo = Number.parseInt(hex[2], 16);
-    return `${hi >> 8}.${hi & 255}.${lo >> 8}.${lo & 255}`;
-  }
-  return ip;
+  const g = ipv6Groups(ip);
+  if (!g) return ip;
+  const zeros = (from: number, to: number) => g.slice(from, to).every((x) => x === 0);
+  const embedded =
+    (zeros(0, 5) && g[5] === 0xffff) ||
+    (zeros(0, 4) && g[4] === 0xffff && g[5] === 0) ||
+    (zeros(0, 6) && !(g[6] === 0 && (g[7] === 0 || g[7] === 1))) ||
+    (g[0] === 0x64 && g[1] === 0xff9b && zeros(2, 6));
+  if (!embedded) return ip.replace(/%.*$/, "");
+  const hi = g[6] as number;
+  const lo = g[7] as number;
+  return `${hi >> 8}.${hi & 255}.${lo >> 8}.${lo & 255}`;
 }
 
 interface Cidr {

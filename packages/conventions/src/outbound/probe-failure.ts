@@ -36,7 +36,17 @@ export interface FailureContext {
   timedOut: boolean;
 }
 
-const UNREACHABLE = new Set(["EHOSTUNREACH", "ENETUNREACH", "EADDRNOTAVAIL", "ENETDOWN", "EHOSTDOWN"]);
+/** OS connect errors that mean "no way there": the network said so (ICMP) or the local routing table did. */
+export const UNREACHABLE_REASONS: Readonly<Record<string, string>> = {
+  EHOSTUNREACH: "no route to host",
+  ENETUNREACH: "network unreachable",
+  EHOSTDOWN: "host is down",
+  ENETDOWN: "network is down",
+  EINVAL: "blackhole route",
+  EACCES: "prohibited by a route or firewall",
+  EPERM: "prohibited by a local firewall",
+  EADDRNOTAVAIL: "no local address to connect from",
+};
 const CLOSED = new Set(["ECONNRESET", "EPIPE", "UND_ERR_SOCKET", "UND_ERR_CLOSED", "ECONNABORTED"]);
 const TIMEOUTS = new Set(["ETIMEDOUT", "UND_ERR_CONNECT_TIMEOUT", "UND_ERR_HEADERS_TIMEOUT", "UND_ERR_BODY_TIMEOUT"]);
 
@@ -85,7 +95,8 @@ export function toProbeFailure(err: unknown, ctx: FailureContext): ProbeFailure 
   if (code === "ENOTFOUND" || code === "EAI_AGAIN")
     return fail("E_DNS_FAIL", "dns", `${ctx.host} did not resolve (${code})`);
   if (TIMEOUTS.has(code)) return fail("E_TIMEOUT", phase, `${TIMEOUT_TEXT[phase]} (${code}, ${at})`);
-  if (UNREACHABLE.has(code)) return fail("E_UNREACHABLE", "connect", `no route to the target (${code}, ${at})`);
+  const unreachable = phase === "connect" || phase === "dns" ? UNREACHABLE_REASONS[code] : undefined;
+  if (unreachable) return fail("E_UNREACHABLE", "connect", `${unreachable} (${code}, ${at})`);
   if (phase === "tls" || /^ERR_(SSL|TLS)_|^EPROTO$/.test(code)) {
     return fail("E_TLS", "tls", `TLS handshake failed (${at}): ${messageOf(err)}`);
   }

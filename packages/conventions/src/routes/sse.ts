@@ -5,7 +5,8 @@
  * are counters we make: @fastify/sse writes both unescaped.
  */
 import type { FastifyInstance, FastifyReply } from "fastify";
-import { errorBody, toDiagError } from "../errors.ts";
+import { z } from "zod";
+import { DiagError, errorBody, toDiagError } from "../errors.ts";
 import { checkRawStrings, invalidInput } from "../input-errors.ts";
 import { queryToInput } from "../query-input.ts";
 import { type BaseContext, parseToolInput, runTool } from "../run-tool.ts";
@@ -20,7 +21,8 @@ interface Sender {
   readonly connected: boolean;
 }
 
-function sender(reply: FastifyReply): Sender {
+/** Sends never outlive the client: a write waiting for `drain` is abandoned when the connection closes. */
+function sender(reply: FastifyReply, closed: Promise<void>): Sender {
   let id = 0;
   return {
     get connected() {
@@ -29,8 +31,8 @@ function sender(reply: FastifyReply): Sender {
     async send(event, data) {
       if (!reply.sse?.isConnected) return false;
       id += 1;
-      await reply.sse.send({ id: String(id), event, data });
-      return true;
+      await Promise.race([reply.sse.send({ id: String(id), event, data }), closed]);
+      return reply.sse.isConnected;
     },
   };
 }
@@ -83,10 +85,17 @@ export function registerSse(
         input = parseToolInput(tool as AnyTool, rawInput);
       }
       const runId = input.run_id as string | undefined;
-      const out = sender(reply);
       const controller = new AbortController();
-      reply.sse.onClose(() => controller.abort());
-      const pinger = setInterval(() => void out.send("ping", { t: Date.now() }), PING_INTERVAL_MS);
+      let pinger: NodeJS.Timeout | undefined;
+      const closed = new Promise<void>((resolve) =>
+        reply.sse.onClose(() => {
+          clearInterval(pinger);
+          controller.abort();
+          resolve();
+        }),
+      );
+      const out = sender(reply, closed);
+      pinger = setInterval(() => void out.send("ping", { t: Date.now() }), PING_INTERVAL_MS);
       try {
         await out.send("ping", { t: Date.now() });
         if (tool) {
@@ -94,6 +103,7 @@ export function registerSse(
           await out.send("message", result);
         } else if (stream) {
           const duration = (input.duration_ms as number | undefined) ?? DEFAULT_STREAM_DURATION_MS;
+          const messageSchema = stream.message.extend({ run_id: z.string().optional() });
           const stopAt = setTimeout(() => controller.abort(), duration);
           try {
             const ctx: StreamContext = {
@@ -101,7 +111,12 @@ export function registerSse(
               log: base.log.child({ stream: stream.name, run_id: runId }),
               signal: controller.signal,
               runId,
-              emit: (data) => out.send("message", runId ? { ...data, run_id: runId } : data),
+              emit: (data) => {
+                // Stream messages are checked like tool results: a wrong shape is a bug, not a message.
+                const checked = messageSchema.safeParse(runId ? { ...data, run_id: runId } : data);
+                if (!checked.success) throw new DiagError("E_INTERNAL", `${stream.name} produced an invalid message`);
+                return out.send("message", checked.data as Record<string, unknown>);
+              },
               sleep: (ms) => abortableSleep(ms, controller.signal),
             };
             await stream.run(input, ctx);

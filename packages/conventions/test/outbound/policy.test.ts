@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { diagRoutes, OK_BODY, startTestServer, type TestServer } from "../../../testkit/src/index.ts";
 import { httpRequest } from "../../src/outbound/http-probe.ts";
-import { createOutboundPolicy } from "../../src/outbound/index.ts";
+import { createOutboundPolicy, unwrapIPv4 } from "../../src/outbound/index.ts";
 
 const FAKE_DNS: Record<string, string[]> = {
   "loop.test": ["127.0.0.1"],
@@ -216,4 +216,27 @@ describe("OUTBOUND_ALLOW / OUTBOUND_DENY with CIDRs", () => {
     expect(() => policyOf(["10.0.0.0/33"])).toThrow(/bad CIDR/);
     expect(() => policyOf([], ["not a host!"])).toThrow(/bad entry/);
   });
+});
+
+describe("IPv6 spellings that carry an IPv4 address (regression: the text form was matched, not the address)", () => {
+  it.each([
+    ["::ffff:169.254.169.254", "169.254.169.254"],
+    ["::ffff:a9fe:a9fe", "169.254.169.254"],
+    ["64:ff9b:0:0:0:0:a9fe:a9fe", "169.254.169.254"],
+    ["64:ff9b::a9fe:a9fe%eth0", "169.254.169.254"],
+    ["::a00:1", "10.0.0.1"],
+    ["::ffff:0:10.0.0.1", "10.0.0.1"],
+    ["::1", "::1"],
+    ["fe80::1%eth0", "fe80::1"],
+    ["2001:db8::1", "2001:db8::1"],
+  ])("%s is judged as %s", (ip, judged) => {
+    expect(unwrapIPv4(ip)).toBe(judged);
+  });
+
+  it.each(["64:ff9b:0:0:0:0:a9fe:a9fe", "64:ff9b::a9fe:a9fe%eth0", "64:ff9b:1::a00:1", "::a00:1", "::ffff:0:10.0.0.1"])(
+    "%s is denied by OUTBOUND_DENY=10.0.0.0/8 and the default metadata rule, with no packet",
+    (ip) => {
+      expect(() => policyOf([], ["10.0.0.0/8"]).checkAddress(ip)).toThrow(/denied/);
+    },
+  );
 });

@@ -51,8 +51,9 @@ const headersInput = z
       else if (RESERVED.has(name.toLowerCase()) || name.startsWith(":")) {
         ctx.addIssue({ code: "custom", message: `header ${name} is set by the probe itself and cannot be overridden` });
       }
-      if (/[\r\n]/.test(headers[name] ?? ""))
-        ctx.addIssue({ code: "custom", message: `header ${name}: no line breaks` });
+      // HTTP field values are Latin-1 at most; undici would refuse others after we had blamed the target.
+      if (!/^[\t\x20-\x7e\x80-\xff]*$/.test(headers[name] ?? ""))
+        ctx.addIssue({ code: "custom", message: `header ${name}: only printable Latin-1 characters` });
     }
   })
   .describe(
@@ -129,7 +130,12 @@ export const httpCheck = defineTool({
   summarize: (r) => {
     const head = `${r.url} →`;
     if (r.error) return `${head} ${r.error}: ${r.detail ?? ""}`;
-    const via = r.redirects.length ? ` after ${r.redirects.length} redirect(s)` : "";
+    // A final 3xx was not followed (follow: false, or the hop limit): say where it points instead.
+    const stopped = r.status !== null && r.status >= 300 && r.status < 400;
+    const followed = stopped ? r.redirects.length - 1 : r.redirects.length;
+    const via =
+      (followed > 0 ? ` after ${followed} redirect(s)` : "") +
+      (stopped ? ` (redirect not followed: ${r.redirects.at(-1)?.location ?? "?"})` : "");
     const tls = r.tls
       ? `; TLS ${r.tls.alpn ?? "-"}, cert ${r.tls.authorized ? "ok" : `NOT trusted (${r.tls.authorization_error})`}, expires in ${r.tls.cert_expiry_days} d`
       : "";

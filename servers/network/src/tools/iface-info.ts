@@ -2,6 +2,7 @@
 import { capList, defineTool, limitInput, truncationFields } from "@roadnerd/conventions";
 import { z } from "zod";
 import { parseIpAddr } from "../parse/ip-addr.ts";
+import { parseIpJson } from "../parse/ip-result.ts";
 
 const iface = z.object({
   name: z.string().describe("interface name"),
@@ -25,8 +26,8 @@ export const ifaceInfo = defineTool({
     return `${r.interfaces.length} interfaces, ${up.length} up (not lo); IPv4: ${withV4.join(", ") || "none"}`;
   },
   async handler(input, ctx) {
-    const { stdout } = await ctx.exec("ip", ["-j", "addr", "show"], { timeoutMs: ctx.remaining(), signal: ctx.signal });
-    const { items, omitted } = capList(parseIpAddr(stdout), input.limit);
+    const result = await ctx.exec("ip", ["-j", "addr", "show"], { timeoutMs: ctx.remaining(), signal: ctx.signal });
+    const { items, omitted } = capList(parseIpJson(result, "ip addr", parseIpAddr), input.limit);
     return { interfaces: items, truncated: omitted > 0, omitted };
   },
 });

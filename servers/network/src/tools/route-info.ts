@@ -1,6 +1,7 @@
 /** route_info: the default gateway and the main routing table, IPv4 and IPv6. */
-import { capList, DiagError, defineTool, type ExecResult, limitInput, truncationFields } from "@roadnerd/conventions";
+import { capList, defineTool, type ExecResult, limitInput, truncationFields } from "@roadnerd/conventions";
 import { z } from "zod";
+import { parseIpJson } from "../parse/ip-result.ts";
 import { defaultGateway, parseIpRoute, type RouteRow } from "../parse/ip-route.ts";
 
 const family = z.union([z.literal(4), z.literal(6)]).describe("IP version: 4 or 6");
@@ -28,19 +29,9 @@ const gateway = z
   .describe("lowest-metric IPv4 default route, else IPv6; null when there is none");
 
 function rowsFrom(result: ExecResult, fam: 4 | 6): RouteRow[] {
-  if (result.exitCode !== 0) {
-    // A host without IPv6 (ipv6.disable=1) simply has no IPv6 routes.
-    if (fam === 6) return [];
-    throw new DiagError(
-      "E_UNSUPPORTED",
-      `ip -4 route failed (exit ${result.exitCode}): ${result.stderr.trim().slice(0, 160)}`,
-    );
-  }
-  try {
-    return parseIpRoute(result.stdout, fam);
-  } catch (err) {
-    throw new DiagError("E_INTERNAL", `could not parse ip -${fam} route output`, { cause: err });
-  }
+  // A host without IPv6 (ipv6.disable=1) simply has no IPv6 routes.
+  if (fam === 6 && result.exitCode !== 0) return [];
+  return parseIpJson(result, `ip -${fam} route`, (json) => parseIpRoute(json, fam));
 }
 
 export const routeInfo = defineTool({

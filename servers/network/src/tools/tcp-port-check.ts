@@ -1,6 +1,13 @@
 /** tcp_port_check: can a TCP connection be opened to host:port? Open, refused, filtered, unreachable, unresolved. */
 import { connect } from "node:net";
-import { DiagError, defineTool, hostField, portField, type ToolContext } from "@roadnerd/conventions";
+import {
+  DiagError,
+  defineTool,
+  hostField,
+  portField,
+  type ToolContext,
+  UNREACHABLE_REASONS,
+} from "@roadnerd/conventions";
 import { z } from "zod";
 
 const hostPort = (host: string, port: number) => (host.includes(":") ? `[${host}]:${port}` : `${host}:${port}`);
@@ -10,18 +17,6 @@ export const SETTLE_MARGIN_MS = 100;
 
 const STATES = ["open", "refused", "filtered", "unreachable", "unresolved", "error"] as const;
 type State = (typeof STATES)[number];
-
-/** OS connect errors that mean "no way there": the network said so (ICMP) or the local routing table did. */
-const UNREACHABLE: Record<string, string> = {
-  EHOSTUNREACH: "no route to host",
-  ENETUNREACH: "network unreachable",
-  EHOSTDOWN: "host is down",
-  ENETDOWN: "network is down",
-  EINVAL: "blackhole route",
-  EACCES: "prohibited by a route or firewall",
-  EPERM: "prohibited by a local firewall",
-  EADDRNOTAVAIL: "no local address to connect from",
-};
 
 /** The closed set's codes, as the kernel's probe-failure boundary uses them; `detail` says which OS error. */
 const ERROR_OF: Record<Exclude<State, "open" | "unresolved">, "E_CONN_REFUSED" | "E_UNREACHABLE" | "E_TIMEOUT"> = {
@@ -61,7 +56,7 @@ function probe(address: string, port: number, waitMs: number, signal: AbortSigna
       if (code === "ECONNREFUSED" || code === "ECONNRESET")
         return finish("refused", `connection refused (${code}, ${at})`);
       if (code === "ETIMEDOUT") return finish("filtered", `filtered: no answer (ETIMEDOUT, ${at})`);
-      const why = UNREACHABLE[code];
+      const why = UNREACHABLE_REASONS[code];
       return finish(why ? "unreachable" : "error", `${why ?? "connect failed"} (${code}, ${at})`);
     });
   });

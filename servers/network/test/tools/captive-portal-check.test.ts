@@ -5,6 +5,7 @@
  * and CAPTIVE_PROBES point at loopback, and the real probe hosts are denied by name before any lookup.
  */
 import { createClient, type RoadNerdClient } from "@roadnerd/client";
+import { loadConfig } from "@roadnerd/conventions";
 import {
   type CapportApi,
   type CaptivePortal,
@@ -23,7 +24,11 @@ import {
   type TestServer,
 } from "@roadnerd/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { DEFAULT_CAPTIVE_PROBES, DEFAULT_TEST_URL, loadCaptiveConfig } from "../../src/captive-config.ts";
+import { captiveSettings, DEFAULT_CAPTIVE_PROBES, DEFAULT_TEST_URL } from "../../src/captive-config.ts";
+import { networkEnv } from "../../src/config.ts";
+
+/** The captive settings the server would run with, parsed by the kernel exactly as at start-up. */
+const loadCaptiveConfig = (env: NodeJS.ProcessEnv) => captiveSettings(loadConfig(env, networkEnv));
 
 const SAFETY_ENV = { OUTBOUND_DENY: REAL_PROBE_HOSTS_DENY };
 

@@ -270,6 +270,8 @@ describe("http_check: bad input", () => {
     [{ "transfer-encoding": "chunked" }, "header transfer-encoding is set by the probe itself"],
     [{ "bad name": "x" }, "not a header name: bad name"],
     [{ "x-a": "one\ntwo" }, "headers.x-a: control characters are not allowed"],
+    [{ "x-a": "line\u2028sep" }, "header x-a: only printable Latin-1 characters"],
+    [{ "x-a": "emoji 🙂" }, "header x-a: only printable Latin-1 characters"],
     [Object.fromEntries(Array.from({ length: 21 }, (_, i) => [`x-h${i}`, "v"])), "at most 20 headers"],
   ])("headers %j are refused with E_INVALID_INPUT", async (headers, message) => {
     await expect(check({ url: `${web.plain?.url}/ok`, headers })).rejects.toMatchObject({
