@@ -3,20 +3,12 @@
 import { createClient, type RoadNerdClient } from "@roadnerd/client";
 import { createNetnsLab, type NetnsLab, netnsSkipReason, type SpawnedServer, spawnServer } from "@roadnerd/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { IfaceRow } from "../../src/parse/ip-addr.ts";
 
 const skip = netnsSkipReason();
 
-interface Iface {
-  name: string;
-  mac: string | null;
-  ipv4: string[];
-  ipv6: string[];
-  up: boolean;
-  carrier: boolean;
-  state: string;
-}
 interface IfaceInfo {
-  interfaces: Iface[];
+  interfaces: IfaceRow[];
   truncated: boolean;
   omitted: number;
   summary: string;

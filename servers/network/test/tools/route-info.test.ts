@@ -3,29 +3,25 @@
 import { createClient, type RoadNerdClient } from "@roadnerd/client";
 import { createNetnsLab, type NetnsLab, netnsSkipReason, type SpawnedServer, spawnServer } from "@roadnerd/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { RouteRow } from "../../src/parse/ip-route.ts";
 
 const skip = netnsSkipReason();
 
-interface Route {
-  dst: string;
-  via: string | null;
-  dev: string | null;
-  family: 4 | 6;
-  metric: number;
-  proto: string;
-  type: string;
-  weight?: number;
-  linkdown: boolean;
-}
 interface RouteInfo {
   default_gateway: { via: string | null; dev: string | null; family: 4 | 6; linkdown: boolean } | null;
-  routes: Route[];
+  routes: RouteRow[];
   truncated: boolean;
   omitted: number;
   summary: string;
 }
 
-const r = (dst: string, via: string | null, dev: string | null, family: 4 | 6, extra: Partial<Route> = {}): Route => ({
+const r = (
+  dst: string,
+  via: string | null,
+  dev: string | null,
+  family: 4 | 6,
+  extra: Partial<RouteRow> = {},
+): RouteRow => ({
   dst,
   via,
   dev,
