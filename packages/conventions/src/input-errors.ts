@@ -1,9 +1,15 @@
 /** Turn a zod failure into one message a small model can repair from: what was wrong, valid keys, an example. */
 import type { z } from "zod";
 import { DiagError } from "./errors.ts";
-import type { AnyTool } from "./tool.ts";
 
-export function invalidInput(tool: AnyTool, error: z.ZodError): DiagError {
+/** What input validation needs of a tool or a stream: its name, its strict schema and a valid example. */
+export interface InputSpec {
+  name: string;
+  example: unknown;
+  inputSchema: z.ZodObject;
+}
+
+export function invalidInput(tool: InputSpec, error: z.ZodError): DiagError {
   const validKeys = Object.keys(tool.inputSchema.shape);
   const parts = error.issues.slice(0, 5).map((issue) => {
     if (issue.code === "unrecognized_keys") {
@@ -22,7 +28,7 @@ const CONTROL = /[\u0000-\u0008\u000a-\u001f\u007f]/;
 export const MAX_INPUT_STRING = 4096;
 
 /** Checks no schema has to repeat: control characters and oversized strings anywhere in the input. */
-export function checkRawStrings(tool: AnyTool, value: unknown, path = "input", depth = 0): void {
+export function checkRawStrings(tool: InputSpec, value: unknown, path = "input", depth = 0): void {
   if (depth > 6) throw new DiagError("E_INVALID_INPUT", `${tool.name}: ${path}: nested too deep`);
   if (typeof value === "string") {
     if (value.length > MAX_INPUT_STRING) {

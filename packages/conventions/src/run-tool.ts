@@ -2,7 +2,7 @@
 
 import { DiagError, toDiagError } from "./errors.ts";
 import { DEFAULT_TIMEOUT_MS } from "./fields.ts";
-import { checkRawStrings, invalidInput } from "./input-errors.ts";
+import { checkRawStrings, type InputSpec, invalidInput } from "./input-errors.ts";
 import { oneLine } from "./limits.ts";
 import type { AnyTool, ToolContext } from "./tool.ts";
 
@@ -18,8 +18,8 @@ export interface ToolCallOptions {
 
 export type ToolResult = Record<string, unknown> & { summary: string; run_id?: string };
 
-/** Validate raw input against the tool's strict schema. Throws E_INVALID_INPUT. */
-export function parseToolInput(tool: AnyTool, raw: unknown): Record<string, unknown> {
+/** Validate raw input against a tool's (or stream's) strict schema. Throws E_INVALID_INPUT. */
+export function parseToolInput(tool: InputSpec, raw: unknown): Record<string, unknown> {
   if (raw === undefined || raw === null) raw = {};
   if (typeof raw !== "object" || Array.isArray(raw)) {
     throw new DiagError("E_INVALID_INPUT", `${tool.name}: input must be a JSON object`, {
@@ -32,13 +32,22 @@ export function parseToolInput(tool: AnyTool, raw: unknown): Record<string, unkn
   return parsed.data as Record<string, unknown>;
 }
 
-export async function runTool(
+export function runTool(
   tool: AnyTool,
   raw: unknown,
   base: BaseContext,
   options: ToolCallOptions = {},
 ): Promise<ToolResult> {
-  const input = parseToolInput(tool, raw);
+  return runParsedTool(tool, parseToolInput(tool, raw), base, options);
+}
+
+/** Run a tool on input parseToolInput already checked (the SSE route validates before its stream starts). */
+export async function runParsedTool(
+  tool: AnyTool,
+  input: Record<string, unknown>,
+  base: BaseContext,
+  options: ToolCallOptions = {},
+): Promise<ToolResult> {
   const timeoutMs = (input.timeout_ms as number | undefined) ?? DEFAULT_TIMEOUT_MS;
   const runId = input.run_id as string | undefined;
   const started = performance.now();

@@ -5,6 +5,7 @@
  */
 import { execFileSync, spawnSync } from "node:child_process";
 import { mkdirSync, rmdirSync, rmSync, writeFileSync } from "node:fs";
+import { type SpawnedServer, type SpawnOptions, spawnServer } from "./spawn-server.ts";
 
 /** One end of a veth pair. `ns: null` is the root namespace (only for the end a test talks through). */
 export interface VethEnd {
@@ -58,6 +59,7 @@ export class NetnsLab {
   readonly #id: number;
   readonly #namespaces: string[] = [];
   readonly #etcDirs: string[] = [];
+  readonly #servers: SpawnedServer[] = [];
   #count = 0;
   #links = 0;
 
@@ -98,6 +100,13 @@ export class NetnsLab {
   /** Prefix for spawning a long-running process inside a namespace, e.g. spawnServer's `wrap`. */
   wrap(ns: string): string[] {
     return ["ip", "netns", "exec", ns];
+  }
+
+  /** Start a built server inside `ns`; cleanup() stops it before its namespace goes. */
+  async serve(ns: string, name: string, options: Omit<SpawnOptions, "wrap"> = {}): Promise<SpawnedServer> {
+    const server = await spawnServer(name, { ...options, wrap: this.wrap(ns) });
+    this.#servers.push(server);
+    return server;
   }
 
   /** A veth pair between two namespaces, each end configured as asked. Removed with its namespace. */
@@ -199,6 +208,7 @@ export class NetnsLab {
   }
 
   async cleanup(): Promise<void> {
+    await Promise.all(this.#servers.splice(0).map((s) => s.stop()));
     this.cleanupSync();
     liveLabs.delete(this);
   }

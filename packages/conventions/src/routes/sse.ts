@@ -7,9 +7,8 @@
 import type { FastifyInstance, FastifyReply } from "fastify";
 import { z } from "zod";
 import { DiagError, errorBody, toDiagError } from "../errors.ts";
-import { checkRawStrings, invalidInput } from "../input-errors.ts";
 import { queryToInput } from "../query-input.ts";
-import { type BaseContext, parseToolInput, runTool } from "../run-tool.ts";
+import { type BaseContext, parseToolInput, runParsedTool } from "../run-tool.ts";
 import { type AnyStream, DEFAULT_STREAM_DURATION_MS, PING_INTERVAL_MS, type StreamContext } from "../stream.ts";
 import { unknownTool } from "../suggest.ts";
 import type { AnyTool } from "../tool.ts";
@@ -75,15 +74,7 @@ export function registerSse(
       const schema = (stream ?? (tool as AnyTool)).inputSchema;
       const rawInput = queryToInput(schema, request.query);
       // Validate before the stream starts, so a bad query is a plain 400 with the typed error body.
-      let input: Record<string, unknown>;
-      if (stream) {
-        checkRawStrings(stream as unknown as AnyTool, rawInput);
-        const parsed = stream.inputSchema.safeParse(rawInput);
-        if (!parsed.success) throw invalidInput(stream as unknown as AnyTool, parsed.error);
-        input = parsed.data as Record<string, unknown>;
-      } else {
-        input = parseToolInput(tool as AnyTool, rawInput);
-      }
+      const input = parseToolInput(stream ?? (tool as AnyTool), rawInput);
       const runId = input.run_id as string | undefined;
       const controller = new AbortController();
       let pinger: NodeJS.Timeout | undefined;
@@ -99,7 +90,7 @@ export function registerSse(
       try {
         await out.send("ping", { t: Date.now() });
         if (tool) {
-          const result = await runTool(tool, input, base, { signal: controller.signal });
+          const result = await runParsedTool(tool, input, base, { signal: controller.signal });
           await out.send("message", result);
         } else if (stream) {
           const duration = (input.duration_ms as number | undefined) ?? DEFAULT_STREAM_DURATION_MS;

@@ -1,7 +1,7 @@
 // iface_info against the real server running inside a network namespace this test builds: names,
 // MACs, addresses and up/down are all set here, so they are asserted exactly.
 import { createClient, type RoadNerdClient } from "@roadnerd/client";
-import { createNetnsLab, type NetnsLab, netnsSkipReason, type SpawnedServer, spawnServer } from "@roadnerd/testkit";
+import { createNetnsLab, type NetnsLab, netnsSkipReason } from "@roadnerd/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { IfaceRow } from "../../src/parse/ip-addr.ts";
 
@@ -16,7 +16,6 @@ interface IfaceInfo {
 
 describe.skipIf(skip)(`iface_info in a network namespace${skip ? ` (skipped: ${skip})` : ""}`, () => {
   let lab: NetnsLab;
-  let server: SpawnedServer | undefined;
   let client: RoadNerdClient;
   let mgmtAddr: string;
   let host: string;
@@ -47,17 +46,14 @@ describe.skipIf(skip)(`iface_info in a network namespace${skip ? ` (skipped: ${s
         { ns: host, name: "lan0", mac: "02:52:4e:00:00:50", addrs: ["10.77.0.2/24"] },
         { ns: peer, name: "lan0p", up: false },
       );
-      server = await spawnServer("network", { wrap: lab.wrap(host), env: { HOST: mgmtAddr } });
-      client = createClient(server.url);
+      client = createClient((await lab.serve(host, "network", { env: { HOST: mgmtAddr } })).url);
     } catch (err) {
-      await server?.stop();
       await lab.cleanup();
       throw err;
     }
   });
 
   afterAll(async () => {
-    await server?.stop();
     await lab?.cleanup();
   });
 

@@ -1,7 +1,7 @@
 // route_info against the real server running inside a network namespace this test builds, so every
 // route is known exactly. The test reaches the server over a veth to the root namespace.
 import { createClient, type RoadNerdClient } from "@roadnerd/client";
-import { createNetnsLab, type NetnsLab, netnsSkipReason, type SpawnedServer, spawnServer } from "@roadnerd/testkit";
+import { createNetnsLab, type NetnsLab, netnsSkipReason } from "@roadnerd/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RouteRow } from "../../src/parse/ip-route.ts";
 
@@ -37,7 +37,6 @@ describe.skipIf(skip)(`route_info in a network namespace${skip ? ` (skipped: ${s
   let lab: NetnsLab;
   let host: string;
   let router: string;
-  let server: SpawnedServer | undefined;
   let client: RoadNerdClient;
   let net30: string;
   const call = () => client.call<RouteInfo>("route_info");
@@ -57,17 +56,14 @@ describe.skipIf(skip)(`route_info in a network namespace${skip ? ` (skipped: ${s
         { ns: host, name: "wan1", addrs: ["198.51.100.2/24"], ipv6: "off" },
         { ns: router, name: "wan1p", addrs: ["198.51.100.1/24"], ipv6: "off" },
       );
-      server = await spawnServer("network", { wrap: lab.wrap(host), env: { HOST: nsAddr } });
-      client = createClient(server.url);
+      client = createClient((await lab.serve(host, "network", { env: { HOST: nsAddr } })).url);
     } catch (err) {
-      await server?.stop();
       await lab.cleanup();
       throw err;
     }
   });
 
   afterAll(async () => {
-    await server?.stop();
     await lab?.cleanup();
   });
 

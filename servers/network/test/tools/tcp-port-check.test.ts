@@ -127,15 +127,10 @@ describe.skipIf(skip)(`tcp_port_check in a network namespace${skip ? ` (skipped:
       expect(lab.exec(host, ["cat", "/etc/resolv.conf"])).toBe("nameserver 127.0.0.1\noptions timeout:1 attempts:1\n");
       rootListener = await listen(rootAddr);
       const env = { HOST: link.nsAddr };
-      open = await spawnServer("network", { wrap: lab.wrap(host), env });
-      restricted = await spawnServer("network", {
-        wrap: lab.wrap(host),
-        env: { ...env, OUTBOUND_ALLOW: "127.0.0.0/8" },
-      });
+      open = await lab.serve(host, "network", { env });
+      restricted = await lab.serve(host, "network", { env: { ...env, OUTBOUND_ALLOW: "127.0.0.0/8" } });
       client = createClient(open.url);
     } catch (err) {
-      await open?.stop();
-      await restricted?.stop();
       await lab.cleanup();
       throw err;
     }
@@ -143,8 +138,6 @@ describe.skipIf(skip)(`tcp_port_check in a network namespace${skip ? ` (skipped:
 
   afterAll(async () => {
     rootListener?.server.close();
-    await open?.stop();
-    await restricted?.stop();
     await lab?.cleanup();
   });
 
