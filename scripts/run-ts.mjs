@@ -23,6 +23,8 @@ await build({
   platform: "node",
   target: "node20",
   logLevel: "warning",
+  // esbuild finds its own binary relative to its package: it must stay a package, not bundled code.
+  external: ["esbuild"],
   // CommonJS dependencies inside an ESM bundle still call require().
   banner: {
     js: 'import { createRequire as __rnCreateRequire } from "node:module"; const require = __rnCreateRequire(import.meta.url);',

@@ -1,29 +1,15 @@
 /**
- * The one module that spawns processes. Read-only by construction: a binary runs only if the server
- * allowlisted it with the exact argument shape, user values fill typed slots and can never be options,
- * there is no shell, the environment is scrubbed, and a timeout kills the whole process group.
+ * The one module that spawns processes. Read-only by construction: a binary runs only as one of the
+ * commands its tool declared (command.ts), there is no shell, the environment is scrubbed, and a timeout
+ * or the caller going away kills the whole process group.
  */
 import { execa } from "execa";
+import { buildArgv, type Command, checkAllowed, type SlotValues } from "./command.ts";
 import { DiagError } from "./errors.ts";
 
 export const DEFAULT_EXEC_MAX_BYTES = 1024 * 1024;
 /** Time between SIGTERM and SIGKILL for a process group that outlives its deadline. */
 export const KILL_GRACE_MS = 200;
-
-/** A user-supplied argument slot: validated by pattern, never allowed to look like an option. */
-export interface ArgSlot {
-  slot: string;
-  pattern: RegExp;
-}
-
-export type ArgShape = ReadonlyArray<string | ArgSlot>;
-
-/** binary name → the argument lists it may be run with. */
-export type ExecAllowlist = Readonly<Record<string, ReadonlyArray<ArgShape>>>;
-
-export function slot(name: string, pattern: RegExp): ArgSlot {
-  return { slot: name, pattern };
-}
 
 export interface ExecOptions {
   signal?: AbortSignal | undefined;
@@ -40,7 +26,11 @@ export interface ExecResult {
   durationMs: number;
 }
 
-export type Exec = (binary: string, args: readonly string[], options: ExecOptions) => Promise<ExecResult>;
+/** Run one of the allowed commands with its slot values. */
+export interface Exec {
+  (cmd: Command<never>, values: undefined, options: ExecOptions): Promise<ExecResult>;
+  <N extends string>(cmd: Command<N>, values: SlotValues<N>, options: ExecOptions): Promise<ExecResult>;
+}
 
 /** Process groups we started and that may still be alive: killed if this process exits. */
 const liveGroups = new Set<number>();
@@ -62,85 +52,92 @@ function killGroup(pgid: number, signal: NodeJS.Signals): void {
   }
 }
 
-export function matchesShape(args: readonly string[], shape: ArgShape): boolean {
-  if (args.length !== shape.length) return false;
-  return shape.every((part, i) => {
-    const arg = args[i] as string;
-    if (typeof part === "string") return arg === part;
-    return !arg.startsWith("-") && part.pattern.test(arg) && !/[\0\n\r]/.test(arg);
-  });
+/** How many process groups we started are still running: for tests and the load suite. */
+export function liveProcessGroups(): number {
+  return liveGroups.size;
 }
 
-/** Refuse before any process exists unless the binary and the exact argument shape are allowlisted. */
-export function checkAllowed(allowlist: ExecAllowlist, binary: string, args: readonly string[]): void {
-  const shapes = Object.hasOwn(allowlist, binary) ? allowlist[binary] : undefined;
-  if (!shapes) throw new DiagError("E_UNSUPPORTED", `binary not allowlisted: ${binary}`);
-  if (!shapes.some((shape) => matchesShape(args, shape))) {
-    throw new DiagError("E_UNSUPPORTED", `arguments not allowlisted for ${binary}`);
+/** Spawn `binary argv` after checking it against `allowed`. The only call to execa in the repository. */
+export async function spawnChecked(
+  allowed: readonly Command[],
+  execPath: string,
+  binary: string,
+  args: readonly string[],
+  options: ExecOptions,
+): Promise<ExecResult> {
+  checkAllowed(allowed, binary, args);
+  if (options.signal?.aborted) throw new DiagError("E_TIMEOUT", `${binary} not started: request already ended`);
+  installExitHook();
+  const started = performance.now();
+  const maxBytes = options.maxBytes ?? DEFAULT_EXEC_MAX_BYTES;
+  const child = execa(binary, args, {
+    shell: false,
+    // A new process group, so a timeout can kill grandchildren that hold our pipes.
+    detached: true,
+    cleanup: false,
+    stdin: "ignore",
+    extendEnv: false,
+    env: { PATH: execPath, LC_ALL: "C", LANG: "C", TZ: "UTC" },
+    maxBuffer: maxBytes,
+    reject: false,
+    stripFinalNewline: false,
+  });
+  const pgid = child.pid;
+  if (pgid !== undefined) liveGroups.add(pgid);
+  let reason: "timeout" | "aborted" | undefined;
+  const stop = (why: "timeout" | "aborted") => {
+    if (pgid === undefined || reason) return;
+    reason = why;
+    killGroup(pgid, "SIGTERM");
+    setTimeout(() => killGroup(pgid, "SIGKILL"), KILL_GRACE_MS).unref();
+  };
+  const timer = setTimeout(() => stop("timeout"), options.timeoutMs);
+  const onAbort = () => stop("aborted");
+  options.signal?.addEventListener("abort", onAbort, { once: true });
+  try {
+    const result = await child;
+    const durationMs = Math.round(performance.now() - started);
+    if (reason) throw new DiagError("E_TIMEOUT", `${binary} did not finish (timeout ${options.timeoutMs} ms)`);
+    const failure = result as { code?: string; isMaxBuffer?: boolean };
+    if (failure.code === "ENOENT") {
+      throw new DiagError("E_NO_BINARY", `${binary} is not installed (searched ${execPath})`, {
+        hint: `install the package that provides ${binary}`,
+      });
+    }
+    if (result.failed && !failure.isMaxBuffer && result.exitCode === undefined) {
+      throw new DiagError("E_INTERNAL", `${binary} could not be run`, { cause: result });
+    }
+    return {
+      stdout: String(result.stdout ?? ""),
+      stderr: String(result.stderr ?? ""),
+      exitCode: result.exitCode ?? -1,
+      truncated: Boolean(failure.isMaxBuffer),
+      durationMs,
+    };
+  } finally {
+    clearTimeout(timer);
+    options.signal?.removeEventListener("abort", onAbort);
+    if (pgid !== undefined) {
+      // The leader has exited; make sure nothing it left behind in its group lives on.
+      killGroup(pgid, "SIGKILL");
+      liveGroups.delete(pgid);
+    }
   }
 }
 
-export function createExec(allowlist: ExecAllowlist, execPath: string): Exec {
-  return async (binary, args, options) => {
-    checkAllowed(allowlist, binary, args);
-    if (options.signal?.aborted) throw new DiagError("E_TIMEOUT", `${binary} not started: request already ended`);
-    installExitHook();
-    const started = performance.now();
-    const maxBytes = options.maxBytes ?? DEFAULT_EXEC_MAX_BYTES;
-    const child = execa(binary, args, {
-      shell: false,
-      // A new process group, so a timeout can kill grandchildren that hold our pipes.
-      detached: true,
-      cleanup: false,
-      stdin: "ignore",
-      extendEnv: false,
-      env: { PATH: execPath, LC_ALL: "C", LANG: "C", TZ: "UTC" },
-      maxBuffer: maxBytes,
-      reject: false,
-      stripFinalNewline: false,
-    });
-    const pgid = child.pid;
-    if (pgid !== undefined) liveGroups.add(pgid);
-    let reason: "timeout" | "aborted" | undefined;
-    const stop = (why: "timeout" | "aborted") => {
-      if (pgid === undefined || reason) return;
-      reason = why;
-      killGroup(pgid, "SIGTERM");
-      setTimeout(() => killGroup(pgid, "SIGKILL"), KILL_GRACE_MS).unref();
-    };
-    const timer = setTimeout(() => stop("timeout"), options.timeoutMs);
-    const onAbort = () => stop("aborted");
-    options.signal?.addEventListener("abort", onAbort, { once: true });
-    try {
-      const result = await child;
-      const durationMs = Math.round(performance.now() - started);
-      if (reason) {
-        throw new DiagError("E_TIMEOUT", `${binary} did not finish (timeout ${options.timeoutMs} ms)`);
-      }
-      const failure = result as { code?: string; isMaxBuffer?: boolean };
-      if (failure.code === "ENOENT") {
-        throw new DiagError("E_NO_BINARY", `${binary} is not installed (searched ${execPath})`, {
-          hint: `install the package that provides ${binary}`,
-        });
-      }
-      if (result.failed && !failure.isMaxBuffer && result.exitCode === undefined) {
-        throw new DiagError("E_INTERNAL", `${binary} could not be run`, { cause: result });
-      }
-      return {
-        stdout: String(result.stdout ?? ""),
-        stderr: String(result.stderr ?? ""),
-        exitCode: result.exitCode ?? -1,
-        truncated: Boolean(failure.isMaxBuffer),
-        durationMs,
-      };
-    } finally {
-      clearTimeout(timer);
-      options.signal?.removeEventListener("abort", onAbort);
-      if (pgid !== undefined) {
-        // The leader has exited; make sure nothing it left behind in its group lives on.
-        killGroup(pgid, "SIGKILL");
-        liveGroups.delete(pgid);
-      }
+/** An Exec that runs only `allowed` (a tool's own commands), finding binaries on `execPath`. */
+export function createExec(allowed: readonly Command[], execPath: string): Exec {
+  return ((cmd: Command, values: Readonly<Record<string, string | number>> | undefined, options: ExecOptions) => {
+    // Identity, not shape: a tool runs the commands it declared, nothing it builds on the fly.
+    if (!allowed.includes(cmd)) {
+      return Promise.reject(new DiagError("E_UNSUPPORTED", `command not declared by this tool: ${cmd.binary}`));
     }
-  };
+    let argv: string[];
+    try {
+      argv = buildArgv(cmd, values);
+    } catch (err) {
+      return Promise.reject(err);
+    }
+    return spawnChecked(allowed, execPath, cmd.binary, argv, options);
+  }) as Exec;
 }

@@ -13,6 +13,12 @@ export function isHostname(value: string): boolean {
   return HOSTNAME.test(value);
 }
 
+/** The caller's id for a call or a stream: short and plain, so echoing it back is safe. */
+export const runIdField = z
+  .string()
+  .regex(/^[A-Za-z0-9._:-]{1,64}$/, "run_id: 1-64 chars of A-Z a-z 0-9 . _ : -")
+  .optional();
+
 /** Input fields every tool accepts. */
 export const commonInputShape = {
   timeout_ms: z
@@ -22,11 +28,7 @@ export const commonInputShape = {
     .max(MAX_TIMEOUT_MS)
     .optional()
     .describe(`deadline in ms (default ${DEFAULT_TIMEOUT_MS}, max ${MAX_TIMEOUT_MS})`),
-  run_id: z
-    .string()
-    .regex(/^[A-Za-z0-9._:-]{1,64}$/, "run_id: 1-64 chars of A-Z a-z 0-9 . _ : -")
-    .optional()
-    .describe("caller's id, echoed back and logged"),
+  run_id: runIdField.describe("caller's id, echoed back and logged"),
 };
 
 export const hostnameField = z

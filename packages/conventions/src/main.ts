@@ -1,56 +1,67 @@
 /** Process entry for every server: HTTP by default, `--stdio` for MCP over stdin/stdout. */
-import { createLogger } from "./logger.ts";
-import { baseContext, buildApp, type ServerDef, serverConfig } from "./server.ts";
+import type { BaseConfig } from "./config.ts";
+import { createRuntime, type Runtime } from "./runtime.ts";
+import type { ServerDef } from "./server-def.ts";
 
-const HELP = (name: string, port: number, extraEnv: string[]) => `roadnerd-${name}: RoadNerd ${name} diagnostic server
+function help(def: ServerDef<unknown>): string {
+  const extraEnv = Object.keys(def.env);
+  return `roadnerd-${def.name}: ${def.summary}
 
-usage: roadnerd-${name} [--stdio] [--help]
+usage: roadnerd-${def.name} [--stdio] [--help]
 
   (default)  serve HTTP+SSE and MCP (Streamable HTTP at /mcp) on HOST:PORT
   --stdio    serve MCP over stdin/stdout; logs go to stderr
 
-env: HOST (default 127.0.0.1), PORT (default ${port}; 0 = any free port), LOG_LEVEL, AUTH_TOKEN,
+env: HOST (default 127.0.0.1), PORT (default ${def.defaultPort}; 0 = any free port), LOG_LEVEL, AUTH_TOKEN,
      ALLOWED_HOSTS, ALLOWED_ORIGINS, OUTBOUND_ALLOW, OUTBOUND_DENY, EXEC_PATH${extraEnv.length ? `,\n     ${extraEnv.join(", ")}` : ""}
 `;
+}
 
-export async function runMain(def: ServerDef, argv: readonly string[] = process.argv.slice(2)): Promise<void> {
-  if (argv.includes("--help") || argv.includes("-h")) {
-    process.stdout.write(HELP(def.name, def.defaultPort, Object.keys(def.env)));
-    return;
-  }
-  const stdio = argv.includes("--stdio");
-  const unknown = argv.filter((a) => a !== "--stdio");
-  if (unknown.length) {
-    process.stderr.write(
-      `unknown argument: ${unknown.join(" ")}\n${HELP(def.name, def.defaultPort, Object.keys(def.env))}`,
-    );
-    process.exitCode = 2;
-    return;
-  }
-  let config: ReturnType<typeof serverConfig>;
+function runtimeOrExit<C extends BaseConfig>(def: ServerDef<C>, logDestination: number): Runtime<C> | undefined {
   try {
-    config = serverConfig(def);
+    return createRuntime(def, { logDestination });
   } catch (err) {
     process.stderr.write(`${(err as Error).message}\n`);
     process.exitCode = 2;
+    return undefined;
+  }
+}
+
+export async function runMain<C extends BaseConfig>(
+  def: ServerDef<C>,
+  argv: readonly string[] = process.argv.slice(2),
+): Promise<void> {
+  if (argv.includes("--help") || argv.includes("-h")) {
+    process.stdout.write(help(def));
     return;
   }
-  if (stdio) {
-    // stdout carries only protocol: every log line goes to stderr.
-    const log = createLogger({ name: def.name, level: config.LOG_LEVEL, destination: 2 });
-    const { serveStdio } = await import("./mcp.ts");
-    await serveStdio(
-      { name: `roadnerd-${def.name}`, version: def.version, instructions: def.instructions },
-      def.tools,
-      baseContext(def, config, log),
-    );
-    log.info({ transport: "stdio" }, "serving MCP over stdio");
-    // Exit on a signal through process.exit, so the exec module's exit hook kills any live process group.
-    for (const signal of ["SIGTERM", "SIGINT"] as const) process.once(signal, () => process.exit(0));
+  const unknown = argv.filter((a) => a !== "--stdio");
+  if (unknown.length) {
+    process.stderr.write(`unknown argument: ${unknown.join(" ")}\n${help(def)}`);
+    process.exitCode = 2;
     return;
   }
-  const log = createLogger({ name: def.name, level: config.LOG_LEVEL });
-  const app = await buildApp(def, { logger: log });
+  if (argv.includes("--stdio")) return serveStdioMain(def);
+  return serveHttpMain(def);
+}
+
+async function serveStdioMain<C extends BaseConfig>(def: ServerDef<C>): Promise<void> {
+  // stdout carries only protocol: every log line goes to stderr. Fastify is never loaded in this mode.
+  const runtime = runtimeOrExit(def, 2);
+  if (!runtime) return;
+  const { serveStdio } = await import("./mcp-transports.ts");
+  await serveStdio(runtime);
+  runtime.log.info({ transport: "stdio" }, "serving MCP over stdio");
+  // Exit on a signal through process.exit, so the exec module's exit hook kills any live process group.
+  for (const signal of ["SIGTERM", "SIGINT"] as const) process.once(signal, () => process.exit(0));
+}
+
+async function serveHttpMain<C extends BaseConfig>(def: ServerDef<C>): Promise<void> {
+  const runtime = runtimeOrExit(def, 1);
+  if (!runtime) return;
+  const { config, log } = runtime;
+  const { buildHttpApp } = await import("./http-app.ts");
+  const app = await buildHttpApp(runtime);
   // Handlers before the listening line: a supervisor may stop us the moment it reads that line.
   const close = (signal: string) => {
     log.info({ signal }, "closing");

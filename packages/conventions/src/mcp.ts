@@ -1,30 +1,26 @@
 /**
- * The MCP surface, loaded only when /mcp or --stdio is used. Tools are registered on an McpServer, then
- * tools/list and tools/call are routed to our handlers: the same JSON Schemas as /actions, one validation
- * path (runTool) for both surfaces, and failures as isError results that carry our code, never the SDK's
- * own text or a stack.
+ * The MCP surface, loaded only when /mcp or --stdio is used: the SDK's low-level `Server` with our own
+ * tools/list and tools/call handlers. The list serves the same cached JSON Schemas as GET /actions; calls
+ * go through runTool (one validation path for every surface); failures are isError results that carry our
+ * code, never the SDK's own text or a stack. Only the `tools` capability is declared: the tool list is fixed,
+ * so there is no `listChanged` to promise.
  */
-import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
-import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
-import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
+import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import {
   CallToolRequestSchema,
   type CallToolResult,
   ListToolsRequestSchema,
   type ListToolsResult,
 } from "@modelcontextprotocol/sdk/types.js";
-import type { FastifyReply, FastifyRequest } from "fastify";
-import { DiagError, errorBody, toDiagError } from "./errors.ts";
-import { type BaseContext, runTool } from "./run-tool.ts";
+import type { jsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/types.js";
+import { type DiagError, errorBody, toDiagError } from "./errors.ts";
+import { runTool } from "./run-tool.ts";
+import type { Runtime } from "./runtime.ts";
 import { inputJsonSchema, outputJsonSchema } from "./schemas.ts";
 import { unknownTool } from "./suggest.ts";
 import type { AnyTool } from "./tool.ts";
 
-export interface McpIdentity {
-  name: string;
-  version: string;
-  instructions?: string | undefined;
-}
+type ListedTool = ListToolsResult["tools"][number];
 
 /** The text copy of a result for clients that show only text: the same JSON, compact (summary included). */
 export function resultText(result: Record<string, unknown>): string {
@@ -35,82 +31,67 @@ export function errorResult(err: DiagError, runId?: string): CallToolResult {
   return { content: [{ type: "text", text: JSON.stringify(errorBody(err, runId)) }], isError: true };
 }
 
-export function createMcpServer(identity: McpIdentity, tools: readonly AnyTool[], base: BaseContext): McpServer {
-  const server = new McpServer(
-    { name: identity.name, version: identity.version },
-    { capabilities: { tools: {} }, instructions: identity.instructions },
-  );
-  const byName = new Map(tools.map((t) => [t.name, t]));
-  const annotations = (tool: AnyTool) => ({
-    readOnlyHint: true,
-    destructiveHint: false,
-    idempotentHint: true,
-    openWorldHint: Boolean(tool.openWorld),
-  });
-  for (const tool of tools) {
-    server.registerTool(
-      tool.name,
-      {
-        description: tool.summary,
-        inputSchema: tool.inputSchema,
-        outputSchema: tool.outputSchema,
-        annotations: annotations(tool),
-      },
-      // Never reached: tools/call is routed to our handler below.
-      async () => errorResult(new DiagError("E_INTERNAL", "unrouted call")),
-    );
+/**
+ * The SDK builds an Ajv instance per Server unless given a validator, and it is used only to check a
+ * client's answer to an elicitation, which these servers never ask for. One shared validator that
+ * refuses keeps a stateless POST as cheap as a plain call.
+ */
+const noElicitation: jsonSchemaValidator = {
+  getValidator: () => () => ({ valid: false, data: undefined, errorMessage: "these servers do not elicit input" }),
+};
+
+function listedTool(tool: AnyTool): ListedTool {
+  return {
+    name: tool.name,
+    description: tool.summary,
+    inputSchema: inputJsonSchema(tool.inputSchema) as ListedTool["inputSchema"],
+    outputSchema: outputJsonSchema(tool.outputSchema) as ListedTool["outputSchema"],
+    annotations: {
+      readOnlyHint: true,
+      destructiveHint: false,
+      idempotentHint: true,
+      openWorldHint: Boolean(tool.openWorld),
+    },
+  };
+}
+
+/** The tools/list answer, made once per runtime: every POST to /mcp serves the same object. */
+const listCache = new WeakMap<Runtime<unknown>, ListToolsResult>();
+
+function toolList(runtime: Runtime<unknown>): ListToolsResult {
+  let list = listCache.get(runtime);
+  if (!list) {
+    list = { tools: runtime.def.tools.map(listedTool) };
+    listCache.set(runtime, list);
   }
-  // tools/list serves the same cached JSON Schemas as GET /actions and /openapi.json (one conversion, one text).
-  server.server.setRequestHandler(
-    ListToolsRequestSchema,
-    async (): Promise<ListToolsResult> => ({
-      tools: tools.map((tool) => ({
-        name: tool.name,
-        description: tool.summary,
-        inputSchema: inputJsonSchema(tool.inputSchema) as ListToolsResult["tools"][number]["inputSchema"],
-        outputSchema: outputJsonSchema(tool.outputSchema) as ListToolsResult["tools"][number]["outputSchema"],
-        annotations: annotations(tool),
-      })),
-    }),
+  return list;
+}
+
+export function createMcpServer(runtime: Runtime<unknown>): Server {
+  const def = runtime.def;
+  const server = new Server(
+    { name: `roadnerd-${def.name}`, version: def.version },
+    { capabilities: { tools: {} }, instructions: def.instructions, jsonSchemaValidator: noElicitation },
   );
-  server.server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
+  server.setRequestHandler(ListToolsRequestSchema, async () => toolList(runtime));
+  server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
     const name = request.params.name;
-    const tool = byName.get(name);
-    if (!tool) {
-      return errorResult(unknownTool(name, [...byName.keys()]));
-    }
     const args = request.params.arguments;
+    const runId = typeof args?.run_id === "string" ? args.run_id : undefined;
+    const tool = runtime.tool(name);
+    if (!tool)
+      return errorResult(
+        unknownTool(
+          name,
+          def.tools.map((t) => t.name),
+        ),
+      );
     try {
-      const result = await runTool(tool, args, base, { signal: extra.signal });
+      const result = await runTool(tool, args, runtime, { signal: extra.signal });
       return { content: [{ type: "text", text: resultText(result) }], structuredContent: result };
     } catch (err) {
-      const runId = typeof args?.run_id === "string" ? args.run_id : undefined;
       return errorResult(toDiagError(err), runId);
     }
   });
   return server;
-}
-
-/** Stateless Streamable HTTP: a new server and transport per POST (the SDK forbids reusing either). */
-export async function handleMcpPost(
-  request: FastifyRequest,
-  reply: FastifyReply,
-  identity: McpIdentity,
-  tools: readonly AnyTool[],
-  base: BaseContext,
-): Promise<void> {
-  const server = createMcpServer(identity, tools, base);
-  const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
-  reply.hijack();
-  reply.raw.on("close", () => {
-    void transport.close();
-    void server.close();
-  });
-  await server.connect(transport);
-  await transport.handleRequest(request.raw, reply.raw, request.body);
-}
-
-export async function serveStdio(identity: McpIdentity, tools: readonly AnyTool[], base: BaseContext): Promise<void> {
-  const server = createMcpServer(identity, tools, base);
-  await server.connect(new StdioServerTransport());
 }

@@ -1,53 +1,72 @@
-/** The one path every call takes, HTTP or MCP: validate, bound by a deadline, run, validate the result. */
-
+/** The one path every call takes, HTTP, SSE or MCP: validate, bound by a deadline, run, validate the result. */
+import type { Command } from "./command.ts";
 import { DiagError, toDiagError } from "./errors.ts";
 import { DEFAULT_TIMEOUT_MS } from "./fields.ts";
 import { checkRawStrings, type InputSpec, invalidInput } from "./input-errors.ts";
 import { oneLine } from "./limits.ts";
-import type { AnyTool, ToolContext } from "./tool.ts";
+import type { Runtime } from "./runtime.ts";
+import { DEADLINE_MARGIN_MS } from "./socket-errors.ts";
+import type { AnyStream } from "./stream.ts";
+import type { AnyTool, ExecCallOptions, ResultOf, ToolContext, ToolExec } from "./tool.ts";
 
 /** Time a handler gets after its deadline to turn an abort into a diagnosis before we answer E_TIMEOUT. */
 export const DEADLINE_GRACE_MS = 300;
 
-export type BaseContext = Omit<ToolContext, "signal" | "timeoutMs" | "remaining" | "runId">;
+/** A checked result or message, before the kernel stamps its summary and run_id. */
+export type Stamped = Record<string, unknown> & { summary: string; run_id?: string };
 
 export interface ToolCallOptions {
   /** Aborts when the caller goes away (HTTP socket closed, MCP cancellation). */
   signal?: AbortSignal | undefined;
 }
 
-export type ToolResult = Record<string, unknown> & { summary: string; run_id?: string };
-
 /** Validate raw input against a tool's (or stream's) strict schema. Throws E_INVALID_INPUT. */
-export function parseToolInput(tool: InputSpec, raw: unknown): Record<string, unknown> {
+export function parseInput(spec: InputSpec, raw: unknown): Record<string, unknown> {
   if (raw === undefined || raw === null) raw = {};
   if (typeof raw !== "object" || Array.isArray(raw)) {
-    throw new DiagError("E_INVALID_INPUT", `${tool.name}: input must be a JSON object`, {
-      hint: `example: ${JSON.stringify(tool.example)}`,
+    throw new DiagError("E_INVALID_INPUT", `${spec.name}: input must be a JSON object`, {
+      hint: `example: ${JSON.stringify(spec.example)}`,
     });
   }
-  checkRawStrings(tool, raw);
-  const parsed = tool.inputSchema.safeParse(raw);
-  if (!parsed.success) throw invalidInput(tool, parsed.error);
+  checkRawStrings(spec, raw);
+  const parsed = spec.inputSchema.safeParse(raw);
+  if (!parsed.success) throw invalidInput(spec, parsed.error);
   return parsed.data as Record<string, unknown>;
 }
 
-export function runTool(
-  tool: AnyTool,
-  raw: unknown,
-  base: BaseContext,
-  options: ToolCallOptions = {},
-): Promise<ToolResult> {
-  return runParsedTool(tool, parseToolInput(tool, raw), base, options);
+/** `ctx.exec` for one call: the owner's own exec, with the call's deadline and signal unless told otherwise. */
+export function boundExec(
+  runtime: Runtime<unknown>,
+  owner: AnyTool | AnyStream,
+  signal: AbortSignal,
+  remaining: () => number,
+): ToolExec {
+  const exec = runtime.execFor(owner);
+  const bound = (cmd: Command, values?: Readonly<Record<string, string | number>>, options: ExecCallOptions = {}) =>
+    exec(cmd as Command<never>, values as undefined, {
+      timeoutMs: options.timeoutMs ?? remaining(),
+      signal,
+      ...(options.maxBytes === undefined ? {} : { maxBytes: options.maxBytes }),
+    });
+  return bound;
 }
 
-/** Run a tool on input parseToolInput already checked (the SSE route validates before its stream starts). */
-export async function runParsedTool(
-  tool: AnyTool,
-  input: Record<string, unknown>,
-  base: BaseContext,
+export function runTool<T extends AnyTool>(
+  tool: T,
+  raw: unknown,
+  runtime: Runtime<unknown>,
   options: ToolCallOptions = {},
-): Promise<ToolResult> {
+): Promise<ResultOf<T>> {
+  return runParsedTool(tool, parseInput(tool, raw), runtime, options);
+}
+
+/** Run a tool on input parseInput already checked (the SSE route validates before its stream starts). */
+export async function runParsedTool<T extends AnyTool>(
+  tool: T,
+  input: Record<string, unknown>,
+  runtime: Runtime<unknown>,
+  options: ToolCallOptions = {},
+): Promise<ResultOf<T>> {
   const timeoutMs = (input.timeout_ms as number | undefined) ?? DEFAULT_TIMEOUT_MS;
   const runId = input.run_id as string | undefined;
   const started = performance.now();
@@ -59,19 +78,22 @@ export async function runParsedTool(
   const onCallerGone = () => controller.abort(new DiagError("E_TIMEOUT", `${tool.name} cancelled by the caller`));
   if (options.signal?.aborted) onCallerGone();
   options.signal?.addEventListener("abort", onCallerGone, { once: true });
-  const ctx: ToolContext = {
-    ...base,
-    log: base.log.child({ tool: tool.name, run_id: runId }),
+  const remaining = () => Math.max(1, Math.round(timeoutMs - (performance.now() - started)));
+  const ctx: ToolContext<unknown> = {
+    log: runtime.log.child({ tool: tool.name, run_id: runId }),
+    outbound: runtime.outbound,
+    config: runtime.config,
+    exec: boundExec(runtime, tool, controller.signal, remaining),
     signal: controller.signal,
     timeoutMs,
     runId,
-    remaining: () => Math.max(1, Math.round(timeoutMs - (performance.now() - started))),
+    remaining,
+    budget: () => Math.max(1, remaining() - DEADLINE_MARGIN_MS),
   };
   let hardStop: NodeJS.Timeout | undefined;
   try {
-    const handlerInput = { ...input };
     const output = await Promise.race([
-      tool.handler(handlerInput, ctx),
+      tool.handler({ ...input }, ctx),
       new Promise<never>((_, reject) => {
         hardStop = setTimeout(
           () => reject(new DiagError("E_TIMEOUT", `${tool.name} did not finish (timeout ${timeoutMs} ms)`)),
@@ -84,11 +106,11 @@ export async function runParsedTool(
       ctx.log.error({ issues: checked.error.issues.slice(0, 5) }, "tool returned a result outside its schema");
       throw new DiagError("E_INTERNAL", `${tool.name} produced an invalid result`);
     }
-    const result = checked.data as ToolResult;
+    const result = checked.data as Stamped;
     result.summary = oneLine(tool.summarize(result));
     if (runId) result.run_id = runId;
     ctx.log.info({ duration_ms: Math.round(performance.now() - started) }, "tool done");
-    return result;
+    return result as ResultOf<T>;
   } catch (err) {
     const diag = toDiagError(err);
     const level = diag.code === "E_INTERNAL" ? "error" : "info";

@@ -1,7 +1,7 @@
 /** A server's reference for its README, from its definitions: tools, streams, inputs, outputs, env. */
 import { baseEnvShape } from "./config.ts";
 import { inputJsonSchema, outputJsonSchema } from "./schemas.ts";
-import type { ServerDef } from "./server.ts";
+import type { ServerDef } from "./server-def.ts";
 
 function fence(value: unknown): string {
   return ["```json", JSON.stringify(value, null, 2), "```"].join("\n");
@@ -11,7 +11,7 @@ function envRows(shape: Record<string, { description?: string | undefined }>): s
   return Object.entries(shape).map(([name, s]) => `| \`${name}\` | ${s.description ?? ""} |`);
 }
 
-export function renderServerReference(def: ServerDef): string {
+export function renderServerReference(def: ServerDef<unknown>): string {
   const out: string[] = ["### Tools", "", "| tool | what it does |", "| --- | --- |"];
   for (const t of def.tools) out.push(`| \`${def.name}/${t.name}\` | ${t.summary} |`);
   out.push("", "### Streams", "", "| stream | what it does |", "| --- | --- |");
@@ -45,7 +45,7 @@ export function renderServerReference(def: ServerDef): string {
       "",
       "Each `message`:",
       "",
-      fence(outputJsonSchema(s.message)),
+      fence(outputJsonSchema(s.messageSchema)),
     );
   }
   return out.join("\n");

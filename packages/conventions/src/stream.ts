@@ -1,35 +1,38 @@
-/** defineStream: a bounded SSE stream that emits `message` events until its work, its duration or the client ends. */
+/** defineStream: a bounded stream that emits `message` events until its work, its duration or the client ends. */
 import { z } from "zod";
-import type { ToolContext } from "./tool.ts";
+import type { Command } from "./command.ts";
+import type { BaseConfig } from "./config.ts";
+import { runIdField } from "./fields.ts";
+import { type AnyTool, checkName, type InputOf, type ResultOf, resultCommonShape, type ToolContext } from "./tool.ts";
 
 export const DEFAULT_STREAM_DURATION_MS = 10_000;
 export const MAX_STREAM_DURATION_MS = 300_000;
 export const PING_INTERVAL_MS = 1000;
 
-export interface StreamContext extends Omit<ToolContext, "timeoutMs" | "remaining"> {
-  /** Send one `message` event (JSON). Resolves false once the client has gone. */
-  emit(data: Record<string, unknown>): Promise<boolean>;
+export interface StreamContext<C = BaseConfig, M extends z.ZodRawShape = z.ZodRawShape>
+  extends Omit<ToolContext<C>, "timeoutMs" | "remaining" | "budget"> {
+  /** Send one `message` (checked against the stream's message schema; summary and run_id added). False once the client is gone. */
+  emit(data: z.input<z.ZodObject<M>>): Promise<boolean>;
   /** Abortable sleep: resolves false when the stream is over. */
   sleep(ms: number): Promise<boolean>;
+  /** Call a tool through the kernel (validation, deadline, result schema), typed by its definition. */
+  call<T extends AnyTool>(tool: T, input: InputOf<T>): Promise<ResultOf<T>>;
 }
 
-export interface StreamSpec<I extends z.ZodRawShape> {
+export interface StreamSpec<I extends z.ZodRawShape, M extends z.ZodRawShape, C = BaseConfig> {
   name: string;
   summary: string;
   input: I;
   example: z.input<z.ZodObject<I>>;
-  /** The schema of each `message` event's data, for docs and clients. */
-  message: z.ZodObject;
+  /** The fields of each `message` event; the kernel adds summary and run_id. */
+  message: M;
   openWorld?: boolean;
-  run(input: z.output<z.ZodObject<I>>, ctx: StreamContext): Promise<void>;
+  /** The commands this stream may run itself (tools it calls bring their own). */
+  commands?: readonly Command[];
+  /** One line for each message. */
+  summarize(message: z.output<z.ZodObject<M>>): string;
+  run(input: z.output<z.ZodObject<I>>, ctx: StreamContext<C, M>): Promise<void>;
 }
-
-export interface Stream<I extends z.ZodRawShape> extends StreamSpec<I> {
-  inputSchema: z.ZodObject;
-}
-
-// biome-ignore lint/suspicious/noExplicitAny: a stream list mixes input shapes
-export type AnyStream = Stream<any>;
 
 export const streamCommonShape = {
   duration_ms: z
@@ -39,15 +42,27 @@ export const streamCommonShape = {
     .max(MAX_STREAM_DURATION_MS)
     .optional()
     .describe(`stop after this long (default ${DEFAULT_STREAM_DURATION_MS})`),
-  run_id: z
-    .string()
-    .regex(/^[A-Za-z0-9._:-]{1,64}$/)
-    .optional()
-    .describe("caller's id, echoed in each message"),
+  run_id: runIdField.describe("caller's id, echoed in each message"),
 };
 
-export function defineStream<I extends z.ZodRawShape>(spec: StreamSpec<I>): Stream<I> {
-  const inputSchema = z.strictObject({ ...streamCommonShape, ...spec.input });
+export interface Stream<I extends z.ZodRawShape, M extends z.ZodRawShape, C = BaseConfig> extends StreamSpec<I, M, C> {
+  inputSchema: z.ZodObject<I & typeof streamCommonShape, z.core.$strict>;
+  messageSchema: z.ZodObject<M & typeof resultCommonShape>;
+  commands: readonly Command[];
+}
+
+// biome-ignore lint/suspicious/noExplicitAny: a stream list mixes input and message shapes
+export type AnyStream = Stream<any, any, any>;
+
+/** One message of a stream, as a client receives it. */
+export type MessageOf<S extends AnyStream> = z.output<S["messageSchema"]>;
+
+export function defineStream<I extends z.ZodRawShape, M extends z.ZodRawShape, C = BaseConfig>(
+  spec: StreamSpec<I, M, C>,
+): Stream<I, M, C> {
+  checkName("stream", spec.name, spec.summary);
+  const inputSchema = z.strictObject({ ...spec.input, ...streamCommonShape });
   inputSchema.parse(spec.example);
-  return { ...spec, inputSchema };
+  const messageSchema = z.object({ ...spec.message, ...resultCommonShape });
+  return { ...spec, inputSchema, messageSchema, commands: spec.commands ?? [] };
 }

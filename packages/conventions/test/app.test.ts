@@ -1,6 +1,6 @@
 import type { FastifyInstance } from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { BODY_LIMIT_BYTES, buildApp } from "../src/server.ts";
+import { BODY_LIMIT_BYTES, buildApp } from "../src/http-app.ts";
 import { demoServer, earlyWork } from "./fixtures/demo-server.ts";
 import { silentLogger } from "./fixtures/silent-logger.ts";
 

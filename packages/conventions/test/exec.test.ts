@@ -3,8 +3,9 @@ import { chmod, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { buildArgv, checkAllowed, command, slot } from "../src/command.ts";
 import { DiagError } from "../src/errors.ts";
-import { checkAllowed, createExec, slot } from "../src/exec.ts";
+import { createExec } from "../src/exec.ts";
 
 let dir: string;
 
@@ -41,72 +42,82 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
+const ipAddr = command("ip", ["-j", "addr", "show"]);
+const ipLink = command("ip", ["link", "show", slot("ifname", /^[a-z0-9]{1,15}$/)]);
+const unitProp = command("systemctl", ["show", slot("unit", /^[a-z.]+$/, { prefix: "--unit=" })]);
+
 describe("checkAllowed", () => {
-  const allow = {
-    ip: [
-      ["-j", "addr", "show"],
-      ["link", "show", slot("ifname", /^[a-z0-9]{1,15}$/)],
-    ],
+  const allowed = [ipAddr, ipLink, unitProp];
+  const code = (fn: () => void) => {
+    try {
+      fn();
+      return "none";
+    } catch (e) {
+      return (e as DiagError).code;
+    }
   };
 
-  it("accepts an exact allowlisted shape", () => {
-    expect(() => checkAllowed(allow, "ip", ["-j", "addr", "show"])).not.toThrow();
-    expect(() => checkAllowed(allow, "ip", ["link", "show", "eth0"])).not.toThrow();
+  it("accepts an argv that fits a declared template exactly", () => {
+    expect(() => checkAllowed(allowed, "ip", ["-j", "addr", "show"])).not.toThrow();
+    expect(() => checkAllowed(allowed, "ip", ["link", "show", "eth0"])).not.toThrow();
+    expect(() => checkAllowed(allowed, "systemctl", ["show", "--unit=ssh.service"])).not.toThrow();
   });
 
   it("refuses other binaries, other shapes and option-looking slot values", () => {
-    const code = (fn: () => void) => {
-      try {
-        fn();
-        return "none";
-      } catch (e) {
-        return (e as DiagError).code;
-      }
-    };
-    expect(code(() => checkAllowed(allow, "rm", ["-rf", "/"]))).toBe("E_UNSUPPORTED");
-    expect(code(() => checkAllowed(allow, "ip", ["-j", "addr", "flush"]))).toBe("E_UNSUPPORTED");
-    expect(code(() => checkAllowed(allow, "ip", ["link", "show", "-all"]))).toBe("E_UNSUPPORTED");
-    expect(code(() => checkAllowed(allow, "ip", ["link", "show", "eth0", "extra"]))).toBe("E_UNSUPPORTED");
-    expect(code(() => checkAllowed(allow, "toString", []))).toBe("E_UNSUPPORTED");
+    expect(code(() => checkAllowed(allowed, "rm", ["-rf", "/"]))).toBe("E_UNSUPPORTED");
+    expect(code(() => checkAllowed(allowed, "ip", ["-j", "addr", "flush"]))).toBe("E_UNSUPPORTED");
+    expect(code(() => checkAllowed(allowed, "ip", ["link", "show", "-all"]))).toBe("E_UNSUPPORTED");
+    expect(code(() => checkAllowed(allowed, "ip", ["link", "show", "eth0", "extra"]))).toBe("E_UNSUPPORTED");
+    expect(code(() => checkAllowed(allowed, "systemctl", ["show", "--unit=-x"]))).toBe("E_UNSUPPORTED");
+    expect(code(() => checkAllowed(allowed, "systemctl", ["show", "--user"]))).toBe("E_UNSUPPORTED");
+    expect(code(() => checkAllowed(allowed, "toString", []))).toBe("E_UNSUPPORTED");
+  });
+
+  it("builds argv from a template and refuses a value that does not fit its slot", () => {
+    expect(buildArgv(ipLink, { ifname: "eth0" })).toEqual(["link", "show", "eth0"]);
+    expect(buildArgv(unitProp, { unit: "ssh.service" })).toEqual(["show", "--unit=ssh.service"]);
+    for (const bad of ["-all", "eth0 up", "eth0\n", "ETH0", ""]) {
+      expect(code(() => buildArgv(ipLink, { ifname: bad }))).toBe("E_INVALID_INPUT");
+    }
+  });
+
+  it("refuses an unanchored slot pattern and a binary given as a path", () => {
+    expect(() => slot("x", /[a-z]+/)).toThrow(/anchored/);
+    expect(() => command("/usr/bin/ip", [])).toThrow(/bare name/);
   });
 });
 
 describe("createExec", () => {
-  const exec = () =>
-    createExec(
-      {
-        echoargs: [["--fixed", slot("value", /^[a-z ;$()]+$/)]],
-        hang: [[]],
-        flood: [[]],
-        fail: [[]],
-        missing: [[]],
-      },
-      `${dir}:/usr/bin:/bin`,
-    );
+  const echoargs = command("echoargs", ["--fixed", slot("value", /^[a-z ;$()]+$/)]);
+  const hang = command("hang", []);
+  const flood = command("flood", []);
+  const fail = command("fail", []);
+  const missing = command("missing", []);
+  const exec = () => createExec([echoargs, hang, flood, fail, missing], `${dir}:/usr/bin:/bin`);
 
   it("passes argv without a shell, with LC_ALL=C and a scrubbed environment", async () => {
     process.env.SECRET = "s3cret";
-    const r = await exec()("echoargs", ["--fixed", "a; $(id)"], { timeoutMs: 2000 });
+    const r = await exec()(echoargs, { value: "a; $(id)" }, { timeoutMs: 2000 });
     delete process.env.SECRET;
     expect(r.stdout).toBe("--fixed\na; $(id)\nLC_ALL=C HOME=unset SECRET=unset\n");
     expect(r.exitCode).toBe(0);
   });
 
   it("reports a non-zero exit as data, not as an error", async () => {
-    const r = await exec()("fail", [], { timeoutMs: 2000 });
+    const r = await exec()(fail, undefined, { timeoutMs: 2000 });
     expect(r.exitCode).toBe(3);
     expect(r.stderr.trim()).toBe("oops");
   });
 
   it("maps a missing binary to E_NO_BINARY naming it", async () => {
-    await expect(exec()("missing", [], { timeoutMs: 2000 })).rejects.toMatchObject({
+    await expect(exec()(missing, undefined, { timeoutMs: 2000 })).rejects.toMatchObject({
       code: "E_NO_BINARY",
       message: expect.stringContaining("missing"),
     });
   });
 
   it("kills the whole process group on timeout, grandchildren included", async () => {
-    const err = await exec()("hang", [], { timeoutMs: 300 }).catch((e: unknown) => e);
+    const err = await exec()(hang, undefined, { timeoutMs: 300 }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(DiagError);
     expect((err as DiagError).code).toBe("E_TIMEOUT");
     const grandchild = Number((await readFile(join(dir, "grandchild.pid"), "utf8")).trim());
@@ -119,24 +130,25 @@ describe("createExec", () => {
   it("aborts when the caller's signal fires", async () => {
     const controller = new AbortController();
     setTimeout(() => controller.abort(), 100);
-    await expect(exec()("hang", [], { timeoutMs: 10_000, signal: controller.signal })).rejects.toMatchObject({
+    await expect(exec()(hang, undefined, { timeoutMs: 10_000, signal: controller.signal })).rejects.toMatchObject({
       code: "E_TIMEOUT",
     });
   });
 
   it("caps output and says it was truncated", async () => {
-    const r = await exec()("flood", [], { timeoutMs: 5000, maxBytes: 4096 });
+    const r = await exec()(flood, undefined, { timeoutMs: 5000, maxBytes: 4096 });
     expect(r.truncated).toBe(true);
     expect(r.stdout.length).toBeLessThanOrEqual(4096);
     expect(r.stdout.startsWith("roadnerd\n")).toBe(true);
   });
 
-  it("refuses before spawning when the shape is not allowlisted", async () => {
-    await expect(exec()("echoargs", ["--other", "x"], { timeoutMs: 2000 })).rejects.toMatchObject({
+  it("refuses before spawning: an undeclared command, or a value that does not fit", async () => {
+    const other = command("echoargs", ["--other", slot("value", /^x$/)]);
+    await expect(exec()(other, { value: "x" }, { timeoutMs: 2000 })).rejects.toMatchObject({
       code: "E_UNSUPPORTED",
     });
-    await expect(exec()("echoargs", ["--fixed", "-x"], { timeoutMs: 2000 })).rejects.toMatchObject({
-      code: "E_UNSUPPORTED",
+    await expect(exec()(echoargs, { value: "-x" }, { timeoutMs: 2000 })).rejects.toMatchObject({
+      code: "E_INVALID_INPUT",
     });
   });
 });

@@ -3,7 +3,7 @@ import { createClient } from "@roadnerd/client";
 import type { FastifyInstance } from "fastify";
 import { request } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { buildApp } from "../src/server.ts";
+import { buildApp } from "../src/http-app.ts";
 import { demoServer, tickLoops } from "./fixtures/demo-server.ts";
 import { silentLogger } from "./fixtures/silent-logger.ts";
 
@@ -57,7 +57,7 @@ describe("SSE", () => {
     const messages = events.filter((e) => e.event === "message").map((e) => e.data);
     expect(messages.length).toBeGreaterThanOrEqual(3);
     expect(messages.length).toBeLessThanOrEqual(6);
-    expect(messages[0]).toEqual({ n: 1, run_id: "w" });
+    expect(messages[0]).toEqual({ n: 1, summary: "tick 1", run_id: "w" });
     expect(events.at(-1)).toEqual({ event: "end", data: { reason: "duration" } });
   });
 

@@ -24,6 +24,8 @@ export interface VethEnd {
 export function netnsSkipReason(): string | undefined {
   if (process.env.CI === "true") return undefined;
   if (process.getuid?.() !== 0) return "needs root to create network namespaces (runs under CI=true)";
+  // scripts/sealed.mjs without real root: mapped root in a user namespace cannot mount /run/netns.
+  if (process.env.ROADNERD_NO_NETNS) return `network namespaces unavailable: ${process.env.ROADNERD_NO_NETNS}`;
   const ip = spawnSync("ip", ["-V"], { stdio: "ignore" });
   if (ip.error || ip.status !== 0) return "needs iproute2 (`ip`) to create network namespaces";
   return undefined;

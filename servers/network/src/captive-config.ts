@@ -1,7 +1,7 @@
 /**
  * captive_portal_check's env: probes with a known answer, an RFC 8908 CAPPORT API URL, the default test URL.
- * `captiveEnv` is part of the server's env (config.ts), so the kernel validates it once at start-up and a bad
- * value stops the server instead of failing the first call.
+ * `captiveEnv` is part of the server's env (config.ts), so the kernel validates and defaults it once at
+ * start-up and a bad value stops the server instead of failing the first call.
  */
 import { httpUrlField } from "@roadnerd/conventions";
 import { z } from "zod";
@@ -39,24 +39,8 @@ const probesJson = z
 
 export const captiveEnv = {
   CAPTIVE_PROBES: probesJson
-    .optional()
+    .default([...DEFAULT_CAPTIVE_PROBES])
     .describe('JSON list of probes: [{"url":"http://…/generate_204","expect":204},{"url":"…","expect":"exact body"}]'),
   CAPPORT_URL: httpUrlField.optional().describe("RFC 8908 CAPPORT API URL (https) when DHCP option 114 is known"),
-  CAPTIVE_TEST_URL: httpUrlField.optional().describe(`default test_url (default ${DEFAULT_TEST_URL})`),
+  CAPTIVE_TEST_URL: httpUrlField.default(DEFAULT_TEST_URL).describe(`default test_url (default ${DEFAULT_TEST_URL})`),
 };
-
-export interface CaptiveConfig {
-  probes: readonly CaptiveProbe[];
-  capportUrl: string | undefined;
-  testUrl: string;
-}
-
-/** The captive settings from a config the kernel already parsed with `captiveEnv` (see config.ts). */
-export function captiveSettings(config: Readonly<Record<string, unknown>>): CaptiveConfig {
-  const probes = config.CAPTIVE_PROBES as CaptiveProbe[] | undefined;
-  return Object.freeze({
-    probes: probes ?? DEFAULT_CAPTIVE_PROBES,
-    capportUrl: config.CAPPORT_URL as string | undefined,
-    testUrl: (config.CAPTIVE_TEST_URL as string | undefined) ?? DEFAULT_TEST_URL,
-  });
-}

@@ -1,10 +1,9 @@
-/** NetworkDiag's own env vars. The kernel reads and validates them once, with the base ones, at start-up. */
+/** NetworkDiag's own env vars, validated with the base ones at start-up; handlers see them typed on ctx.config. */
 import { z } from "zod";
 import { captiveEnv } from "./captive-config.ts";
 
 export const DEFAULT_RESOLV_CONF = "/etc/resolv.conf";
 
-/** Passed to defineServer as `env`: validated with the base config, then found on `ctx.config`. */
 export const networkEnv = {
   RESOLV_CONF: z
     .string()
@@ -13,10 +12,3 @@ export const networkEnv = {
     .describe("resolv.conf whose first nameserver dns_resolve asks by default"),
   ...captiveEnv,
 };
-
-export type NetworkConfig = z.output<z.ZodObject<typeof networkEnv>>;
-
-/** The network fields of a handler's `ctx.config` (already parsed by the kernel with `networkEnv`). */
-export function networkConfig(config: Readonly<Record<string, unknown>>): NetworkConfig {
-  return config as NetworkConfig;
-}

@@ -1,5 +1,5 @@
 /** roadnerd-network: HTTP+SSE and MCP on HOST:PORT, or MCP over stdio with --stdio. */
 import { runMain } from "@roadnerd/conventions";
-import { networkServer } from "./server.ts";
+import { server } from "./server.ts";
 
-await runMain(networkServer);
+await runMain(server);

@@ -1,7 +1,6 @@
 /** NetworkDiag: the list of tools and streams. Routing vs DNS vs captive portal in three calls or fewer. */
-import { defineServer } from "@roadnerd/conventions";
 import pkg from "../package.json" with { type: "json" };
-import { networkEnv } from "./config.ts";
+import { defineServer } from "./kit.ts";
 import { connectivityWatch } from "./streams/connectivity-watch.ts";
 import { captivePortalCheck } from "./tools/captive-portal-check.ts";
 import { dnsResolve } from "./tools/dns-resolve.ts";
@@ -10,23 +9,10 @@ import { ifaceInfo } from "./tools/iface-info.ts";
 import { routeInfo } from "./tools/route-info.ts";
 import { tcpPortCheck } from "./tools/tcp-port-check.ts";
 
-export const VERSION: string = pkg.version;
-
-export const networkServer = defineServer({
-  name: "network",
-  version: VERSION,
-  defaultPort: 7101,
+export const server = defineServer({
+  package: pkg,
   instructions:
     "Read-only network diagnostics. For 'no internet': route_info (gateway?), dns_resolve (names?), captive_portal_check (portal?).",
   tools: [ifaceInfo, routeInfo, dnsResolve, httpCheck, tcpPortCheck, captivePortalCheck],
   streams: [connectivityWatch],
-  env: networkEnv,
-  exec: {
-    // iproute2's JSON output: exact shapes only, no user values.
-    ip: [
-      ["-j", "addr", "show"],
-      ["-j", "-4", "route", "show", "table", "main"],
-      ["-j", "-6", "route", "show", "table", "main"],
-    ],
-  },
 });

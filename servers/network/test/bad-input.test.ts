@@ -8,14 +8,13 @@ import { chmod, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import net from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { buildApp } from "@roadnerd/conventions";
-import type { FastifyInstance } from "fastify";
-import { pino } from "pino";
+import { buildApp } from "@roadnerd/conventions/internal";
+import { silentLogger } from "@roadnerd/conventions/testing";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { networkServer } from "../src/server.ts";
+import { server } from "../src/server.ts";
 import { PUBLIC_DEFAULT_HOSTS } from "./helpers/loopback-world.ts";
 
-let app: FastifyInstance;
+let app: Awaited<ReturnType<typeof buildApp>>;
 let dir: string;
 const opened: string[] = [];
 const restore: Array<() => void> = [];
@@ -35,7 +34,7 @@ beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), "rn-bad-input-"));
   await writeFile(join(dir, "ip"), `#!/bin/sh\necho "$@" >> "${dir}/ran"\necho '[]'\n`);
   await chmod(join(dir, "ip"), 0o755);
-  app = await buildApp(networkServer, {
+  app = await buildApp(server, {
     env: {
       EXEC_PATH: dir,
       RESOLV_CONF: join(dir, "no-resolv.conf"),
@@ -43,7 +42,7 @@ beforeAll(async () => {
       // The captive defaults are public names: deny them by name, which refuses before any lookup.
       OUTBOUND_DENY: PUBLIC_DEFAULT_HOSTS.join(","),
     },
-    logger: pino({ level: "silent" }),
+    logger: silentLogger(),
   });
   watch(net.Socket.prototype, "connect", "tcp");
   watch(dgram.Socket.prototype, "send", "udp");
@@ -111,7 +110,7 @@ const perTool: Record<string, Array<[string, unknown]>> = {
 };
 
 describe("every network tool refuses bad input with E_INVALID_INPUT and does nothing", () => {
-  for (const tool of networkServer.tools) {
+  for (const tool of server.tools) {
     const cases = [...common, ...(perTool[tool.name] ?? [])];
     it.each(cases)(`${tool.name}: %s`, async (_label, body) => {
       const res = await app.inject({
@@ -133,7 +132,7 @@ describe("every network tool refuses bad input with E_INVALID_INPUT and does not
   }
 
   it("has bad-input cases for every tool", () => {
-    expect(Object.keys(perTool).sort()).toEqual(networkServer.tools.map((t) => t.name).sort());
+    expect(Object.keys(perTool).sort()).toEqual(server.tools.map((t) => t.name).sort());
   });
 
   it("malformed JSON, an unknown tool and a mutating method are typed too", async () => {

@@ -9,15 +9,16 @@ import { createServer, type Server } from "node:net";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { canBind } from "@roadnerd/conventions/testing";
 import { type SpawnedServer, serverEntry, spawnServer } from "@roadnerd/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { canBind53, type LoopbackWorld, startLoopbackWorld } from "./helpers/loopback-world.ts";
+import { type LoopbackWorld, startLoopbackWorld } from "./helpers/loopback-world.ts";
 
 const DNS_IP = "127.53.11.1";
 const TOOLS = ["iface_info", "route_info", "dns_resolve", "http_check", "tcp_port_check", "captive_portal_check"];
 const OPEN_WORLD = ["dns_resolve", "http_check", "tcp_port_check", "captive_portal_check"];
 
-const bindable = await canBind53(DNS_IP);
+const bindable = await canBind(DNS_IP, 53);
 if (!bindable && process.env.CI === "true") throw new Error(`CI must be able to bind ${DNS_IP}:53 (run as root)`);
 
 let world: LoopbackWorld;

@@ -25,11 +25,4 @@ export {
   type ProbeMethod,
 } from "./http-probe.ts";
 export type { TlsFacts } from "./pinned-connector.ts";
-export {
-  DIAGNOSIS_CODES,
-  type DiagnosisCode,
-  type ProbeFailure,
-  type ProbePhase,
-  toProbeFailure,
-  UNREACHABLE_REASONS,
-} from "./probe-failure.ts";
+export { type ProbeFailure, type ProbePhase, toProbeFailure } from "./probe-failure.ts";

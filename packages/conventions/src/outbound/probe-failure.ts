@@ -5,19 +5,9 @@
  */
 import { DiagError } from "../errors.ts";
 import { oneLine } from "../limits.ts";
+import { classifySocketError, type DiagnosisCode, errnoOf } from "../socket-errors.ts";
 
 export type ProbePhase = "dns" | "connect" | "tls" | "request" | "body";
-
-/** The closed set's codes that describe the target rather than the call. */
-export type DiagnosisCode = "E_DNS_FAIL" | "E_CONN_REFUSED" | "E_UNREACHABLE" | "E_TLS" | "E_TIMEOUT";
-
-export const DIAGNOSIS_CODES: readonly DiagnosisCode[] = [
-  "E_DNS_FAIL",
-  "E_CONN_REFUSED",
-  "E_UNREACHABLE",
-  "E_TLS",
-  "E_TIMEOUT",
-];
 
 export interface ProbeFailure {
   code: DiagnosisCode;
@@ -36,20 +26,6 @@ export interface FailureContext {
   timedOut: boolean;
 }
 
-/** OS connect errors that mean "no way there": the network said so (ICMP) or the local routing table did. */
-export const UNREACHABLE_REASONS: Readonly<Record<string, string>> = {
-  EHOSTUNREACH: "no route to host",
-  ENETUNREACH: "network unreachable",
-  EHOSTDOWN: "host is down",
-  ENETDOWN: "network is down",
-  EINVAL: "blackhole route",
-  EACCES: "prohibited by a route or firewall",
-  EPERM: "prohibited by a local firewall",
-  EADDRNOTAVAIL: "no local address to connect from",
-};
-const CLOSED = new Set(["ECONNRESET", "EPIPE", "UND_ERR_SOCKET", "UND_ERR_CLOSED", "ECONNABORTED"]);
-const TIMEOUTS = new Set(["ETIMEDOUT", "UND_ERR_CONNECT_TIMEOUT", "UND_ERR_HEADERS_TIMEOUT", "UND_ERR_BODY_TIMEOUT"]);
-
 const TIMEOUT_TEXT: Record<ProbePhase, string> = {
   dns: "name lookup timeout",
   connect: "connect timeout",
@@ -57,11 +33,6 @@ const TIMEOUT_TEXT: Record<ProbePhase, string> = {
   request: "no response headers before the deadline",
   body: "body not complete before the deadline",
 };
-
-function codeOf(err: unknown): string | undefined {
-  const code = (err as { code?: unknown } | null)?.code;
-  return typeof code === "string" ? code : undefined;
-}
 
 function messageOf(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
@@ -88,20 +59,28 @@ export function toProbeFailure(err: unknown, ctx: FailureContext): ProbeFailure 
   if ((err as Error | null)?.name === "HTTPParserError") {
     return fail("E_CONN_REFUSED", ctx.phase, `not an HTTP response (${at})`);
   }
-  const code = codeOf(err);
+  const code = errnoOf(err);
   if (code === undefined) throw err;
   const phase = ctx.phase;
-  if (code === "ECONNREFUSED") return fail("E_CONN_REFUSED", "connect", `connection refused (${at})`);
-  if (code === "ENOTFOUND" || code === "EAI_AGAIN")
-    return fail("E_DNS_FAIL", "dns", `${ctx.host} did not resolve (${code})`);
-  if (TIMEOUTS.has(code)) return fail("E_TIMEOUT", phase, `${TIMEOUT_TEXT[phase]} (${code}, ${at})`);
-  const unreachable = phase === "connect" || phase === "dns" ? UNREACHABLE_REASONS[code] : undefined;
-  if (unreachable) return fail("E_UNREACHABLE", "connect", `${unreachable} (${code}, ${at})`);
-  if (phase === "tls" || /^ERR_(SSL|TLS)_|^EPROTO$/.test(code)) {
+  const connecting = phase === "connect" || phase === "dns";
+  const failure = classifySocketError(code, connecting);
+  switch (failure.kind) {
+    case "refused":
+      return fail("E_CONN_REFUSED", "connect", `connection refused (${at})`);
+    case "dns":
+      return fail("E_DNS_FAIL", "dns", `${ctx.host} did not resolve (${code})`);
+    case "timeout":
+      return fail("E_TIMEOUT", phase, `${TIMEOUT_TEXT[phase]} (${code}, ${at})`);
+    case "unreachable":
+      return fail("E_UNREACHABLE", "connect", `${failure.reason} (${code}, ${at})`);
+    default:
+      break;
+  }
+  if (phase === "tls" || failure.kind === "tls") {
     return fail("E_TLS", "tls", `TLS handshake failed (${at}): ${messageOf(err)}`);
   }
   if (code.startsWith("HPE_")) return fail("E_CONN_REFUSED", phase, `not an HTTP response (${code}, ${at})`);
-  if (CLOSED.has(code))
+  if (failure.kind === "closed")
     return fail("E_CONN_REFUSED", phase, `connection closed before a complete response (${code}, ${at})`);
   return fail("E_CONN_REFUSED", phase, `connection failed (${code}, ${at}): ${messageOf(err)}`);
 }

@@ -1,21 +1,21 @@
 /** /actions: the catalog, one tool's schemas, and the call itself. Mutating methods are refused. */
 import type { FastifyInstance } from "fastify";
 import { DiagError } from "../errors.ts";
-import { type BaseContext, runTool } from "../run-tool.ts";
+import { runTool } from "../run-tool.ts";
+import type { Runtime } from "../runtime.ts";
 import { inputJsonSchema, outputJsonSchema } from "../schemas.ts";
 import { unknownTool } from "../suggest.ts";
 import type { AnyTool } from "../tool.ts";
 
-export function registerActions(
-  app: FastifyInstance,
-  prefix: string,
-  tools: readonly AnyTool[],
-  base: BaseContext,
-): void {
-  const byName = new Map(tools.map((t) => [t.name, t]));
+export function registerActions(app: FastifyInstance, runtime: Runtime<unknown>): void {
+  const { name: prefix, tools } = runtime.def;
   const find = (name: string): AnyTool => {
-    const tool = byName.get(name);
-    if (!tool) throw unknownTool(name, [...byName.keys()]);
+    const tool = runtime.tool(name);
+    if (!tool)
+      throw unknownTool(
+        name,
+        tools.map((t) => t.name),
+      );
     return tool;
   };
 
@@ -42,7 +42,7 @@ export function registerActions(
     reply.raw.once("close", () => {
       if (!reply.raw.writableFinished) gone.abort();
     });
-    return runTool(tool, request.body, base, { signal: gone.signal });
+    return runTool(tool, request.body, runtime, { signal: gone.signal });
   });
 
   app.route({

@@ -1,18 +1,11 @@
 /** POST /mcp: stateless Streamable HTTP (the SDK is loaded on the first request); GET and DELETE answer 405. */
 import type { FastifyInstance } from "fastify";
-import type { McpIdentity } from "../mcp.ts";
-import type { BaseContext } from "../run-tool.ts";
-import type { AnyTool } from "../tool.ts";
+import type { Runtime } from "../runtime.ts";
 
-export function registerMcpHttp(
-  app: FastifyInstance,
-  identity: McpIdentity,
-  tools: readonly AnyTool[],
-  base: BaseContext,
-): void {
+export function registerMcpHttp(app: FastifyInstance, runtime: Runtime<unknown>): void {
   app.post("/mcp", async (request, reply) => {
-    const { handleMcpPost } = await import("../mcp.ts");
-    await handleMcpPost(request, reply, identity, tools, base);
+    const { handleMcpPost } = await import("../mcp-transports.ts");
+    await handleMcpPost(request, reply, runtime);
   });
   app.route({
     method: ["GET", "DELETE"],

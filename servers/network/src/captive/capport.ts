@@ -3,22 +3,28 @@
  * certificate the client can verify (RFC 8908 §4, §4.1) and answers application/captive+json with at least
  * a boolean `captive` (§5). Android does the same when DHCP option 114 gives it the URL.
  */
-import { cutText, type DiagnosisCode, httpProbe, maskUrl, type OutboundPolicy } from "@roadnerd/conventions";
+import { cutText, DIAGNOSIS_CODES, httpProbe, maskUrl, type OutboundPolicy } from "@roadnerd/conventions";
+import { z } from "zod";
 
 export const CAPPORT_MEDIA_TYPE = "application/captive+json";
 
-export interface CapportInfo {
-  url: string;
-  /** What the API says; null when it could not be asked or did not answer properly. */
-  captive: boolean | null;
-  user_portal_url?: string;
-  venue_info_url?: string;
-  seconds_remaining?: number;
-  bytes_remaining?: number;
-  can_extend_session?: boolean;
-  error?: DiagnosisCode | "E_FORBIDDEN";
-  detail?: string;
-}
+/** A diagnosis of a target that gave no answer, or a configured target the policy denied. */
+export const probeError = z.enum([...DIAGNOSIS_CODES, "E_FORBIDDEN"]);
+
+/** What the API said, as captive_portal_check reports it. */
+export const capportResult = z.object({
+  url: z.string().describe("the CAPPORT API URL asked"),
+  captive: z.boolean().nullable().describe("the API's answer; null if it could not be asked"),
+  user_portal_url: z.string().optional().describe("where to log in (RFC 8908 user-portal-url)"),
+  venue_info_url: z.string().optional().describe("venue information page"),
+  seconds_remaining: z.number().int().optional().describe("session time left, seconds"),
+  bytes_remaining: z.number().int().optional().describe("session data left, bytes"),
+  can_extend_session: z.boolean().optional().describe("the session can be extended"),
+  error: probeError.optional().describe("why the API gave no answer"),
+  detail: z.string().optional().describe("what went wrong asking it"),
+});
+
+export type CapportInfo = z.output<typeof capportResult>;
 
 const cleanUrl = (v: unknown) => (typeof v === "string" ? cutText(maskUrl(v), 300) : undefined);
 const num = (v: unknown) => (typeof v === "number" && Number.isFinite(v) && v >= 0 ? Math.floor(v) : undefined);

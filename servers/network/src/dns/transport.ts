@@ -1,6 +1,7 @@
 /** The two ways a DNS message travels: UDP with retransmits, TCP with 2-byte length framing. */
 import { createSocket } from "node:dgram";
 import { connect, isIP } from "node:net";
+import { classifySocketError } from "@roadnerd/conventions";
 import dnsPacket from "dns-packet";
 import type { DnsReply, QueryOptions, Step } from "./query.ts";
 
@@ -103,16 +104,11 @@ export function tcpExchange(
   });
 }
 
-/** OS errors normalised once, with the address in the message. */
+/** OS errors through the kernel's one socket-error boundary, with the address in the message. */
 function socketError(err: NodeJS.ErrnoException, o: QueryOptions, proto = "udp"): string {
   const where = `${o.server} port ${o.port ?? DNS_PORT}/${proto}`;
-  switch (err.code) {
-    case "ECONNREFUSED":
-      return `nothing listens on ${where} (connection refused)`;
-    case "ENETUNREACH":
-    case "EHOSTUNREACH":
-      return `no route to ${where} (${err.code})`;
-    default:
-      return `${err.code ?? "error"} on ${where}`;
-  }
+  const failure = classifySocketError(err.code, true);
+  if (failure.kind === "refused") return `nothing listens on ${where} (connection refused)`;
+  if (failure.kind === "unreachable") return `${failure.reason} (${where}, ${failure.errno})`;
+  return `${failure.errno} on ${where}`;
 }

@@ -1,6 +1,7 @@
 /** From a query outcome to dns_resolve's verdict (error + detail) and the one line a small model repeats. */
 import type { AnswerRow } from "./format-answer.ts";
 import type { QueryOutcome } from "./query.ts";
+import type { DnsResult } from "./result-shape.ts";
 
 export const DETAILS = [
   "NXDOMAIN",
@@ -47,21 +48,7 @@ export function diagnose(outcome: QueryOutcome, type: string, rows: readonly Ans
   return { error: "E_DNS_FAIL", detail: known };
 }
 
-export interface DnsResultLike {
-  qname: string;
-  type: string;
-  answers: AnswerRow[];
-  resolver: string;
-  resolver_from: string;
-  detail?: Detail | undefined;
-  error?: string | undefined;
-  rcode?: string | undefined;
-  query_ms?: number | undefined;
-  transport?: string | undefined;
-  omitted: number;
-}
-
-export function summarizeDns(r: DnsResultLike): string {
+export function summarizeDns(r: DnsResult): string {
   const at = `resolver ${r.resolver}${r.resolver_from === "fallback" ? " (resolv.conf lists none)" : ""}`;
   const ms = r.query_ms === undefined ? "" : `, ${r.query_ms} ms`;
   if (r.error || r.detail) {

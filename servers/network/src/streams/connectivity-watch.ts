@@ -1,10 +1,11 @@
 /**
  * connectivity_watch: every interval, probe the gateway (route table), DNS and HTTP in parallel and emit one
- * message per round, for a bounded duration. Reuses the tools themselves through runTool, so a round is
- * exactly what three separate calls would say.
+ * message per round, for a bounded duration. Calls the tools themselves through the kernel (ctx.call), so a
+ * round is exactly what three separate calls would say, typed by the tools' own result schemas.
  */
-import { defineStream, hostnameField, httpUrlField, ipField, runTool, type ToolResult } from "@roadnerd/conventions";
+import { hostnameField, httpUrlField, ipField } from "@roadnerd/conventions";
 import { z } from "zod";
+import { defineStream } from "../kit.ts";
 import { dnsResolve } from "../tools/dns-resolve.ts";
 import { httpCheck } from "../tools/http-check.ts";
 import { routeInfo } from "../tools/route-info.ts";
@@ -15,29 +16,18 @@ const probe = z.object({
   ms: z.number().describe("probe duration"),
 });
 
-export const connectivityRound = z.object({
-  round: z.number().int().describe("1, 2, 3…"),
-  gateway: probe,
-  dns: probe,
-  http: probe,
-  verdict: z.enum(["ok", "no_gateway", "dns", "http", "unknown"]).describe("first layer that failed"),
-  summary: z.string().describe("one line for the user"),
-});
-
 type Probe = z.infer<typeof probe>;
 
-async function timed(fn: () => Promise<ToolResult>, judge: (r: ToolResult) => Omit<Probe, "ms">): Promise<Probe> {
+export const VERDICTS = ["ok", "no_gateway", "dns", "http", "unknown"] as const;
+
+async function timed<R>(fn: () => Promise<R>, judge: (r: R) => Omit<Probe, "ms">): Promise<Probe> {
   const started = performance.now();
+  const ms = () => Math.round(performance.now() - started);
   try {
-    const r = await fn();
-    return { ...judge(r), ms: Math.round(performance.now() - started) };
+    return { ...judge(await fn()), ms: ms() };
   } catch (err) {
     const e = err as { code?: string; message?: string };
-    return {
-      ok: false,
-      detail: `${e.code ?? "E_INTERNAL"}: ${e.message ?? "failed"}`,
-      ms: Math.round(performance.now() - started),
-    };
+    return { ok: false, detail: `${e.code ?? "E_INTERNAL"}: ${e.message ?? "failed"}`, ms: ms() };
   }
 }
 
@@ -50,46 +40,50 @@ export const connectivityWatch = defineStream({
     dns_server: ipField.optional().describe("resolver to ask (default: the system's)"),
     url: httpUrlField.optional().describe("URL to fetch each round (default http://neverssl.com/)"),
   },
-  message: connectivityRound,
+  message: {
+    round: z.number().int().describe("1, 2, 3…"),
+    gateway: probe,
+    dns: probe,
+    http: probe,
+    verdict: z.enum(VERDICTS).describe("first layer that failed"),
+  },
   example: { interval_ms: 2000, qname: "example.com", url: "http://neverssl.com/" },
   openWorld: true,
+  summarize: (m) => {
+    if (m.verdict === "ok") return "gateway, DNS and HTTP all fine";
+    const failing = m.verdict === "no_gateway" ? m.gateway : m.verdict === "dns" ? m.dns : m.http;
+    return `${m.verdict === "no_gateway" ? "gateway" : m.verdict} failing: ${failing.detail}`;
+  },
   async run(input, ctx) {
     const interval = input.interval_ms ?? 2000;
     const timeout_ms = Math.min(interval, 2000);
-    const call = (tool: Parameters<typeof runTool>[0], args: Record<string, unknown>) =>
-      runTool(tool, { ...args, timeout_ms }, ctx, { signal: ctx.signal });
+    const qname = input.qname ?? "example.com";
+    const server = input.dns_server;
+    const url = input.url ?? "http://neverssl.com/";
     // Bounded: the stream's duration ends it; the cap on rounds is a second guard.
     for (let round = 1; round <= 10_000; round++) {
       const [gateway, dns, http] = await Promise.all([
         timed(
-          () => call(routeInfo, { limit: 1 }),
+          () => ctx.call(routeInfo, { limit: 1, timeout_ms }),
           (r) => {
-            const gw = r.default_gateway as { via: string | null; dev: string } | null;
+            const gw = r.default_gateway;
             return gw
               ? { ok: true, detail: `default via ${gw.via ?? "link"} dev ${gw.dev}` }
               : { ok: false, detail: "no default route" };
           },
         ),
         timed(
-          () =>
-            call(dnsResolve, {
-              qname: input.qname ?? "example.com",
-              ...(input.dns_server ? { server: input.dns_server } : {}),
-            }),
-          (r) => ({ ok: !r.error && Array.isArray(r.answers) && r.answers.length > 0, detail: String(r.summary) }),
+          () => ctx.call(dnsResolve, { qname, timeout_ms, ...(server ? { server } : {}) }),
+          (r) => ({ ok: !r.error && r.answers.length > 0, detail: r.summary }),
         ),
         timed(
-          () => call(httpCheck, { url: input.url ?? "http://neverssl.com/", method: "HEAD" }),
-          (r) => ({ ok: !r.error && typeof r.status === "number" && r.status < 500, detail: String(r.summary) }),
+          () => ctx.call(httpCheck, { url, method: "HEAD", timeout_ms }),
+          (r) => ({ ok: !r.error && typeof r.status === "number" && r.status < 500, detail: r.summary }),
         ),
       ]);
       if (ctx.signal.aborted) return;
       const verdict = !gateway.ok ? "no_gateway" : !dns.ok ? "dns" : !http.ok ? "http" : "ok";
-      const summary =
-        verdict === "ok"
-          ? "gateway, DNS and HTTP all fine"
-          : `${verdict === "no_gateway" ? "gateway" : verdict} failing: ${verdict === "no_gateway" ? gateway.detail : verdict === "dns" ? dns.detail : http.detail}`;
-      if (!(await ctx.emit({ round, gateway, dns, http, verdict, summary: summary.slice(0, 160) }))) return;
+      if (!(await ctx.emit({ round, gateway, dns, http, verdict }))) return;
       if (!(await ctx.sleep(interval))) return;
     }
   },

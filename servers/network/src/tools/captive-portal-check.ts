@@ -6,9 +6,7 @@
  */
 import {
   cutText,
-  DIAGNOSIS_CODES,
   DiagError,
-  defineTool,
   type HttpProbeResult,
   httpProbe,
   httpUrlField,
@@ -17,13 +15,13 @@ import {
   type ToolContext,
 } from "@roadnerd/conventions";
 import { z } from "zod";
-import { type CapportInfo, fetchCapport } from "../captive/capport.ts";
+import { type CapportInfo, capportResult, fetchCapport, probeError } from "../captive/capport.ts";
 import { assess, matches, type ProbeRun } from "../captive/evidence.ts";
 import { osVerdicts } from "../captive/os-verdicts.ts";
-import { captiveSettings, DEFAULT_TEST_URL } from "../captive-config.ts";
+import { DEFAULT_TEST_URL } from "../captive-config.ts";
+import { defineTool, type NetworkConfig } from "../kit.ts";
 
 const verdict = z.enum(["online", "portal", "no_internet", "unknown"]);
-const diagnosis = z.enum([...DIAGNOSIS_CODES, "E_FORBIDDEN"]);
 
 const probeOut = z.object({
   url: z.string().describe("probe URL"),
@@ -31,26 +29,14 @@ const probeOut = z.object({
   status: z.number().int().nullable().describe("status of the last response, null if none"),
   matched: z.boolean().describe("the expected answer came back (trusted TLS, no portal in the way)"),
   redirects: z.number().int().min(0).describe("redirect answers on the way"),
-  error: diagnosis.optional().describe("why there was no answer"),
+  error: probeError.optional().describe("why there was no answer"),
   detail: z.string().optional().describe("what failed or stopped"),
-});
-
-const capportOut = z.object({
-  url: z.string().describe("the CAPPORT API URL asked"),
-  captive: z.boolean().nullable().describe("the API's answer; null if it could not be asked"),
-  user_portal_url: z.string().optional().describe("where to log in (RFC 8908 user-portal-url)"),
-  venue_info_url: z.string().optional().describe("venue information page"),
-  seconds_remaining: z.number().int().optional().describe("session time left, seconds"),
-  bytes_remaining: z.number().int().optional().describe("session data left, bytes"),
-  can_extend_session: z.boolean().optional().describe("the session can be extended"),
-  error: diagnosis.optional().describe("why the API gave no answer"),
-  detail: z.string().optional().describe("what went wrong asking it"),
 });
 
 type ProbeOut = z.input<typeof probeOut>;
 
 async function run(
-  ctx: ToolContext,
+  ctx: ToolContext<NetworkConfig>,
   url: string,
   expect: number | string | null,
   userGiven: boolean,
@@ -102,7 +88,7 @@ function redirectsOf(result: HttpProbeResult | undefined): Array<{ status: numbe
 }
 
 async function capportFor(
-  ctx: ToolContext,
+  ctx: ToolContext<NetworkConfig>,
   url: string | undefined,
   userGiven: boolean,
 ): Promise<CapportInfo | undefined> {
@@ -139,7 +125,7 @@ export const captivePortalCheck = defineTool({
     reason: z.string().describe("the evidence, one line"),
     status: z.number().int().nullable().describe("test URL's last status, null if no answer"),
     portal_url: z.string().optional().describe("the login page, when known"),
-    capport: capportOut.optional().describe("what the RFC 8908 API said, when one is known"),
+    capport: capportResult.optional().describe("what the RFC 8908 API said, when one is known"),
     probes: z.array(probeOut).describe("probes with a known answer"),
     verdicts: z
       .object({
@@ -150,7 +136,7 @@ export const captivePortalCheck = defineTool({
         apple: verdict.describe("Apple's rule (first answer 200 with the text) on the body probe"),
       })
       .describe("what each OS would conclude from the same responses"),
-    error: diagnosis.optional().describe("why the test URL gave no answer"),
+    error: probeError.optional().describe("why the test URL gave no answer"),
     detail: z.string().optional().describe("test URL failure detail"),
   },
   example: { test_url: "http://neverssl.com/" },
@@ -159,12 +145,12 @@ export const captivePortalCheck = defineTool({
     `${r.suspected ? "captive portal suspected" : "no captive portal"}: ${r.reason.replace(/^(no )?portal:\s*/i, "")}` +
     (r.portal_url ? ` (portal: ${r.portal_url})` : ""),
   async handler(input, ctx) {
-    const config = captiveSettings(ctx.config);
-    const testUrl = input.test_url ?? config.testUrl;
+    const config = ctx.config;
+    const testUrl = input.test_url ?? config.CAPTIVE_TEST_URL;
     const [test, capport, ...probes] = await Promise.all([
       run(ctx, testUrl, null, input.test_url !== undefined),
-      capportFor(ctx, input.capport_url ?? config.capportUrl, input.capport_url !== undefined),
-      ...config.probes.map((p) => run(ctx, p.url, p.expect, false)),
+      capportFor(ctx, input.capport_url ?? config.CAPPORT_URL, input.capport_url !== undefined),
+      ...config.CAPTIVE_PROBES.map((p) => run(ctx, p.url, p.expect, false)),
     ]);
     const verdictProbes = probes.filter((p) => p.result);
     const bodyProbe = verdictProbes.find((p) => typeof p.expect === "string");

@@ -1,32 +1,13 @@
 /** dns_resolve: ask one resolver one question over the wire and report real TTLs, rcodes and timeouts. */
-import {
-  capList,
-  DiagError,
-  defineTool,
-  hostField,
-  ipField,
-  limitInput,
-  type ToolContext,
-  truncationFields,
-} from "@roadnerd/conventions";
+import { capList, DiagError, hostField, ipField, limitInput, type ToolContext } from "@roadnerd/conventions";
 import { z } from "zod";
-import { networkConfig } from "../config.ts";
 import { formatAnswers } from "../dns/format-answer.ts";
 import { ptrName } from "../dns/ptr-name.ts";
 import { queryDns } from "../dns/query.ts";
 import { readDefaultResolver } from "../dns/resolv-conf.ts";
-import { DETAILS, type Detail, diagnose, summarizeDns } from "../dns/verdict.ts";
-
-export const RECORD_TYPES = ["A", "AAAA", "CNAME", "MX", "TXT", "NS", "PTR"] as const;
-/** Left for us after the socket gives up, to build the result before the kernel's deadline. */
-const RESULT_MARGIN_MS = 25;
-
-const answer = z.object({
-  name: z.string().describe("owner name of the record"),
-  type: z.string().describe("record type, e.g. A, CNAME"),
-  ttl: z.number().int().min(0).describe("TTL in seconds, as received"),
-  data: z.string().describe("address, target name, '10 mail.example.com' for MX, joined text for TXT"),
-});
+import { dnsResultShape, RECORD_TYPES } from "../dns/result-shape.ts";
+import { type Detail, diagnose, summarizeDns } from "../dns/verdict.ts";
+import { defineTool, type NetworkConfig } from "../kit.ts";
 
 export const dnsResolve = defineTool({
   name: "dns_resolve",
@@ -37,22 +18,7 @@ export const dnsResolve = defineTool({
     server: ipField.optional().describe("IP of one resolver to ask (default: first nameserver in resolv.conf)"),
     limit: limitInput,
   },
-  output: {
-    qname: z.string().describe("the name as asked"),
-    type: z.enum(RECORD_TYPES).describe("record type asked"),
-    query_name: z.string().optional().describe("name actually queried, when it differs (reverse lookups)"),
-    answers: z.array(answer).describe("answer records, CNAME chain included"),
-    resolver: z.string().describe("IP of the resolver asked"),
-    resolver_from: z
-      .enum(["input", "resolv_conf", "fallback"])
-      .describe("where resolver came from: server input, resolv.conf, or 127.0.0.1 when it lists none"),
-    error: z.literal("E_DNS_FAIL").optional().describe("set when the lookup failed; see detail"),
-    detail: z.enum(DETAILS).optional().describe("why it failed, or NODATA: name exists but has no such records"),
-    rcode: z.string().optional().describe("response code from the resolver, e.g. NOERROR, NXDOMAIN"),
-    query_ms: z.number().int().min(0).optional().describe("ms until the answer, or until giving up"),
-    transport: z.enum(["udp", "tcp"]).optional().describe("tcp when the UDP answer was truncated"),
-    ...truncationFields,
-  },
+  output: dnsResultShape,
   example: { qname: "example.com", type: "A" },
   openWorld: true,
   summarize: summarizeDns,
@@ -70,7 +36,7 @@ export const dnsResolve = defineTool({
       name,
       type,
       server: resolver,
-      timeoutMs: Math.max(1, ctx.remaining() - RESULT_MARGIN_MS),
+      timeoutMs: ctx.budget(),
       signal: ctx.signal,
     });
     if (!outcome.ok) ctx.log.debug({ failure: outcome.failure, message: outcome.message }, "dns query failed");
@@ -97,11 +63,11 @@ export const dnsResolve = defineTool({
  * An explicit server is user input and passes the outbound policy. The system resolver does not: it is
  * the machine's own configuration (and may sit on a denied range, e.g. AWS's 169.254.169.253).
  */
-async function pickResolver(server: string | undefined, ctx: ToolContext) {
+async function pickResolver(server: string | undefined, ctx: ToolContext<NetworkConfig>) {
   if (server) {
     ctx.outbound.checkAddress(server);
     return { resolver: server, from: "input" as const };
   }
-  const found = await readDefaultResolver(networkConfig(ctx.config).RESOLV_CONF);
+  const found = await readDefaultResolver(ctx.config.RESOLV_CONF);
   return { resolver: found.address, from: found.from };
 }

@@ -8,7 +8,6 @@ import {
   cutText,
   DIAGNOSIS_CODES,
   DiagError,
-  defineTool,
   type HopResponse,
   type HopTiming,
   httpProbe,
@@ -22,6 +21,7 @@ import {
   truncationFields,
 } from "@roadnerd/conventions";
 import { z } from "zod";
+import { defineTool } from "../kit.ts";
 
 export const MAX_REQUEST_HEADERS = 20;
 const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,64}$/;

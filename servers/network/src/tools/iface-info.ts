@@ -1,8 +1,12 @@
 /** iface_info: every interface with its MAC, addresses and state, including interfaces with no address. */
-import { capList, defineTool, limitInput, truncationFields } from "@roadnerd/conventions";
+import { capList, command, limitInput, truncationFields } from "@roadnerd/conventions";
 import { z } from "zod";
+import { defineTool } from "../kit.ts";
 import { parseIpAddr } from "../parse/ip-addr.ts";
 import { parseIpJson } from "../parse/ip-result.ts";
+
+/** iproute2's JSON output of every interface and address. */
+export const ipAddrShow = command("ip", ["-j", "addr", "show"]);
 
 const iface = z.object({
   name: z.string().describe("interface name"),
@@ -20,13 +24,14 @@ export const ifaceInfo = defineTool({
   input: { limit: limitInput },
   output: { interfaces: z.array(iface), ...truncationFields },
   example: {},
+  commands: [ipAddrShow],
   summarize: (r) => {
     const up = r.interfaces.filter((i) => i.up && i.name !== "lo");
     const withV4 = up.filter((i) => i.ipv4.length > 0).map((i) => `${i.name} ${i.ipv4[0]}`);
     return `${r.interfaces.length} interfaces, ${up.length} up (not lo); IPv4: ${withV4.join(", ") || "none"}`;
   },
   async handler(input, ctx) {
-    const result = await ctx.exec("ip", ["-j", "addr", "show"], { timeoutMs: ctx.remaining(), signal: ctx.signal });
+    const result = await ctx.exec(ipAddrShow);
     const { items, omitted } = capList(parseIpJson(result, "ip addr", parseIpAddr), input.limit);
     return { interfaces: items, truncated: omitted > 0, omitted };
   },

@@ -1,8 +1,15 @@
 /** route_info: the default gateway and the main routing table, IPv4 and IPv6. */
-import { capList, defineTool, type ExecResult, limitInput, truncationFields } from "@roadnerd/conventions";
+import { capList, command, type ExecResult, limitInput, truncationFields } from "@roadnerd/conventions";
 import { z } from "zod";
+import { defineTool } from "../kit.ts";
 import { parseIpJson } from "../parse/ip-result.ts";
 import { defaultGateway, parseIpRoute, type RouteRow } from "../parse/ip-route.ts";
+
+/** iproute2's JSON output of the main routing table, per family. */
+export const ipRoutes = {
+  4: command("ip", ["-j", "-4", "route", "show", "table", "main"]),
+  6: command("ip", ["-j", "-6", "route", "show", "table", "main"]),
+} as const;
 
 const family = z.union([z.literal(4), z.literal(6)]).describe("IP version: 4 or 6");
 
@@ -40,6 +47,7 @@ export const routeInfo = defineTool({
   input: { limit: limitInput },
   output: { default_gateway: gateway, routes: z.array(route), ...truncationFields },
   example: {},
+  commands: [ipRoutes[4], ipRoutes[6]],
   summarize: (r) => {
     const gw = r.default_gateway;
     const count = `${r.routes.length + r.omitted} routes`;
@@ -49,12 +57,7 @@ export const routeInfo = defineTool({
     return `default ${via}dev ${gw.dev ?? "?"} (IPv${gw.family})${down}; ${count}`;
   },
   async handler(input, ctx) {
-    const run = (fam: 4 | 6) =>
-      ctx.exec("ip", ["-j", `-${fam}`, "route", "show", "table", "main"], {
-        timeoutMs: ctx.remaining(),
-        signal: ctx.signal,
-      });
-    const [v4, v6] = await Promise.all([run(4), run(6)]);
+    const [v4, v6] = await Promise.all([ctx.exec(ipRoutes[4]), ctx.exec(ipRoutes[6])]);
     const rows = [...rowsFrom(v4, 4), ...rowsFrom(v6, 6)];
     // Defaults first (stable sort) so a small `limit` never cuts the routes that matter most.
     rows.sort((a, b) => Number(b.dst === "default") - Number(a.dst === "default"));

@@ -1,24 +1,32 @@
 /** tcp_port_check: can a TCP connection be opened to host:port? Open, refused, filtered, unreachable, unresolved. */
 import { connect } from "node:net";
 import {
+  classifySocketError,
   DiagError,
-  defineTool,
   hostField,
+  hostPort,
   portField,
+  type SocketFailureKind,
   type ToolContext,
-  UNREACHABLE_REASONS,
 } from "@roadnerd/conventions";
 import { z } from "zod";
-
-const hostPort = (host: string, port: number) => (host.includes(":") ? `[${host}]:${port}` : `${host}:${port}`);
-
-/** Time kept back from the deadline so the diagnosis is answered before the call's own timeout fires. */
-export const SETTLE_MARGIN_MS = 100;
+import { defineTool } from "../kit.ts";
 
 const STATES = ["open", "refused", "filtered", "unreachable", "unresolved", "error"] as const;
 type State = (typeof STATES)[number];
 
-/** The closed set's codes, as the kernel's probe-failure boundary uses them; `detail` says which OS error. */
+/** The kernel's socket-failure kinds as this tool's states. */
+const STATE_OF: Record<SocketFailureKind, Exclude<State, "open" | "unresolved">> = {
+  refused: "refused",
+  closed: "refused",
+  timeout: "filtered",
+  unreachable: "unreachable",
+  dns: "error",
+  tls: "error",
+  other: "error",
+};
+
+/** The closed set's codes, as the kernel's socket-error boundary uses them; `detail` says which OS error. */
 const ERROR_OF: Record<Exclude<State, "open" | "unresolved">, "E_CONN_REFUSED" | "E_UNREACHABLE" | "E_TIMEOUT"> = {
   refused: "E_CONN_REFUSED",
   filtered: "E_TIMEOUT",
@@ -52,12 +60,10 @@ function probe(address: string, port: number, waitMs: number, signal: AbortSigna
     signal.addEventListener("abort", onAbort, { once: true });
     socket.once("connect", () => finish("open"));
     socket.once("error", (err: NodeJS.ErrnoException) => {
-      const code = err.code ?? "EUNKNOWN";
-      if (code === "ECONNREFUSED" || code === "ECONNRESET")
-        return finish("refused", `connection refused (${code}, ${at})`);
-      if (code === "ETIMEDOUT") return finish("filtered", `filtered: no answer (ETIMEDOUT, ${at})`);
-      const why = UNREACHABLE_REASONS[code];
-      return finish(why ? "unreachable" : "error", `${why ?? "connect failed"} (${code}, ${at})`);
+      const failure = classifySocketError(err.code, true);
+      const state = STATE_OF[failure.kind];
+      const why = state === "filtered" ? "filtered: no answer" : state === "error" ? "connect failed" : failure.reason;
+      return finish(state, `${why} (${failure.errno}, ${at})`);
     });
   });
 }
@@ -122,7 +128,7 @@ export const tcpPortCheck = defineTool({
             : target.message,
       };
     }
-    const waitMs = Math.max(1, ctx.remaining() - SETTLE_MARGIN_MS);
+    const waitMs = ctx.budget();
     const { state, ms, detail } = await probe(target.address, port, waitMs, ctx.signal);
     return {
       host,

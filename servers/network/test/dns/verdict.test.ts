@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import type { AnswerRow } from "../../src/dns/format-answer.ts";
 import type { DnsReply, QueryOutcome } from "../../src/dns/query.ts";
-import { type DnsResultLike, diagnose, summarizeDns } from "../../src/dns/verdict.ts";
+import type { DnsResult } from "../../src/dns/result-shape.ts";
+import { diagnose, summarizeDns } from "../../src/dns/verdict.ts";
 
 const reply = (rcode: string): QueryOutcome => ({
   ok: true,
@@ -33,7 +34,7 @@ describe("diagnose", () => {
 });
 
 describe("summarizeDns", () => {
-  const base: DnsResultLike = {
+  const base: DnsResult = {
     qname: "www.example.test",
     type: "A",
     answers: [cname, a],
@@ -42,6 +43,7 @@ describe("summarizeDns", () => {
     rcode: "NOERROR",
     query_ms: 2,
     transport: "udp",
+    truncated: false,
     omitted: 0,
   };
 
@@ -64,7 +66,7 @@ describe("summarizeDns", () => {
   });
 
   it("says when resolv.conf named no resolver", () => {
-    const r = { ...base, resolver: "127.0.0.1", resolver_from: "fallback" };
+    const r: DnsResult = { ...base, resolver: "127.0.0.1", resolver_from: "fallback" };
     expect(summarizeDns(r)).toContain("resolver 127.0.0.1 (resolv.conf lists none)");
   });
 });

@@ -4,7 +4,6 @@
  * generate_204 endpoint. Spawned servers get env that points every default at it, so no test ever asks the
  * machine's resolver or a public host.
  */
-import { createSocket } from "node:dgram";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -39,16 +38,6 @@ export interface LoopbackWorld {
    */
   env: Record<string, string>;
   close(): Promise<void>;
-}
-
-export async function canBind53(ip: string): Promise<boolean> {
-  const probe = createSocket("udp4");
-  const ok = await new Promise<boolean>((resolve) => {
-    probe.once("error", () => resolve(false));
-    probe.bind(53, ip, () => resolve(true));
-  });
-  await new Promise<void>((resolve) => probe.close(() => resolve()));
-  return ok;
 }
 
 export async function startLoopbackWorld(dnsIp: string): Promise<LoopbackWorld> {

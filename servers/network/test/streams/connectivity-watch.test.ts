@@ -3,23 +3,18 @@
  * with DNS and HTTP answered by the loopback world (never the machine's resolver or a public host).
  */
 import { createClient, type RoadNerdClient } from "@roadnerd/client";
+import type { MessageOf } from "@roadnerd/conventions";
+import { canBind } from "@roadnerd/conventions/testing";
 import { type SpawnedServer, spawnServer } from "@roadnerd/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { canBind53, type LoopbackWorld, startLoopbackWorld } from "../helpers/loopback-world.ts";
+import type { connectivityWatch } from "../../src/streams/connectivity-watch.ts";
+import { type LoopbackWorld, startLoopbackWorld } from "../helpers/loopback-world.ts";
 
 const DNS_IP = "127.53.12.1";
-const bindable = await canBind53(DNS_IP);
+const bindable = await canBind(DNS_IP, 53);
 if (!bindable && process.env.CI === "true") throw new Error(`CI must be able to bind ${DNS_IP}:53 (run as root)`);
 
-interface Round {
-  round: number;
-  gateway: { ok: boolean; detail: string; ms: number };
-  dns: { ok: boolean; detail: string; ms: number };
-  http: { ok: boolean; detail: string; ms: number };
-  verdict: string;
-  summary: string;
-  run_id?: string;
-}
+type Round = MessageOf<typeof connectivityWatch>;
 
 describe.skipIf(!bindable)("/sse/connectivity_watch (needs root for port 53)", () => {
   let world: LoopbackWorld;

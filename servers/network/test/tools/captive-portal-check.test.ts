@@ -5,7 +5,7 @@
  * and CAPTIVE_PROBES point at loopback, and the real probe hosts are denied by name before any lookup.
  */
 import { createClient, type RoadNerdClient } from "@roadnerd/client";
-import { loadConfig } from "@roadnerd/conventions";
+import type { ResultOf } from "@roadnerd/conventions";
 import {
   type CapportApi,
   type CaptivePortal,
@@ -24,28 +24,16 @@ import {
   type TestServer,
 } from "@roadnerd/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { captiveSettings, DEFAULT_CAPTIVE_PROBES, DEFAULT_TEST_URL } from "../../src/captive-config.ts";
-import { networkEnv } from "../../src/config.ts";
+import { DEFAULT_CAPTIVE_PROBES, DEFAULT_TEST_URL } from "../../src/captive-config.ts";
+import { server } from "../../src/server.ts";
+import type { captivePortalCheck } from "../../src/tools/captive-portal-check.ts";
 
-/** The captive settings the server would run with, parsed by the kernel exactly as at start-up. */
-const loadCaptiveConfig = (env: NodeJS.ProcessEnv) => captiveSettings(loadConfig(env, networkEnv));
+/** The config the server would run with, parsed by the kernel exactly as at start-up. */
+const loadCaptiveConfig = (env: NodeJS.ProcessEnv) => server.loadConfig(env);
 
 const SAFETY_ENV = { OUTBOUND_DENY: REAL_PROBE_HOSTS_DENY };
 
-interface Captive {
-  suspected: boolean;
-  final_url: string;
-  redirects: Array<{ status: number; host: string }>;
-  reason: string;
-  status: number | null;
-  portal_url?: string;
-  capport?: Record<string, unknown>;
-  probes: Array<Record<string, unknown>>;
-  verdicts: Record<string, string>;
-  error?: string;
-  detail?: string;
-  summary: string;
-}
+type Captive = ResultOf<typeof captivePortalCheck>;
 
 let certs: TestCerts;
 let portal: CaptivePortal;
@@ -379,11 +367,10 @@ describe("captive_portal_check: no network, bad input", () => {
 
 describe("captive-config: env read through zod", () => {
   it("defaults: the spec's test URL and the OSes' own probes", () => {
-    expect(loadCaptiveConfig({})).toEqual({
-      probes: DEFAULT_CAPTIVE_PROBES,
-      capportUrl: undefined,
-      testUrl: DEFAULT_TEST_URL,
-    });
+    const config = loadCaptiveConfig({});
+    expect(config.CAPTIVE_PROBES).toEqual(DEFAULT_CAPTIVE_PROBES);
+    expect(config.CAPPORT_URL).toBeUndefined();
+    expect(config.CAPTIVE_TEST_URL).toBe(DEFAULT_TEST_URL);
     expect(DEFAULT_TEST_URL).toBe("http://neverssl.com");
   });
 
@@ -395,8 +382,8 @@ describe("captive-config: env read through zod", () => {
       /CAPTIVE_PROBES/,
     );
     expect(() => loadCaptiveConfig({ CAPTIVE_PROBES: "[]" })).toThrow(/CAPTIVE_PROBES/);
-    expect(loadCaptiveConfig({ CAPTIVE_PROBES: '[{"url":"http://127.0.0.1/g","expect":204}]' }).probes).toEqual([
-      { url: "http://127.0.0.1/g", expect: 204 },
-    ]);
+    expect(loadCaptiveConfig({ CAPTIVE_PROBES: '[{"url":"http://127.0.0.1/g","expect":204}]' }).CAPTIVE_PROBES).toEqual(
+      [{ url: "http://127.0.0.1/g", expect: 204 }],
+    );
   });
 });

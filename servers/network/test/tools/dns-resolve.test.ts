@@ -3,13 +3,15 @@
  * file starts on port 53 of its own loopback addresses (127.53.2.x; port 53 because `server` is an IP only).
  * Nothing here asks the machine's resolver: the spawned server's RESOLV_CONF points at 127.53.2.1.
  */
-import { createSocket } from "node:dgram";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createClient, type RoadNerdClient } from "@roadnerd/client";
+import type { ResultOf } from "@roadnerd/conventions";
+import { canBind } from "@roadnerd/conventions/testing";
 import { type SpawnedServer, spawnServer, startDnsServer, type TestDnsServer } from "@roadnerd/testkit";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import type { dnsResolve } from "../../src/tools/dns-resolve.ts";
 import { BIG_TXT, MISBEHAVE, ZONE } from "../helpers/dns-zone.ts";
 
 const ZONE_IP = "127.53.2.1";
@@ -18,36 +20,10 @@ const CLOSED_IP = "127.53.2.2";
 /** Listens, but OUTBOUND_DENY names it: it must never see a packet. */
 const DENIED_IP = "127.53.2.3";
 
-/** Port 53 needs root (or a lowered ip_unprivileged_port_start): find out by trying. */
-async function canBind53(): Promise<boolean> {
-  const probe = createSocket("udp4");
-  const ok = await new Promise<boolean>((resolve) => {
-    probe.once("error", () => resolve(false));
-    probe.bind(53, ZONE_IP, () => resolve(true));
-  });
-  await new Promise<void>((resolve) => probe.close(() => resolve()));
-  return ok;
-}
-
-const bindable = await canBind53();
+const bindable = await canBind(ZONE_IP, 53);
 if (!bindable && process.env.CI === "true") throw new Error(`CI must be able to bind ${ZONE_IP}:53 (run as root)`);
 
-interface DnsResult {
-  qname: string;
-  type: string;
-  query_name?: string;
-  answers: Array<{ name: string; type: string; ttl: number; data: string }>;
-  resolver: string;
-  resolver_from: string;
-  error?: string;
-  detail?: string;
-  rcode?: string;
-  query_ms?: number;
-  transport?: string;
-  truncated: boolean;
-  omitted: number;
-  summary: string;
-}
+type DnsResult = ResultOf<typeof dnsResolve>;
 
 describe.skipIf(!bindable)("dns_resolve against a real DNS server on port 53 (needs root)", () => {
   let zone: TestDnsServer;

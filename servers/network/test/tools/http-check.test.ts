@@ -3,6 +3,7 @@
  * The server trusts the test CA through NODE_EXTRA_CA_CERTS, so `authorized` is exact for every cert.
  */
 import { createClient, type RoadNerdClient } from "@roadnerd/client";
+import type { ResultOf } from "@roadnerd/conventions";
 import {
   CLOSED_PORT,
   diagRoutes,
@@ -15,25 +16,12 @@ import {
   type TestServer,
 } from "@roadnerd/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { httpCheck } from "../../src/tools/http-check.ts";
 
 /** Belt and braces: the real probe hosts are denied by name, before any lookup, in case a default leaks. */
 const SAFETY_ENV = { OUTBOUND_DENY: REAL_PROBE_HOSTS_DENY };
 
-interface HttpCheck {
-  url: string;
-  status: number | null;
-  redirects: Array<{ status: number; location: string }>;
-  final_url?: string;
-  headers: Record<string, string>;
-  truncated: boolean;
-  omitted: number;
-  timing_ms: { dns: number; connect: number; tls: number; ttfb: number; total: number };
-  tls?: Record<string, unknown>;
-  error?: string;
-  detail?: string;
-  summary: string;
-  run_id?: string;
-}
+type HttpCheck = ResultOf<typeof httpCheck>;
 
 let certs: TestCerts;
 const web: Record<string, TestServer> = {};

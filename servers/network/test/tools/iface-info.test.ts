@@ -1,18 +1,14 @@
 // iface_info against the real server running inside a network namespace this test builds: names,
 // MACs, addresses and up/down are all set here, so they are asserted exactly.
 import { createClient, type RoadNerdClient } from "@roadnerd/client";
+import type { ResultOf } from "@roadnerd/conventions";
 import { createNetnsLab, type NetnsLab, netnsSkipReason } from "@roadnerd/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { IfaceRow } from "../../src/parse/ip-addr.ts";
+import type { ifaceInfo } from "../../src/tools/iface-info.ts";
 
 const skip = netnsSkipReason();
 
-interface IfaceInfo {
-  interfaces: IfaceRow[];
-  truncated: boolean;
-  omitted: number;
-  summary: string;
-}
+type IfaceInfo = ResultOf<typeof ifaceInfo>;
 
 describe.skipIf(skip)(`iface_info in a network namespace${skip ? ` (skipped: ${skip})` : ""}`, () => {
   let lab: NetnsLab;

@@ -1,19 +1,15 @@
 // route_info against the real server running inside a network namespace this test builds, so every
 // route is known exactly. The test reaches the server over a veth to the root namespace.
 import { createClient, type RoadNerdClient } from "@roadnerd/client";
+import type { ResultOf } from "@roadnerd/conventions";
 import { createNetnsLab, type NetnsLab, netnsSkipReason } from "@roadnerd/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { RouteRow } from "../../src/parse/ip-route.ts";
+import type { routeInfo } from "../../src/tools/route-info.ts";
 
 const skip = netnsSkipReason();
 
-interface RouteInfo {
-  default_gateway: { via: string | null; dev: string | null; family: 4 | 6; linkdown: boolean } | null;
-  routes: RouteRow[];
-  truncated: boolean;
-  omitted: number;
-  summary: string;
-}
+type RouteInfo = ResultOf<typeof routeInfo>;
+type RouteRow = RouteInfo["routes"][number];
 
 const r = (
   dst: string,

@@ -5,6 +5,7 @@ import { once } from "node:events";
 import { existsSync } from "node:fs";
 import { createServer, type Server } from "node:net";
 import { createClient, type RoadNerdClient } from "@roadnerd/client";
+import type { ResultOf } from "@roadnerd/conventions";
 import {
   CLOSED_PORT,
   createNetnsLab,
@@ -14,18 +15,9 @@ import {
   spawnServer,
 } from "@roadnerd/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { tcpPortCheck } from "../../src/tools/tcp-port-check.ts";
 
-interface PortCheck {
-  host: string;
-  port: number;
-  open: boolean;
-  state: string;
-  address?: string;
-  connect_ms?: number;
-  error?: string;
-  detail?: string;
-  summary: string;
-}
+type PortCheck = ResultOf<typeof tcpPortCheck>;
 
 async function listen(host: string): Promise<{ server: Server; port: number }> {
   const server = createServer((socket) => socket.destroy());

@@ -1,0 +1,46 @@
+/**
+ * @roadnerd/conventions/internal — the kernel's own parts, for the scripts, the registry, the orchestrator
+ * and the kernel's tests. A server author should not need anything here.
+ */
+
+export { type Capabilities, detectCapabilities, detectContainer } from "./capabilities.ts";
+export { binariesOf, buildArgv, checkAllowed, fitsSlot, matchesTemplate } from "./command.ts";
+export { baseEnvShape, DEFAULT_EXEC_PATH, DEFAULT_HOST, loadConfig } from "./config.ts";
+export { renderErrorTable } from "./error-table.ts";
+export { ERROR_CODES, ERROR_MEANING, ERROR_STATUS, type ErrorBody, errorBody, toDiagError } from "./errors.ts";
+export {
+  createExec,
+  DEFAULT_EXEC_MAX_BYTES,
+  type Exec,
+  type ExecOptions,
+  KILL_GRACE_MS,
+  liveProcessGroups,
+  spawnChecked,
+} from "./exec.ts";
+export { commonInputShape, MIN_TIMEOUT_MS, runIdField } from "./fields.ts";
+export {
+  checkRequest,
+  type GuardOptions,
+  hasValidToken,
+  hostnameOf,
+  isAllowedHost,
+  isAllowedOrigin,
+} from "./guards.ts";
+export { BODY_LIMIT_BYTES, buildApp, buildHttpApp } from "./http-app.ts";
+export { MAX_INPUT_STRING } from "./input-errors.ts";
+export { createLogger } from "./logger.ts";
+export { buildOpenApi } from "./openapi.ts";
+export {
+  createOutboundPolicy,
+  DEFAULT_DENY,
+  type OutboundConfig,
+  toProbeFailure,
+  unwrapIPv4,
+} from "./outbound/index.ts";
+export { runParsedStream, runStream, type StreamEnd, type StreamOptions } from "./run-stream.ts";
+export { DEADLINE_GRACE_MS, parseInput, runParsedTool, runTool, type ToolCallOptions } from "./run-tool.ts";
+export { createRuntime, type Runtime, type RuntimeOptions } from "./runtime.ts";
+export { inputJsonSchema, type JsonSchema, outputJsonSchema } from "./schemas.ts";
+export { renderServerReference } from "./server-docs.ts";
+export { parseServerPackage, SERVER_NAME, type ServerIdentity } from "./server-package.ts";
+export { DEFAULT_STREAM_DURATION_MS, MAX_STREAM_DURATION_MS, PING_INTERVAL_MS } from "./stream.ts";

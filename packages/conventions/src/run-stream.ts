@@ -1,0 +1,105 @@
+/**
+ * The one path every stream takes (`runStream` beside `runTool`): checked input, a bounded duration, each
+ * message checked against the stream's schema with its summary and run_id added, its work stopped (child
+ * processes included) when the duration ends or the consumer goes away. No HTTP here: the SSE route and
+ * unit tests are both consumers.
+ */
+import { DiagError } from "./errors.ts";
+import { DEFAULT_TIMEOUT_MS } from "./fields.ts";
+import { oneLine } from "./limits.ts";
+import { boundExec, parseInput, runTool, type Stamped } from "./run-tool.ts";
+import type { Runtime } from "./runtime.ts";
+import { type AnyStream, DEFAULT_STREAM_DURATION_MS, type MessageOf, type StreamContext } from "./stream.ts";
+
+/** Why a stream ended: its work finished, its duration ran out, or the consumer went away. */
+export type StreamEnd = "done" | "duration" | "closed";
+
+export interface StreamOptions<S extends AnyStream> {
+  /** Receives each checked message; resolves false when the consumer can take no more. */
+  send(message: MessageOf<S>): Promise<boolean>;
+  /** Aborts when the consumer goes away. */
+  signal?: AbortSignal | undefined;
+}
+
+export function abortableSleep(ms: number, signal: AbortSignal): Promise<boolean> {
+  return new Promise((resolve) => {
+    if (signal.aborted) return resolve(false);
+    const t = setTimeout(() => {
+      signal.removeEventListener("abort", onAbort);
+      resolve(true);
+    }, ms);
+    const onAbort = () => {
+      clearTimeout(t);
+      resolve(false);
+    };
+    signal.addEventListener("abort", onAbort, { once: true });
+  });
+}
+
+export function runStream<S extends AnyStream>(
+  stream: S,
+  raw: unknown,
+  runtime: Runtime<unknown>,
+  options: StreamOptions<S>,
+): Promise<StreamEnd> {
+  return runParsedStream(stream, parseInput(stream, raw), runtime, options);
+}
+
+export async function runParsedStream<S extends AnyStream>(
+  stream: S,
+  input: Record<string, unknown>,
+  runtime: Runtime<unknown>,
+  options: StreamOptions<S>,
+): Promise<StreamEnd> {
+  const runId = input.run_id as string | undefined;
+  const duration = (input.duration_ms as number | undefined) ?? DEFAULT_STREAM_DURATION_MS;
+  const started = performance.now();
+  const controller = new AbortController();
+  let end: StreamEnd = "done";
+  const stop = (why: StreamEnd) => {
+    if (controller.signal.aborted) return;
+    end = why;
+    controller.abort(new DiagError("E_TIMEOUT", `${stream.name} ended (${why})`));
+  };
+  const stopAt = setTimeout(() => stop("duration"), duration);
+  const onGone = () => stop("closed");
+  if (options.signal?.aborted) onGone();
+  options.signal?.addEventListener("abort", onGone, { once: true });
+  const signal = controller.signal;
+  const remaining = () =>
+    Math.max(1, Math.min(DEFAULT_TIMEOUT_MS, Math.round(duration - (performance.now() - started))));
+  const ctx: StreamContext<unknown> = {
+    log: runtime.log.child({ stream: stream.name, run_id: runId }),
+    outbound: runtime.outbound,
+    config: runtime.config,
+    exec: boundExec(runtime, stream, signal, remaining),
+    signal,
+    runId,
+    sleep: (ms) => abortableSleep(ms, signal),
+    call: (tool, args) => runTool(tool, args, runtime, { signal }),
+    async emit(data) {
+      if (signal.aborted) return false;
+      // Messages are checked like tool results: a wrong shape is a bug, not a message.
+      const checked = stream.messageSchema.safeParse({ ...data, summary: "-" });
+      if (!checked.success) {
+        ctx.log.error({ issues: checked.error.issues.slice(0, 5) }, "stream produced a message outside its schema");
+        throw new DiagError("E_INTERNAL", `${stream.name} produced an invalid message`);
+      }
+      const message = checked.data as Stamped;
+      message.summary = oneLine(stream.summarize(message));
+      if (runId) message.run_id = runId;
+      const more = await options.send(message as MessageOf<S>);
+      if (!more) stop("closed");
+      return more && !signal.aborted;
+    },
+  };
+  try {
+    await stream.run({ ...input }, ctx);
+    return end;
+  } finally {
+    clearTimeout(stopAt);
+    options.signal?.removeEventListener("abort", onGone);
+    // The stream is over: whatever its work still has in flight stops now.
+    stop(end);
+  }
+}

@@ -1,0 +1,49 @@
+/** Call a tool or run a stream of a server definition through the kernel's runtime, without HTTP. */
+import type { BaseConfig } from "../config.ts";
+import type { Logger } from "../logger.ts";
+import { runStream, type StreamEnd } from "../run-stream.ts";
+import { runTool } from "../run-tool.ts";
+import { createRuntime, type Runtime } from "../runtime.ts";
+import type { ServerDef } from "../server-def.ts";
+import type { AnyStream, MessageOf } from "../stream.ts";
+import type { AnyTool, InputOf, ResultOf } from "../tool.ts";
+import { silentLogger } from "./silent-logger.ts";
+
+export interface CallOptions {
+  /** The server's environment (default: none, so the machine's own env never leaks into a test). */
+  env?: NodeJS.ProcessEnv;
+  logger?: Logger;
+  signal?: AbortSignal;
+}
+
+export function testRuntime<C extends BaseConfig>(def: ServerDef<C>, options: CallOptions = {}): Runtime<C> {
+  return createRuntime(def, { env: options.env ?? {}, logger: options.logger ?? silentLogger() });
+}
+
+/** Run a tool exactly as every surface does (strict input, deadline, result schema, summary). */
+export function callTool<C extends BaseConfig, T extends AnyTool>(
+  def: ServerDef<C>,
+  tool: T,
+  input: InputOf<T> | Record<string, unknown>,
+  options: CallOptions = {},
+): Promise<ResultOf<T>> {
+  return runTool(tool, input, testRuntime(def, options), { signal: options.signal });
+}
+
+/** Run a stream to its end and return every message and why it ended. */
+export async function collectStream<C extends BaseConfig, S extends AnyStream>(
+  def: ServerDef<C>,
+  stream: S,
+  input: Record<string, unknown>,
+  options: CallOptions & { max?: number } = {},
+): Promise<{ messages: MessageOf<S>[]; end: StreamEnd }> {
+  const messages: MessageOf<S>[] = [];
+  const end = await runStream(stream, input, testRuntime(def, options), {
+    signal: options.signal,
+    send: async (message) => {
+      messages.push(message);
+      return messages.length < (options.max ?? Number.POSITIVE_INFINITY);
+    },
+  });
+  return { messages, end };
+}

@@ -1,0 +1,7 @@
+import { pino } from "pino";
+import type { Logger } from "../logger.ts";
+
+/** A logger that writes nothing: tests read results, not log lines. */
+export function silentLogger(): Logger {
+  return pino({ level: "silent" });
+}

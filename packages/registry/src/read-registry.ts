@@ -1,0 +1,42 @@
+/**
+ * The registry is the servers/ directory: every folder with a package.json is a server and must declare
+ * itself fully (parseServerPackage). Nothing else lists servers by hand.
+ */
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { parseServerPackage, type ServerIdentity } from "@roadnerd/conventions/internal";
+
+/** The workspace root above this file: found by walking up, so it holds when a script bundles this module elsewhere. */
+function findRoot(from: string): string {
+  for (let dir = from; dir !== dirname(dir); dir = dirname(dir)) {
+    if (existsSync(join(dir, "pnpm-workspace.yaml"))) return `${dir}/`;
+  }
+  throw new Error(`no pnpm-workspace.yaml above ${from}`);
+}
+
+export const REPO_ROOT = findRoot(dirname(fileURLToPath(import.meta.url)));
+
+export interface RegisteredServer extends ServerIdentity {
+  /** servers/<name>, relative to the repository root. */
+  dir: string;
+  /** The built entry, relative to the root: servers/<name>/dist/main.js. */
+  entry: string;
+}
+
+export function readRegistry(root: string = REPO_ROOT): RegisteredServer[] {
+  const serversDir = join(root, "servers");
+  const found: RegisteredServer[] = [];
+  for (const entry of readdirSync(serversDir, { withFileTypes: true })) {
+    if (!entry.isDirectory()) continue;
+    const dir = `servers/${entry.name}`;
+    const pkgPath = join(root, dir, "package.json");
+    if (!existsSync(pkgPath)) continue;
+    const identity = parseServerPackage(JSON.parse(readFileSync(pkgPath, "utf8")), `${dir}/package.json`);
+    if (identity.name !== entry.name) {
+      throw new Error(`${dir}/package.json: the package is @roadnerd/${identity.name}; the folder must be ${dir}`);
+    }
+    found.push({ ...identity, dir, entry: `${dir}/dist/main.js` });
+  }
+  return found.sort((a, b) => a.defaultPort - b.defaultPort || a.name.localeCompare(b.name));
+}

@@ -1,0 +1,83 @@
+/**
+ * Every registered server is complete: it declares itself in its package.json, its definition matches, its
+ * README documents every tool and stream with curl, one file per tool and a test beside it. A server added by
+ * `pnpm new-server` passes all of this before its first real tool.
+ */
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { curlExamples } from "@roadnerd/conventions/testing";
+import { loadServer, PLANNED_PORTS, REPO_ROOT, readRegistry } from "@roadnerd/registry";
+import { describe, expect, it } from "vitest";
+import { parse } from "yaml";
+
+const servers = readRegistry();
+const kebab = (name: string) => name.replaceAll("_", "-");
+const read = (path: string) => readFileSync(join(REPO_ROOT, path), "utf8");
+
+describe("the server registry", () => {
+  it("holds every folder of servers/, each with its own name and default port", () => {
+    const folders = readdirSync(join(REPO_ROOT, "servers"), { withFileTypes: true }).filter((d) => d.isDirectory());
+    expect(servers.map((s) => s.name).sort()).toEqual(folders.map((d) => d.name).sort());
+    const ports = servers.map((s) => s.defaultPort);
+    expect(new Set(ports).size).toBe(ports.length);
+    for (const s of servers) {
+      if (Object.hasOwn(PLANNED_PORTS, s.name)) expect(s.defaultPort).toBe(PLANNED_PORTS[s.name]);
+      else expect(Object.values(PLANNED_PORTS)).not.toContain(s.defaultPort);
+    }
+  });
+});
+
+describe.each(servers)("server $name", (s) => {
+  it("its definition is the one its package.json declares", async () => {
+    const def = await loadServer(s.name);
+    expect({ name: def.name, port: def.defaultPort, version: def.version, bin: def.bin }).toEqual({
+      name: s.name,
+      port: s.defaultPort,
+      version: s.version,
+      bin: `roadnerd-${s.name}`,
+    });
+    expect(read(`${s.dir}/src/main.ts`)).toContain("await runMain(server);");
+    expect(def.tools.length).toBeGreaterThan(0);
+  });
+
+  it("one file per tool and stream, named after it, each with a test beside it", async () => {
+    const def = await loadServer(s.name);
+    for (const [kind, items] of [
+      ["tools", def.tools],
+      ["streams", def.streams],
+    ] as const) {
+      for (const item of items) {
+        const file = `${kebab(item.name)}.ts`;
+        expect(existsSync(join(REPO_ROOT, s.dir, "src", kind, file)), `src/${kind}/${file}`).toBe(true);
+        const test = `test/${kind}/${kebab(item.name)}.test.ts`;
+        expect(existsSync(join(REPO_ROOT, s.dir, test)), test).toBe(true);
+      }
+    }
+  });
+
+  it("its README shows curl for /healthz, /actions, every tool and every stream", async () => {
+    const def = await loadServer(s.name);
+    const lines = curlExamples(read(`${s.dir}/README.md`))
+      .map((e) => e.line)
+      .join("\n");
+    const port = `localhost:${s.defaultPort}`;
+    expect(lines).toContain(`${port}/healthz`);
+    expect(lines).toContain(`${port}/actions`);
+    for (const t of def.tools) expect(lines, `curl for ${t.name}`).toContain(`/actions/${t.name}`);
+    for (const st of def.streams) expect(lines, `curl for /sse/${st.name}`).toContain(`/sse/${st.name}`);
+  });
+
+  it("docker-compose.yml runs it from its bundle on its default port", () => {
+    const compose = parse(read("docker-compose.yml")) as {
+      services: Record<string, { command: string[]; environment: Record<string, string> }>;
+    };
+    expect(compose.services[s.name]?.command).toEqual([s.entry]);
+    expect(compose.services[s.name]?.environment.PORT).toBe(String(s.defaultPort));
+  });
+
+  it("scripts/setup.sh installs the Debian packages it needs", () => {
+    const setup = read("scripts/setup.sh");
+    const listed = /DEB_PACKAGES=\(([^)]*)\)/.exec(setup)?.[1]?.split(/\s+/) ?? [];
+    for (const pkg of s.debian) expect(listed).toContain(pkg);
+  });
+});

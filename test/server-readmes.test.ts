@@ -1,0 +1,68 @@
+/**
+ * Every curl line in the root README and in each registered server's README runs as written against a live
+ * server (only its address replaced). A server whose examples need a world (DNS answers, a web page) provides
+ * one in test/readme-world.ts; everything stays on loopback.
+ */
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { curlExamples, runCurlExample } from "@roadnerd/conventions/testing";
+import { REPO_ROOT, type RegisteredServer, readRegistry } from "@roadnerd/registry";
+import { type SpawnedServer, spawnServer } from "@roadnerd/testkit";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+
+interface World {
+  env: Record<string, string>;
+  close(): Promise<void>;
+}
+
+interface WorldModule {
+  startReadmeWorld(): Promise<World | undefined>;
+}
+
+const servers = readRegistry();
+const read = (path: string) => readFileSync(join(REPO_ROOT, path), "utf8");
+
+async function worldFor(s: RegisteredServer): Promise<World | undefined> {
+  const mod = (await import(`../servers/${s.name}/test/readme-world.ts`).catch((err: { code?: string }) => {
+    if (err.code === "ERR_MODULE_NOT_FOUND" || /Failed to load|Cannot find/.test(String(err))) return undefined;
+    throw err;
+  })) as WorldModule | undefined;
+  return mod?.startReadmeWorld();
+}
+
+const live = new Map<string, { server: SpawnedServer; world: World | undefined }>();
+/** The documented address of each server → the live one. */
+const addresses: Record<string, string> = {};
+
+beforeAll(async () => {
+  for (const s of servers) {
+    const world = await worldFor(s);
+    const server = await spawnServer(s.name, { env: world?.env ?? {} });
+    live.set(s.name, { server, world });
+    const host = new URL(server.url).host;
+    addresses[`localhost:${s.defaultPort}`] = host;
+    addresses[`127.0.0.1:${s.defaultPort}`] = host;
+  }
+});
+
+afterAll(async () => {
+  for (const { server, world } of live.values()) {
+    await server.stop();
+    await world?.close();
+  }
+});
+
+const readmes = ["README.md", ...servers.map((s) => `${s.dir}/README.md`)];
+
+describe.each(readmes)("%s", (path) => {
+  const examples = curlExamples(read(path));
+
+  it("has curl examples", () => {
+    expect(examples.length).toBeGreaterThan(0);
+  });
+
+  it.each(examples)("$line", async (example) => {
+    const verdict = await runCurlExample(example, addresses);
+    expect(verdict.ok, `${verdict.reason}: ${verdict.stdout.slice(0, 600)}`).toBe(true);
+  });
+});

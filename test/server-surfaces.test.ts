@@ -1,0 +1,80 @@
+/**
+ * Every registered server answers on every surface from its bin, as an orchestrator, an operator and an MCP
+ * client start it: one `listening` line first, /healthz, the catalog, each tool's schema, /openapi.json, MCP
+ * over Streamable HTTP and over stdio, --help, and a clean refusal of a bad argument.
+ */
+import { execFile } from "node:child_process";
+import { promisify } from "node:util";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { createClient } from "@roadnerd/client";
+import { loadServer, readRegistry } from "@roadnerd/registry";
+import { serverEntry, spawnServer } from "@roadnerd/testkit";
+import { describe, expect, it } from "vitest";
+
+const run = promisify(execFile);
+
+describe.each(readRegistry())("roadnerd-$name", (s) => {
+  it("HTTP: one listening line first, then /healthz, /actions, each tool's schema and /openapi.json", async () => {
+    const def = await loadServer(s.name);
+    const server = await spawnServer(s.name, { env: { PORT: "0" } });
+    try {
+      const first = JSON.parse(server.lines[0] ?? "{}") as { msg?: string; url?: string };
+      expect(first).toMatchObject({ msg: "listening", url: server.url });
+      expect(server.lines.join("\n")).not.toContain("Server listening");
+      const client = createClient(server.url);
+      expect(await client.healthz()).toMatchObject({ ok: true, name: `roadnerd-${s.name}`, version: s.version });
+      const catalog = await client.actions();
+      expect(catalog.map((t) => t.tool)).toEqual(def.tools.map((t) => `${s.name}/${t.name}`));
+      for (const entry of catalog) expect(entry.summary.length).toBeGreaterThan(10);
+      for (const tool of def.tools) {
+        const res = await fetch(`${server.url}/actions/${tool.name}`);
+        expect(await res.json()).toMatchObject({ tool: `${s.name}/${tool.name}`, example: tool.example });
+      }
+      const openapi = (await (await fetch(`${server.url}/openapi.json`)).json()) as { paths: Record<string, unknown> };
+      for (const tool of def.tools) expect(openapi.paths).toHaveProperty(`/actions/${tool.name}`);
+    } finally {
+      await server.stop();
+    }
+  });
+
+  it("MCP over Streamable HTTP and over stdio: the same tools, read-only, only the tools capability", async () => {
+    const def = await loadServer(s.name);
+    const server = await spawnServer(s.name);
+    const overHttp = new Client({ name: "surfaces", version: "1.0.0" });
+    const overStdio = new Client({ name: "surfaces", version: "1.0.0" });
+    try {
+      await overHttp.connect(new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`)));
+      await overStdio.connect(
+        new StdioClientTransport({
+          command: process.execPath,
+          args: [serverEntry(s.name), "--stdio"],
+          env: { PATH: process.env.PATH ?? "/usr/bin:/bin", LOG_LEVEL: "silent" },
+        }),
+      );
+      for (const client of [overHttp, overStdio]) {
+        expect(client.getServerVersion()).toMatchObject({ name: `roadnerd-${s.name}`, version: s.version });
+        // No listChanged: the tool list never changes, so the server must not promise notifications.
+        expect(client.getServerCapabilities()).toEqual({ tools: {} });
+        const { tools } = await client.listTools();
+        expect(tools.map((t) => t.name)).toEqual(def.tools.map((t) => t.name));
+        for (const t of tools) expect(t.annotations).toMatchObject({ readOnlyHint: true, destructiveHint: false });
+      }
+    } finally {
+      await overHttp.close();
+      await overStdio.close();
+      await server.stop();
+    }
+  });
+
+  it("--help describes it; an unknown argument exits 2 before binding anything", async () => {
+    const { stdout } = await run(process.execPath, [serverEntry(s.name), "--help"]);
+    expect(stdout).toContain(`roadnerd-${s.name}: ${s.summary}`);
+    expect(stdout).toContain(`PORT (default ${s.defaultPort}`);
+    const bad = await run(process.execPath, [serverEntry(s.name), "--verbose"]).catch(
+      (e: { code: number; stderr: string }) => e,
+    );
+    expect(bad).toMatchObject({ code: 2, stderr: expect.stringContaining("unknown argument: --verbose") });
+  });
+});
