@@ -2,7 +2,8 @@
  * A captive portal a test starts: one "network" server on 127.0.0.1 whose behaviour the test switches
  * between the kinds of portal seen in the field, and a login server on 127.0.0.2 (another host, still
  * loopback). Plus an RFC 8908 CAPPORT API server. Probe paths: /generate_204 (expects 204),
- * /expected (expects the exact body), anything else (a plain page, like neverssl.com).
+ * /expected (expects the exact body), the OSes' well-known check paths with their real answers
+ * (WELL_KNOWN_ANSWERS), anything else (a plain page, like neverssl.com).
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { KeyCert } from "./certs.ts";
@@ -17,6 +18,10 @@ export type PortalMode =
   | "status511"
   /** Every request gets 200 with the login page (a hijacking portal). */
   | "login200"
+  /** Every request gets 200 with a page whose meta refresh sends the browser to the login host. */
+  | "metaRefresh200"
+  /** Every request gets 200 with a page whose script sends the browser to the login host. */
+  | "scriptRedirect200"
   /** Every request gets 200 with an empty body (a broken transparent proxy). */
   | "empty200"
   /** Every request is redirected within the same host to the real answer (no portal, odd network). */
@@ -32,6 +37,23 @@ export const REAL_PROBE_HOSTS_DENY =
 export const LOGIN_PAGE =
   '<html><head><title>Guest Wi-Fi</title></head><body><form action="/accept" method="post">Accept the terms<button>Connect</button></form></body></html>';
 export const PLAIN_PAGE = "<html><body>a plain page over plain HTTP</body></html>";
+
+/**
+ * What the real connectivity-check URLs answer on a free network, as published by each OS vendor (and
+ * checked against captures): path → [status, body].
+ */
+export const WELL_KNOWN_ANSWERS: Readonly<Record<string, [number, string]>> = {
+  "/gen_204": [204, ""],
+  "/hotspot-detect.html": [200, "<HTML><HEAD><TITLE>Success</TITLE></HEAD><BODY>Success</BODY></HTML>\n"],
+  "/connecttest.txt": [200, "Microsoft Connect Test"],
+  "/ncsi.txt": [200, "Microsoft NCSI"],
+  "/check_network_status.txt": [200, "NetworkManager is online\n"],
+  "/success.txt": [200, "success\n"],
+  "/canonical.html": [
+    200,
+    '<meta http-equiv="refresh" content="0;url=https://support.mozilla.org/kb/captive-portal"/>',
+  ],
+};
 
 export interface CaptivePortal {
   /** The "network": probe it at /generate_204, /expected, / … */
@@ -50,8 +72,10 @@ function send(res: ServerResponse, status: number, body: string, headers: Record
 }
 
 function honest(path: string, res: ServerResponse, expectedBody: string): void {
+  const known = Object.hasOwn(WELL_KNOWN_ANSWERS, path) ? WELL_KNOWN_ANSWERS[path] : undefined;
   if (path === "/generate_204") send(res, 204, "");
   else if (path === "/expected") send(res, 200, expectedBody, { "content-type": "text/plain" });
+  else if (known) send(res, known[0], known[1], { "content-type": "text/plain" });
   else send(res, 200, PLAIN_PAGE);
 }
 
@@ -74,6 +98,14 @@ export async function startCaptivePortal(expectedBody = NM_EXPECTED_BODY): Promi
         );
       case "login200":
         return send(res, 200, LOGIN_PAGE);
+      case "metaRefresh200":
+        return send(
+          res,
+          200,
+          `<html><head><meta http-equiv="refresh" content="1; url=${loginUrl}"></head><body>One moment…</body></html>`,
+        );
+      case "scriptRedirect200":
+        return send(res, 200, `<html><body><script>window.location.href = "${loginUrl}";</script></body></html>`);
       case "empty200":
         return send(res, 200, "");
       case "sameHostRedirect":

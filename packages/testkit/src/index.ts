@@ -9,6 +9,7 @@ export {
   REAL_PROBE_HOSTS_DENY,
   startCapportApi,
   startCaptivePortal,
+  WELL_KNOWN_ANSWERS,
 } from "./captive-portal.ts";
 export { generateTestCerts, type KeyCert, type TestCerts, WRONG_NAME } from "./certs.ts";
 export { CLOSED_PORT } from "./closed-port.ts";

@@ -1,14 +1,17 @@
 /**
  * Our own verdict, from every response at once, strongest evidence first: the network says so (CAPPORT),
- * 511, a redirect to another host, a login page where a known answer was due, TLS interception. A network
- * that does not answer at all is "no connectivity", not a portal; empty answers are a proxy, not a portal.
+ * 511, a redirect to another host, a page where a known answer was due, a page with a login form or a
+ * redirect of its own where no answer is known, TLS interception. A network that does not answer at all is
+ * "no connectivity", not a portal; empty answers are a proxy, not a portal.
  */
 import { cutText, type HopResponse, type HttpProbeResult, isRedirectStatus, maskUrl } from "@roadnerd/conventions";
+import { describeExpected, type Expected } from "./known-answers.ts";
+import { pageEvidence } from "./page-evidence.ts";
 
 export interface ProbeRun {
   url: string;
-  /** The known answer (status or exact body); null for the test URL, which has none. */
-  expect: number | string | null;
+  /** The known answer; null for a test URL whose answer nobody knows. */
+  expect: Expected | null;
   /** Absent when the policy denied the URL (`denied` says why). */
   result?: HttpProbeResult;
   denied?: string;
@@ -26,12 +29,13 @@ const trusted = (h: HopResponse) => h.tls === null || h.tls.authorized;
 /** Android ignores 200s of 4 bytes or less: nobody can log in on an empty page. */
 const EMPTY_BYTES = 4;
 
-export function matches(expect: number | string | null, r: HttpProbeResult | undefined): boolean {
+export function matches(expect: Expected | null, r: HttpProbeResult | undefined): boolean {
   const f = r?.final;
   if (!r || !f || r.failure || r.stopped || !r.hops.every(trusted)) return false;
   if (expect === null) return true;
-  if (typeof expect === "number") return f.status === expect;
-  return f.status === 200 && f.bodyComplete && f.body.trimEnd() === expect.trimEnd();
+  if (expect.status !== undefined && f.status !== expect.status) return false;
+  if (expect.body === undefined) return true;
+  return f.bodyComplete && f.body.trimEnd() === expect.body.trimEnd();
 }
 
 /** The first redirect of a run that leaves the site it was sent to. */
@@ -101,11 +105,23 @@ export function assess(
     const f = run.result?.final;
     if (run.expect === null || !f || matches(run.expect, run.result) || run.result?.failure) continue;
     if (f.status >= 200 && f.status < 300 && f.bodyBytes > EMPTY_BYTES) {
-      const expected = typeof run.expect === "number" ? `status ${run.expect}` : "its expected text";
+      const expected = describeExpected(run.expect);
       return {
         suspected: true,
         reason: `${where(run.url)} should give ${expected} but gave ${f.status} with a ${f.bodyBytes}${f.bodyComplete ? "" : "+"}-byte page: a login page`,
         portalUrl: cutText(maskUrl(f.url), 300),
+      };
+    }
+  }
+  for (const run of runs) {
+    const f = run.result?.final;
+    if (run.expect !== null || !f || run.result?.failure || f.status < 200 || f.status >= 300) continue;
+    const page = pageEvidence(f);
+    if (page) {
+      return {
+        suspected: true,
+        reason: `${where(run.url)} answered ${f.status} with ${page.says}`,
+        portalUrl: page.target ?? cutText(maskUrl(f.url), 300),
       };
     }
   }

@@ -17,8 +17,9 @@ import {
 import { z } from "zod";
 import { type CapportInfo, capportResult, fetchCapport, probeError } from "../captive/capport.ts";
 import { assess, matches, type ProbeRun } from "../captive/evidence.ts";
+import { type Expected, expectedOf, knownAnswer } from "../captive/known-answers.ts";
 import { osVerdicts } from "../captive/os-verdicts.ts";
-import { DEFAULT_TEST_URL } from "../captive-config.ts";
+import { type CaptiveProbe, DEFAULT_TEST_URL } from "../captive-config.ts";
 import { defineTool, type NetworkConfig } from "../kit.ts";
 
 const verdict = z.enum(["online", "portal", "no_internet", "unknown"]);
@@ -35,16 +36,25 @@ const probeOut = z.object({
 
 type ProbeOut = z.input<typeof probeOut>;
 
+/** Portals put their forms and scripts after a lot of markup: read more of a page than a plain probe does. */
+const PAGE_PREFIX_BYTES = 16 * 1024;
+
+/** A configured probe: its answer is known by configuration. */
+interface ConfiguredRun extends ProbeRun {
+  configured: number | string;
+}
+
 async function run(
   ctx: ToolContext<NetworkConfig>,
   url: string,
-  expect: number | string | null,
+  expect: Expected | null,
   userGiven: boolean,
 ): Promise<ProbeRun> {
   try {
     const result = await httpProbe(ctx.outbound, url, {
       signal: ctx.signal,
       timeoutMs: ctx.remaining(),
+      maxBodyBytes: PAGE_PREFIX_BYTES,
       // The portal's own login host may be outside the allowlist: the redirect is evidence enough.
       deniedRedirect: "stop",
     });
@@ -57,11 +67,15 @@ async function run(
   }
 }
 
-function probeEntry(r: ProbeRun & { expect: number | string }): ProbeOut {
+async function configuredRun(ctx: ToolContext<NetworkConfig>, probe: CaptiveProbe): Promise<ConfiguredRun> {
+  return { ...(await run(ctx, probe.url, expectedOf(probe.expect), false)), configured: probe.expect };
+}
+
+function probeEntry(r: ConfiguredRun): ProbeOut {
   const res = r.result;
   const entry: ProbeOut = {
     url: cutText(maskUrl(r.url), 300),
-    expected: typeof r.expect === "string" ? cutText(r.expect, 120) : r.expect,
+    expected: typeof r.configured === "string" ? cutText(r.configured, 120) : r.configured,
     status: res?.final?.status ?? null,
     matched: matches(r.expect, res),
     redirects: res ? res.hops.filter((h) => isRedirectStatus(h.status)).length : 0,
@@ -103,12 +117,38 @@ async function capportFor(
   }
 }
 
+/** What the caller says test_url answers on a free network (a body alone means a 200 with that body). */
+function statedExpectation(input: { expect_status?: number | undefined; expect_body?: string | undefined }) {
+  if (input.expect_status === undefined && input.expect_body === undefined) return undefined;
+  const expected: Expected = { status: input.expect_status ?? 200 };
+  if (input.expect_body !== undefined) expected.body = input.expect_body;
+  return expected;
+}
+
+const shownExpected = (e: Expected) => ({
+  ...(e.status === undefined ? {} : { status: e.status }),
+  ...(e.body === undefined ? {} : { body: cutText(e.body, 120) }),
+});
+
 export const captivePortalCheck = defineTool({
   name: "captive_portal_check",
   summary: "Is a captive portal (hotel/airport Wi-Fi login) in the way? Verdict, portal URL, per-OS view.",
   openWorld: true,
   input: {
     test_url: httpUrlField.optional().describe(`plain-HTTP URL a portal would intercept (default ${DEFAULT_TEST_URL})`),
+    expect_status: z
+      .number()
+      .int()
+      .min(100)
+      .max(599)
+      .optional()
+      .describe("the status test_url gives on a free network (known already for generate_204 and the like)"),
+    expect_body: z
+      .string()
+      .min(1)
+      .max(512)
+      .optional()
+      .describe("the exact body test_url gives on a free network, e.g. Microsoft Connect Test"),
     capport_url: httpUrlField.optional().describe("RFC 8908 CAPPORT API URL (https), e.g. from DHCP option 114"),
   },
   output: {
@@ -124,6 +164,14 @@ export const captivePortalCheck = defineTool({
       .describe("redirects of the test URL"),
     reason: z.string().describe("the evidence, one line"),
     status: z.number().int().nullable().describe("test URL's last status, null if no answer"),
+    test_expected: z
+      .object({
+        status: z.number().int().optional().describe("status due"),
+        body: z.string().optional().describe("exact body due"),
+      })
+      .optional()
+      .describe("the test URL's answer on a free network, when known (its path, or expect_status/expect_body)"),
+    test_matched: z.boolean().optional().describe("the test URL gave that answer"),
     portal_url: z.string().optional().describe("the login page, when known"),
     capport: capportResult.optional().describe("what the RFC 8908 API said, when one is known"),
     probes: z.array(probeOut).describe("probes with a known answer"),
@@ -147,16 +195,17 @@ export const captivePortalCheck = defineTool({
   async handler(input, ctx) {
     const config = ctx.config;
     const testUrl = input.test_url ?? config.CAPTIVE_TEST_URL;
+    const testExpected = statedExpectation(input) ?? knownAnswer(testUrl) ?? null;
     const [test, capport, ...probes] = await Promise.all([
-      run(ctx, testUrl, null, input.test_url !== undefined),
+      run(ctx, testUrl, testExpected, input.test_url !== undefined),
       capportFor(ctx, input.capport_url ?? config.CAPPORT_URL, input.capport_url !== undefined),
-      ...config.CAPTIVE_PROBES.map((p) => run(ctx, p.url, p.expect, false)),
+      ...config.CAPTIVE_PROBES.map((p) => configuredRun(ctx, p)),
     ]);
     const verdictProbes = probes.filter((p) => p.result);
-    const bodyProbe = verdictProbes.find((p) => typeof p.expect === "string");
+    const bodyProbe = verdictProbes.find((p) => typeof p.configured === "string");
     const verdicts = osVerdicts({
-      statusProbe: verdictProbes.find((p) => typeof p.expect === "number")?.result,
-      bodyProbe: bodyProbe?.result ? { result: bodyProbe.result, expected: String(bodyProbe.expect) } : undefined,
+      statusProbe: verdictProbes.find((p) => typeof p.configured === "number")?.result,
+      bodyProbe: bodyProbe?.result ? { result: bodyProbe.result, expected: String(bodyProbe.configured) } : undefined,
       capportCaptive: capport?.captive ?? null,
     });
     const { suspected, reason, portalUrl } = assess([test, ...probes], capport);
@@ -167,9 +216,12 @@ export const captivePortalCheck = defineTool({
       redirects: redirectsOf(test.result),
       reason,
       status: test.result?.final?.status ?? null,
+      ...(testExpected
+        ? { test_expected: shownExpected(testExpected), test_matched: matches(testExpected, test.result) }
+        : {}),
       ...(portalUrl ? { portal_url: portalUrl } : {}),
       ...(capport ? { capport } : {}),
-      probes: probes.map((p) => probeEntry(p as ProbeRun & { expect: number | string })),
+      probes: probes.map(probeEntry),
       verdicts,
       ...(failure ? { error: failure.code, detail: failure.detail } : {}),
     };

@@ -14,6 +14,7 @@ import {
   generateTestCerts,
   LOGIN_PAGE,
   NM_EXPECTED_BODY,
+  PLAIN_PAGE,
   REAL_PROBE_HOSTS_DENY,
   type SpawnedServer,
   spawnServer,
@@ -22,6 +23,7 @@ import {
   startTestServer,
   type TestCerts,
   type TestServer,
+  WELL_KNOWN_ANSWERS,
 } from "@roadnerd/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEFAULT_CAPTIVE_PROBES, DEFAULT_TEST_URL } from "../../src/captive-config.ts";
@@ -261,6 +263,86 @@ describe("captive_portal_check: each kind of portal", () => {
       redirects: 0,
       detail: "certificate not trusted (ERR_TLS_CERT_ALTNAME_INVALID)",
     });
+  });
+});
+
+describe("captive_portal_check: a test_url whose answer is known, stated or unknown", () => {
+  // deadClient's own probes are refused: the test URL's answer is the only evidence.
+  const test = (test_url: string, extra: Record<string, unknown> = {}) => check({ test_url, ...extra }, deadClient);
+
+  it("a 200 login page where generate_204 was asked is a portal, whatever host answered", async () => {
+    portal.mode = "login200";
+    const r = await test(`${portal.url}/generate_204`);
+    expect(r).toMatchObject({
+      suspected: true,
+      reason: `${portal.url}/generate_204 should give status 204 but gave 200 with a ${LOGIN_PAGE.length}-byte page: a login page`,
+      test_expected: { status: 204 },
+      test_matched: false,
+    });
+  });
+
+  it.each(Object.keys(WELL_KNOWN_ANSWERS))("%s on a free network is known and matched, so no portal", async (path) => {
+    portal.mode = "open";
+    const r = await test(`${portal.url}${path}`);
+    expect(r.suspected, r.reason).toBe(false);
+    expect(r.test_matched).toBe(true);
+    expect(r.test_expected).toBeDefined();
+  });
+
+  it.each(["/hotspot-detect.html", "/connecttest.txt", "/success.txt"])(
+    "%s answered by a login page is a portal",
+    async (path) => {
+      portal.mode = "login200";
+      const r = await test(`${portal.url}${path}`);
+      expect(r.suspected).toBe(true);
+      expect(r.reason).toContain(`${portal.url}${path} should give its expected text but gave 200`);
+    },
+  );
+
+  it("unknown answer: a 200 page with a login or terms form", async () => {
+    portal.mode = "login200";
+    const r = await test(`${portal.url}/`);
+    expect(r).toMatchObject({ suspected: true, reason: `${portal.url}/ answered 200 with a login form` });
+    expect(r.test_expected).toBeUndefined();
+  });
+
+  it("unknown answer: a meta refresh to another host", async () => {
+    portal.mode = "metaRefresh200";
+    const r = await test(`${portal.url}/some/page`);
+    expect(r).toMatchObject({
+      suspected: true,
+      reason: `${portal.url}/some/page answered 200 with a meta refresh to ${loginHost()}`,
+      portal_url: portal.loginUrl,
+    });
+  });
+
+  it("unknown answer: a script redirect to another host", async () => {
+    portal.mode = "scriptRedirect200";
+    const r = await test(`${portal.url}/`);
+    expect(r).toMatchObject({
+      suspected: true,
+      reason: `${portal.url}/ answered 200 with a script redirect to ${loginHost()}`,
+      portal_url: portal.loginUrl,
+    });
+  });
+
+  it("unknown answer: a plain page is no evidence", async () => {
+    portal.mode = "open";
+    const r = await test(`${portal.url}/`);
+    expect(r.suspected).toBe(false);
+  });
+
+  it("expect_status and expect_body state the answer of any URL", async () => {
+    portal.mode = "open";
+    const plain = await test(`${portal.url}/`, { expect_body: PLAIN_PAGE });
+    expect(plain).toMatchObject({ suspected: false, test_expected: { status: 200 }, test_matched: true });
+    const other = await test(`${portal.url}/`, { expect_body: "hello from the real site" });
+    expect(other).toMatchObject({ suspected: true, test_matched: false });
+    expect(other.reason).toBe(
+      `${portal.url}/ should give its expected text but gave 200 with a ${PLAIN_PAGE.length}-byte page: a login page`,
+    );
+    const status = await test(`${portal.url}/`, { expect_status: 204 });
+    expect(status).toMatchObject({ suspected: true, test_expected: { status: 204 }, test_matched: false });
   });
 });
 
