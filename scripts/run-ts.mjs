@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // Run a TypeScript script of this repo: bundle it with esbuild into .tools/run/ and import it.
-// Usage: node scripts/run-ts.mjs scripts/gen-docs.ts [args…]
+// Usage: node scripts/run-ts.mjs scripts/generate.ts [args…]
 import { mkdirSync } from "node:fs";
 import { basename, join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";

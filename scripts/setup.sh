@@ -5,8 +5,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 PNPM_VERSION=10.34.8
-# iproute2: `ip` for iface_info/route_info, `ip netns` and `ss` in tests; curl: the test that runs the README examples.
-DEB_PACKAGES=(iproute2 curl)
+# iproute2: `ip` for iface_info/route_info, `ip netns` in tests; util-linux: `unshare` for sealed runs;
+# curl: the test that runs the README examples. Each server's run-time packages (roadnerd.debian) must be here too.
+DEB_PACKAGES=(iproute2 util-linux curl)
 
 missing=()
 for pkg in "${DEB_PACKAGES[@]}"; do

@@ -3,7 +3,7 @@
  * server (only its address replaced). A server whose examples need a world (DNS answers, a web page) provides
  * one in test/readme-world.ts; everything stays on loopback.
  */
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { curlExamples, runCurlExample } from "@roadnerd/conventions/testing";
 import { REPO_ROOT, type RegisteredServer, readRegistry } from "@roadnerd/registry";
@@ -23,11 +23,9 @@ const servers = readRegistry();
 const read = (path: string) => readFileSync(join(REPO_ROOT, path), "utf8");
 
 async function worldFor(s: RegisteredServer): Promise<World | undefined> {
-  const mod = (await import(`../servers/${s.name}/test/readme-world.ts`).catch((err: { code?: string }) => {
-    if (err.code === "ERR_MODULE_NOT_FOUND" || /Failed to load|Cannot find/.test(String(err))) return undefined;
-    throw err;
-  })) as WorldModule | undefined;
-  return mod?.startReadmeWorld();
+  if (!existsSync(join(REPO_ROOT, s.dir, "test/readme-world.ts"))) return undefined;
+  const mod = (await import(`../servers/${s.name}/test/readme-world.ts`)) as WorldModule;
+  return mod.startReadmeWorld();
 }
 
 const live = new Map<string, { server: SpawnedServer; world: World | undefined }>();

@@ -81,7 +81,10 @@ export const uptime = defineTool({
   example: {},
   summarize: (r) => \`up \${Math.floor(r.uptime_s / 3600)} h, load \${r.load.join(" ")}\`,
   async handler(_input, ctx) {
-    const [up, loadavg] = await Promise.all([readProc("/proc/uptime", ctx.signal), readProc("/proc/loadavg", ctx.signal)]);
+    const [up, loadavg] = await Promise.all([
+      readProc("/proc/uptime", ctx.signal),
+      readProc("/proc/loadavg", ctx.signal),
+    ]);
     const seconds = Number(up.split(" ")[0]);
     const load = loadavg.split(" ").slice(0, 3).map(Number);
     if (!Number.isFinite(seconds) || load.some((n) => !Number.isFinite(n))) {

@@ -36,7 +36,7 @@ export function abortableSleep(ms: number, signal: AbortSignal): Promise<boolean
   });
 }
 
-export function runStream<S extends AnyStream>(
+export async function runStream<S extends AnyStream>(
   stream: S,
   raw: unknown,
   runtime: Runtime<unknown>,

@@ -51,7 +51,8 @@ export function boundExec(
   return bound;
 }
 
-export function runTool<T extends AnyTool>(
+/** Validate and run: bad input is a rejected promise (E_INVALID_INPUT), never a synchronous throw. */
+export async function runTool<T extends AnyTool>(
   tool: T,
   raw: unknown,
   runtime: Runtime<unknown>,

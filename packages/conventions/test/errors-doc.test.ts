@@ -13,7 +13,7 @@ describe("error codes and their docs", () => {
     }
   });
 
-  it("docs/errors.md holds exactly the generated table (run `pnpm docs` to refresh)", async () => {
+  it("docs/errors.md holds exactly the generated table (run `pnpm generate` to refresh)", async () => {
     const doc = await readFile(docPath, "utf8");
     const table = renderErrorTable();
     expect(doc).toContain(table);

@@ -1,0 +1,93 @@
+/** runTool without HTTP: a tool runs only its own commands, with the call's deadline; results keep their type. */
+import { chmod, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { z } from "zod";
+import { command } from "../src/command.ts";
+import { createKit } from "../src/kit.ts";
+import { callTool } from "../src/testing/inject.ts";
+import { demoPackage } from "./fixtures/demo-server.ts";
+
+const kit = createKit({ env: { GREETING: z.string().default("hello").describe("what to say") } });
+const hangCmd = command("hang", []);
+const echoCmd = command("echo", ["from-echo"]);
+
+const hang = kit.defineTool({
+  name: "hang_tool",
+  summary: "Runs a program that never ends.",
+  input: {},
+  output: { ok: z.boolean().describe("never") },
+  example: {},
+  commands: [hangCmd],
+  summarize: () => "never",
+  async handler(_input, ctx) {
+    await ctx.exec(hangCmd);
+    return { ok: true };
+  },
+});
+
+const thief = kit.defineTool({
+  name: "thief_tool",
+  summary: "Tries to run a command another tool declared.",
+  input: {},
+  output: { ok: z.boolean().describe("never") },
+  example: {},
+  commands: [echoCmd],
+  summarize: () => "never",
+  async handler(_input, ctx) {
+    await ctx.exec(hangCmd);
+    return { ok: true };
+  },
+});
+
+const greet = kit.defineTool({
+  name: "greet_tool",
+  summary: "Says the configured greeting (typed config, no cast).",
+  input: {},
+  output: { said: z.string().describe("the greeting") },
+  example: {},
+  summarize: (r) => r.said,
+  async handler(_input, ctx) {
+    return { said: ctx.config.GREETING };
+  },
+});
+
+const server = kit.defineServer({ package: demoPackage, instructions: "x", tools: [hang, thief, greet] });
+let dir: string;
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), "rn-run-tool-"));
+  await writeFile(join(dir, "hang"), "#!/bin/sh\nexec /bin/sleep 30\n");
+  await chmod(join(dir, "hang"), 0o755);
+});
+afterAll(() => rm(dir, { recursive: true, force: true }));
+
+describe("runTool", () => {
+  it("the server's allowlist is the union of its tools' commands", () => {
+    expect(server.commands).toEqual([hangCmd, echoCmd]);
+  });
+
+  it("ctx.exec takes the call's deadline: a hanging program ends with E_TIMEOUT on time", async () => {
+    const started = performance.now();
+    await expect(callTool(server, hang, { timeout_ms: 200 }, { env: { EXEC_PATH: dir } })).rejects.toMatchObject({
+      code: "E_TIMEOUT",
+    });
+    expect(performance.now() - started).toBeLessThan(2000);
+  });
+
+  it("a tool cannot run a command another tool declared", async () => {
+    await expect(callTool(server, thief, {}, { env: { EXEC_PATH: dir } })).rejects.toMatchObject({
+      code: "E_UNSUPPORTED",
+      message: "command not declared by this tool: hang",
+    });
+  });
+
+  it("ctx.config is the server's own, typed and defaulted by its kit", async () => {
+    expect((await callTool(server, greet, {})).said).toBe("hello");
+    const r = await callTool(server, greet, {}, { env: { GREETING: "bonjour" } });
+    const said: string = r.said;
+    expect(said).toBe("bonjour");
+    expect(r.summary).toBe("bonjour");
+  });
+});
