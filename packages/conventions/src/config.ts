@@ -1,4 +1,5 @@
 /** Config from the environment: read in one place, validated by zod, defaulted once, frozen. */
+import { availableParallelism } from "node:os";
 import { z } from "zod";
 import { DiagError } from "./errors.ts";
 
@@ -16,6 +17,18 @@ const csv = z
   );
 
 const portSchema = z.coerce.number().int().min(0).max(65535);
+
+const flag = z
+  .enum(["0", "1", "true", "false"])
+  .optional()
+  .transform((v) => v === "1" || v === "true");
+
+const bound = (fallback: number, max: number) => z.coerce.number().int().min(1).max(max).default(fallback);
+
+/** Defaults for the bounds on concurrent work (a laptop shares its two to eight cores with these servers). */
+export const DEFAULT_MAX_CALLS = 16;
+export const DEFAULT_MAX_STREAMS = 32;
+export const DEFAULT_MAX_PROCS = Math.min(8, Math.max(2, availableParallelism()));
 
 /** Env vars every server reads. Each server may add its own with `env` in defineServer. */
 export const baseEnvShape = {
@@ -35,6 +48,19 @@ export const baseEnvShape = {
   OUTBOUND_ALLOW: csv.describe("if set, the only targets tools may reach: CIDRs or host names"),
   OUTBOUND_DENY: csv.describe("targets always denied, on top of cloud metadata and link-local"),
   EXEC_PATH: z.string().default(DEFAULT_EXEC_PATH).describe("PATH used to find allowlisted binaries"),
+  OUTBOUND_ALLOW_SELF: flag.describe("1: tools may reach this server's own address and port (denied by default)"),
+  ALLOW_UNAUTHENTICATED: flag.describe(
+    "1: bind beyond loopback without AUTH_TOKEN (only for a container whose port is published on the host's loopback)",
+  ),
+  MAX_CALLS: bound(DEFAULT_MAX_CALLS, 1024).describe(
+    `tool calls running at once; more get 503 E_BUSY (default ${DEFAULT_MAX_CALLS})`,
+  ),
+  MAX_STREAMS: bound(DEFAULT_MAX_STREAMS, 1024).describe(
+    `open SSE streams; more get 503 E_BUSY (default ${DEFAULT_MAX_STREAMS})`,
+  ),
+  MAX_PROCS: bound(DEFAULT_MAX_PROCS, 256).describe(
+    "subprocesses running at once; more wait within their deadline (default: cores, 2 to 8)",
+  ),
 };
 
 export type BaseConfig = z.output<z.ZodObject<typeof baseEnvShape>>;

@@ -12,6 +12,7 @@ export const ERROR_CODES = [
   "E_CONN_REFUSED",
   "E_UNREACHABLE",
   "E_TLS",
+  "E_BUSY",
   "E_INTERNAL",
 ] as const;
 
@@ -30,6 +31,7 @@ export const ERROR_STATUS: Record<ErrorCode, number> = {
   E_CONN_REFUSED: 502,
   E_UNREACHABLE: 502,
   E_TLS: 502,
+  E_BUSY: 503,
   E_INTERNAL: 500,
 };
 
@@ -46,6 +48,7 @@ export const ERROR_MEANING: Record<ErrorCode, string> = {
   E_CONN_REFUSED: "The target refused the connection (as a result field: the diagnosis).",
   E_UNREACHABLE: "No route to the target: host or network unreachable (as a result field: the diagnosis).",
   E_TLS: "The TLS handshake failed: no common protocol, certificate refused (as a result field: the diagnosis).",
+  E_BUSY: "The server is at its bound of concurrent calls or open streams; retry after the Retry-After seconds.",
   E_INTERNAL: "A bug on our side; never carries a stack trace.",
 };
 
@@ -54,14 +57,23 @@ export interface ErrorBody {
   run_id?: string | undefined;
 }
 
+export interface DiagErrorOptions {
+  hint?: string | undefined;
+  cause?: unknown;
+  /** For E_BUSY: when to try again (the Retry-After header). */
+  retryAfterS?: number | undefined;
+}
+
 export class DiagError extends Error {
   readonly code: ErrorCode;
   readonly hint: string | undefined;
-  constructor(code: ErrorCode, message: string, options?: { hint?: string | undefined; cause?: unknown }) {
+  readonly retryAfterS: number | undefined;
+  constructor(code: ErrorCode, message: string, options?: DiagErrorOptions) {
     super(message, options?.cause === undefined ? undefined : { cause: options.cause });
     this.name = "DiagError";
     this.code = code;
     this.hint = options?.hint;
+    this.retryAfterS = options?.retryAfterS;
   }
   get status(): number {
     return ERROR_STATUS[this.code];

@@ -6,6 +6,7 @@
 import { execa } from "execa";
 import { buildArgv, type Command, checkAllowed, type SlotValues } from "./command.ts";
 import { DiagError } from "./errors.ts";
+import type { Limiter } from "./limiter.ts";
 
 export const DEFAULT_EXEC_MAX_BYTES = 1024 * 1024;
 /** Time between SIGTERM and SIGKILL for a process group that outlives its deadline. */
@@ -15,6 +16,8 @@ export interface ExecOptions {
   signal?: AbortSignal | undefined;
   timeoutMs: number;
   maxBytes?: number;
+  /** The server's bound on concurrent subprocesses: wait for a slot within timeoutMs. */
+  procs?: Limiter | undefined;
 }
 
 export interface ExecResult {
@@ -67,6 +70,22 @@ export async function spawnChecked(
 ): Promise<ExecResult> {
   checkAllowed(allowed, binary, args);
   if (options.signal?.aborted) throw new DiagError("E_TIMEOUT", `${binary} not started: request already ended`);
+  const queued = performance.now();
+  const release = options.procs ? await options.procs.wait(binary, options.signal, options.timeoutMs) : () => {};
+  try {
+    const left = Math.max(1, Math.round(options.timeoutMs - (performance.now() - queued)));
+    return await spawnNow(binary, args, execPath, { ...options, timeoutMs: left });
+  } finally {
+    release();
+  }
+}
+
+async function spawnNow(
+  binary: string,
+  args: readonly string[],
+  execPath: string,
+  options: ExecOptions,
+): Promise<ExecResult> {
   installExitHook();
   const started = performance.now();
   const maxBytes = options.maxBytes ?? DEFAULT_EXEC_MAX_BYTES;
@@ -125,8 +144,8 @@ export async function spawnChecked(
   }
 }
 
-/** An Exec that runs only `allowed` (a tool's own commands), finding binaries on `execPath`. */
-export function createExec(allowed: readonly Command[], execPath: string): Exec {
+/** An Exec that runs only `allowed` (a tool's own commands), finding binaries on `execPath`, within `procs`. */
+export function createExec(allowed: readonly Command[], execPath: string, procs?: Limiter): Exec {
   return ((cmd: Command, values: Readonly<Record<string, string | number>> | undefined, options: ExecOptions) => {
     // Identity, not shape: a tool runs the commands it declared, nothing it builds on the fly.
     if (!allowed.includes(cmd)) {
@@ -138,6 +157,6 @@ export function createExec(allowed: readonly Command[], execPath: string): Exec 
     } catch (err) {
       return Promise.reject(err);
     }
-    return spawnChecked(allowed, execPath, cmd.binary, argv, options);
+    return spawnChecked(allowed, execPath, cmd.binary, argv, { procs, ...options });
   }) as Exec;
 }

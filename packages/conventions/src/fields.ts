@@ -19,6 +19,11 @@ export const runIdField = z
   .regex(/^[A-Za-z0-9._:-]{1,64}$/, "run_id: 1-64 chars of A-Z a-z 0-9 . _ : -")
   .optional();
 
+/** A run_id worth echoing: only one that passes runIdField (never 60 KB of markup or control characters). */
+export function validRunId(value: unknown): string | undefined {
+  return typeof value === "string" && runIdField.safeParse(value).success ? value : undefined;
+}
+
 /** Input fields every tool accepts. */
 export const commonInputShape = {
   timeout_ms: z

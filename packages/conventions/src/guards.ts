@@ -68,6 +68,11 @@ export function hasValidToken(header: string | undefined, token: string): boolea
 
 /** Throws a DiagError when the request must not be served. */
 export function checkRequest(request: FastifyRequest, options: GuardOptions): void {
+  if (!request.headers.host) {
+    throw new DiagError("E_INVALID_INPUT", "no Host header", {
+      hint: "HTTP/1.1 requests carry Host: 127.0.0.1:<port>",
+    });
+  }
   if (!isAllowedHost(request.headers.host, options)) {
     throw new DiagError("E_FORBIDDEN", "Host header not allowed", {
       hint: "add the name to ALLOWED_HOSTS if this server is reached through it",
@@ -85,8 +90,11 @@ export function checkRequest(request: FastifyRequest, options: GuardOptions): vo
       hint: "call from a page whose origin is allowed (ALLOWED_ORIGINS)",
     });
   }
+  // A browser's CORS preflight never carries credentials: it is answered (for allowed origins only) without.
+  const preflight = request.method === "OPTIONS" && request.headers["access-control-request-method"] !== undefined;
   if (
     options.authToken &&
+    !preflight &&
     request.url !== "/healthz" &&
     !hasValidToken(request.headers.authorization, options.authToken)
   ) {

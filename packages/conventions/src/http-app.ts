@@ -2,18 +2,28 @@
 import fastifySse from "@fastify/sse";
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from "fastify";
 import type { BaseConfig } from "./config.ts";
+import { DiagError } from "./errors.ts";
 import { checkRequest, type GuardOptions } from "./guards.ts";
+import { clientErrorHandler } from "./http/client-errors.ts";
+import { registerCors } from "./http/cors.ts";
 import { registerErrorReplies } from "./http/error-replies.ts";
 import { registerJsonBody } from "./http/json-body.ts";
 import type { Logger } from "./logger.ts";
 import { registerActions } from "./routes/actions.ts";
 import { registerMcpHttp } from "./routes/mcp-http.ts";
 import { registerMeta } from "./routes/meta.ts";
-import { registerSse } from "./routes/sse.ts";
+import { END_FLUSH_MS, registerSse, type SseTracker } from "./routes/sse.ts";
 import { createRuntime, type Runtime, type RuntimeOptions } from "./runtime.ts";
 import type { ServerDef } from "./server-def.ts";
 
 export const BODY_LIMIT_BYTES = 64 * 1024;
+/** Headers must be complete this soon, and the whole request (body included) this soon: a stalled client is dropped. */
+export const HEADERS_TIMEOUT_MS = 5_000;
+export const REQUEST_TIMEOUT_MS = 10_000;
+/** How often Node looks for stalled requests (its default, 30 s, would let them live that much longer). */
+export const CONNECTIONS_CHECK_MS = 1_000;
+/** Below the usual 1,024 file descriptors, leaving room for subprocess pipes and outbound probes. */
+export const MAX_CONNECTIONS = 768;
 
 const LEVELS = ["trace", "debug", "info", "warn", "error", "fatal", "silent"];
 
@@ -34,18 +44,47 @@ export async function buildHttpApp(runtime: Runtime<unknown>): Promise<FastifyIn
   const app: FastifyInstance = Fastify({
     loggerInstance: fastifyLogger(runtime.log),
     bodyLimit: BODY_LIMIT_BYTES,
+    requestTimeout: REQUEST_TIMEOUT_MS,
+    http: {
+      headersTimeout: HEADERS_TIMEOUT_MS,
+      connectionsCheckingInterval: CONNECTIONS_CHECK_MS,
+      // A request without Host reaches our guard and gets a typed 400, instead of Node's empty one.
+      requireHostHeader: false,
+    },
+    clientErrorHandler,
     // runTool logs each call with its tool, run_id and duration; per-request lines would only repeat it.
     logController: new LogController({ disableRequestLogging: true }),
-    // On close, end open SSE streams too (their work is aborted on disconnect) instead of waiting them out.
+    // On close, cut what is left once the streams have said `end` (see preClose below).
     forceCloseConnections: true,
   });
+  app.server.maxConnections = MAX_CONNECTIONS;
   await app.register(fastifySse, { heartbeatInterval: 0 });
   registerJsonBody(app);
-  app.addHook("onRequest", async (request) => checkRequest(request, guard));
+  app.addHook("onRequest", async (request) => {
+    try {
+      checkRequest(request, guard);
+    } catch (err) {
+      if (err instanceof DiagError && err.code === "E_UNAUTHORIZED") {
+        runtime.log.warn(
+          { ip: request.ip, method: request.method, url: request.url.slice(0, 80) },
+          "authentication failed",
+        );
+      }
+      throw err;
+    }
+  });
+  await registerCors(app, guard);
   registerErrorReplies(app, BODY_LIMIT_BYTES);
+  const tracker: SseTracker = { open: new Set() };
+  // SIGTERM (app.close): every open stream is told to end and gets a moment to send `end` before the cut.
+  app.addHook("preClose", async () => {
+    runtime.shutdown();
+    const ended = Promise.all([...tracker.open]);
+    await Promise.race([ended, new Promise((r) => setTimeout(r, END_FLUSH_MS + 500).unref())]);
+  });
   registerMeta(app, runtime);
   registerActions(app, runtime);
-  registerSse(app, runtime);
+  registerSse(app, runtime, tracker);
   registerMcpHttp(app, runtime);
   return app;
 }

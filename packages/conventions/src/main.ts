@@ -1,4 +1,5 @@
 /** Process entry for every server: HTTP by default, `--stdio` for MCP over stdin/stdout. */
+import module from "node:module";
 import type { BaseConfig } from "./config.ts";
 import { createRuntime, type Runtime } from "./runtime.ts";
 import type { ServerDef } from "./server-def.ts";
@@ -15,6 +16,14 @@ usage: roadnerd-${def.name} [--stdio] [--help]
 env: HOST (default 127.0.0.1), PORT (default ${def.defaultPort}; 0 = any free port), LOG_LEVEL, AUTH_TOKEN,
      ALLOWED_HOSTS, ALLOWED_ORIGINS, OUTBOUND_ALLOW, OUTBOUND_DENY, EXEC_PATH${extraEnv.length ? `,\n     ${extraEnv.join(", ")}` : ""}
 `;
+}
+
+function flushCompileCache(): void {
+  try {
+    (module as { flushCompileCache?: () => void }).flushCompileCache?.();
+  } catch {
+    // No cache enabled, or a read-only cache directory: nothing to flush.
+  }
 }
 
 function runtimeOrExit<C extends BaseConfig>(def: ServerDef<C>, logDestination: number): Runtime<C> | undefined {
@@ -56,10 +65,25 @@ async function serveStdioMain<C extends BaseConfig>(def: ServerDef<C>): Promise<
   for (const signal of ["SIGTERM", "SIGINT"] as const) process.once(signal, () => process.exit(0));
 }
 
+/** A bind that other machines (or containers) can reach: anything but loopback. */
+export function isLoopbackHost(host: string): boolean {
+  const h = host.replace(/^\[|\]$/g, "").toLowerCase();
+  return h === "localhost" || h === "::1" || /^127\.\d+\.\d+\.\d+$/.test(h);
+}
+
 async function serveHttpMain<C extends BaseConfig>(def: ServerDef<C>): Promise<void> {
   const runtime = runtimeOrExit(def, 1);
   if (!runtime) return;
   const { config, log } = runtime;
+  if (!isLoopbackHost(config.HOST) && !config.AUTH_TOKEN && !config.ALLOW_UNAUTHENTICATED) {
+    process.stderr.write(
+      `refusing to bind ${config.HOST} without AUTH_TOKEN: anyone who can reach it could run these tools. ` +
+        "Set AUTH_TOKEN (16+ chars), bind 127.0.0.1, or — only for a container whose port is published on the " +
+        "host's loopback — set ALLOW_UNAUTHENTICATED=1\n",
+    );
+    process.exitCode = 2;
+    return;
+  }
   const { buildHttpApp } = await import("./http-app.ts");
   const app = await buildHttpApp(runtime);
   // Handlers before the listening line: a supervisor may stop us the moment it reads that line.
@@ -79,7 +103,11 @@ async function serveHttpMain<C extends BaseConfig>(def: ServerDef<C>): Promise<v
     typeof bound === "object" && bound
       ? `http://${bound.family === "IPv6" ? `[${bound.address}]` : bound.address}:${bound.port}`
       : address;
+  if (typeof bound === "object" && bound) runtime.outbound.setSelf(bound.address, bound.port);
   // The line orchestrators wait for: written even when LOG_LEVEL is above info (but not when silent).
   const announce = config.LOG_LEVEL === "silent" ? log : log.child({}, { level: "info" });
   announce.info({ url, port: typeof bound === "object" && bound ? bound.port : port }, "listening");
+  // Node >= 22.10 writes its compile cache only at a graceful exit; write it now, so the next start is warm
+  // even if this one is killed.
+  flushCompileCache();
 }

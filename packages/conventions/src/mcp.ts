@@ -14,6 +14,7 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import type { jsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/types.js";
 import { type DiagError, errorBody, toDiagError } from "./errors.ts";
+import { validRunId } from "./fields.ts";
 import { runTool } from "./run-tool.ts";
 import type { Runtime } from "./runtime.ts";
 import { inputJsonSchema, outputJsonSchema } from "./schemas.ts";
@@ -77,7 +78,7 @@ export function createMcpServer(runtime: Runtime<unknown>): Server {
   server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
     const name = request.params.name;
     const args = request.params.arguments;
-    const runId = typeof args?.run_id === "string" ? args.run_id : undefined;
+    const runId = validRunId(args?.run_id);
     const tool = runtime.tool(name);
     if (!tool)
       return errorResult(

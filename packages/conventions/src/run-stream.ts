@@ -19,6 +19,8 @@ export interface StreamOptions<S extends AnyStream> {
   send(message: MessageOf<S>): Promise<boolean>;
   /** Aborts when the consumer goes away. */
   signal?: AbortSignal | undefined;
+  /** No duration of its own: runs until `signal` aborts (the stream hub's shared producer). */
+  unbounded?: boolean;
 }
 
 export function abortableSleep(ms: number, signal: AbortSignal): Promise<boolean> {
@@ -61,13 +63,13 @@ export async function runParsedStream<S extends AnyStream>(
     end = why;
     controller.abort(new DiagError("E_TIMEOUT", `${stream.name} ended (${why})`));
   };
-  const stopAt = setTimeout(() => stop("duration"), duration);
+  const stopAt = options.unbounded ? undefined : setTimeout(() => stop("duration"), duration);
   const onGone = () => stop("closed");
   if (options.signal?.aborted) onGone();
   options.signal?.addEventListener("abort", onGone, { once: true });
   const signal = controller.signal;
-  const remaining = () =>
-    Math.max(1, Math.min(DEFAULT_TIMEOUT_MS, Math.round(duration - (performance.now() - started))));
+  const left = () => (options.unbounded ? DEFAULT_TIMEOUT_MS : duration - (performance.now() - started));
+  const remaining = () => Math.max(1, Math.min(DEFAULT_TIMEOUT_MS, Math.round(left())));
   const ctx: StreamContext<unknown> = {
     log: runtime.log.child({ stream: stream.name, run_id: runId }),
     outbound: runtime.outbound,

@@ -5,6 +5,7 @@ import { DEFAULT_TIMEOUT_MS } from "./fields.ts";
 import { checkRawStrings, type InputSpec, invalidInput } from "./input-errors.ts";
 import { oneLine } from "./limits.ts";
 import type { Runtime } from "./runtime.ts";
+import { callKey } from "./shared-calls.ts";
 import { DEADLINE_MARGIN_MS } from "./socket-errors.ts";
 import type { AnyStream } from "./stream.ts";
 import type { AnyTool, ExecCallOptions, ResultOf, ToolContext, ToolExec } from "./tool.ts";
@@ -61,13 +62,42 @@ export async function runTool<T extends AnyTool>(
   return runParsedTool(tool, parseInput(tool, raw), runtime, options);
 }
 
-/** Run a tool on input parseInput already checked (the SSE route validates before its stream starts). */
+/**
+ * Run a tool on input parseInput already checked (the SSE route validates before its stream starts).
+ * Identical concurrent calls share one execution (and a snapshot tool's recent answer); new work takes a slot
+ * of the server's call bound or is refused with E_BUSY. Each caller gets its own run_id on the shared result.
+ */
 export async function runParsedTool<T extends AnyTool>(
   tool: T,
   input: Record<string, unknown>,
   runtime: Runtime<unknown>,
   options: ToolCallOptions = {},
 ): Promise<ResultOf<T>> {
+  const runId = input.run_id as string | undefined;
+  const result = await runtime.shared.run(
+    callKey(tool.name, input),
+    options.signal,
+    tool.snapshotMs ?? 0,
+    async (signal) => {
+      const release = runtime.calls.take(tool.name);
+      try {
+        return await execute(tool, input, runtime, signal);
+      } finally {
+        release();
+      }
+    },
+  );
+  return (runId ? { ...result, run_id: runId } : result) as ResultOf<T>;
+}
+
+/** One execution: deadline, handler, result schema, summary. The caller's run_id is stamped by runParsedTool. */
+async function execute<T extends AnyTool>(
+  tool: T,
+  input: Record<string, unknown>,
+  runtime: Runtime<unknown>,
+  signal: AbortSignal,
+): Promise<Stamped> {
+  const options = { signal };
   const timeoutMs = (input.timeout_ms as number | undefined) ?? DEFAULT_TIMEOUT_MS;
   const runId = input.run_id as string | undefined;
   const started = performance.now();
@@ -109,9 +139,8 @@ export async function runParsedTool<T extends AnyTool>(
     }
     const result = checked.data as Stamped;
     result.summary = oneLine(tool.summarize(result));
-    if (runId) result.run_id = runId;
     ctx.log.info({ duration_ms: Math.round(performance.now() - started) }, "tool done");
-    return result as ResultOf<T>;
+    return result;
   } catch (err) {
     const diag = toDiagError(err);
     const level = diag.code === "E_INTERNAL" ? "error" : "info";

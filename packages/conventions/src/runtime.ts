@@ -1,14 +1,18 @@
 /**
  * A server's runtime, built once per process (or per test app): its typed config, logger, outbound policy,
- * and one exec per tool or stream that runs only the commands it declared. Every surface (HTTP, SSE, MCP
- * over HTTP or stdio) calls tools through it.
+ * one exec per tool or stream that runs only the commands it declared, and the bounds every surface shares
+ * (concurrent calls, open streams, subprocesses), single-flight calls and the stream hub. Every surface
+ * (HTTP, SSE, MCP over HTTP or stdio) calls tools through it.
  */
 import type { BaseConfig } from "./config.ts";
 import { createExec, type Exec } from "./exec.ts";
+import { createLimiter, type Limiter } from "./limiter.ts";
 import { createLogger, type Logger } from "./logger.ts";
 import { createOutboundPolicy, type OutboundPolicy } from "./outbound/index.ts";
 import type { ServerDef } from "./server-def.ts";
+import { createSharedCalls, type SharedCalls } from "./shared-calls.ts";
 import type { AnyStream } from "./stream.ts";
+import { createStreamHub, type StreamHub } from "./stream-hub.ts";
 import type { AnyTool } from "./tool.ts";
 
 export interface Runtime<C = BaseConfig> {
@@ -16,10 +20,22 @@ export interface Runtime<C = BaseConfig> {
   readonly config: C & BaseConfig;
   readonly log: Logger;
   readonly outbound: OutboundPolicy;
+  /** Tool executions running at once (MAX_CALLS); joined and cached calls take no slot. */
+  readonly calls: Limiter;
+  /** Open streams (MAX_STREAMS). */
+  readonly streams: Limiter;
+  /** Subprocesses running at once (MAX_PROCS); the rest wait within their deadline. */
+  readonly procs: Limiter;
+  readonly shared: SharedCalls;
+  readonly hub: StreamHub;
+  /** Aborts when the server is shutting down: open streams end with `end` before the connections close. */
+  readonly closing: AbortSignal;
   tool(name: string): AnyTool | undefined;
   stream(name: string): AnyStream | undefined;
   /** The exec that runs exactly the commands `owner` declared. */
   execFor(owner: AnyTool | AnyStream): Exec;
+  /** Start shutting down: every open stream is told to end. */
+  shutdown(): void;
 }
 
 export interface RuntimeOptions {
@@ -35,24 +51,38 @@ export function createRuntime<C extends BaseConfig>(def: ServerDef<C>, options: 
   const log =
     options.logger ??
     createLogger({ name: def.name, level: config.LOG_LEVEL, destination: options.logDestination ?? 1 });
-  const outbound = createOutboundPolicy({ allow: config.OUTBOUND_ALLOW, deny: config.OUTBOUND_DENY });
+  const outbound = createOutboundPolicy({
+    allow: config.OUTBOUND_ALLOW,
+    deny: config.OUTBOUND_DENY,
+    allowSelf: config.OUTBOUND_ALLOW_SELF,
+  });
   const tools = new Map(def.tools.map((t) => [t.name, t]));
   const streams = new Map(def.streams.map((s) => [s.name, s]));
   const execs = new WeakMap<AnyTool | AnyStream, Exec>();
-  return {
+  const procs = createLimiter(config.MAX_PROCS, "subprocesses");
+  const closing = new AbortController();
+  const runtime: Runtime<C> = {
     def,
     config,
     log,
     outbound,
+    calls: createLimiter(config.MAX_CALLS, "tool calls"),
+    streams: createLimiter(config.MAX_STREAMS, "streams"),
+    procs,
+    shared: createSharedCalls(),
+    hub: createStreamHub(() => runtime),
+    closing: closing.signal,
     tool: (name) => tools.get(name),
     stream: (name) => streams.get(name),
     execFor(owner) {
       let exec = execs.get(owner);
       if (!exec) {
-        exec = createExec(owner.commands, config.EXEC_PATH);
+        exec = createExec(owner.commands, config.EXEC_PATH, procs);
         execs.set(owner, exec);
       }
       return exec;
     },
+    shutdown: () => closing.abort(),
   };
+  return runtime;
 }

@@ -29,6 +29,13 @@ export interface StreamSpec<I extends z.ZodRawShape, M extends z.ZodRawShape, C 
   openWorld?: boolean;
   /** The commands this stream may run itself (tools it calls bring their own). */
   commands?: readonly Command[];
+  /** Input fields that name an outbound target (for the SSRF suite and the docs): field → what it holds. */
+  targets?: Readonly<Record<string, "url" | "host" | "ip">>;
+  /**
+   * Its messages depend only on its input (default true): every open stream with the same input is fed by
+   * one producer (the stream hub). Set false for a stream whose work is per consumer.
+   */
+  shared?: boolean;
   /** One line for each message. */
   summarize(message: z.output<z.ZodObject<M>>): string;
   run(input: z.output<z.ZodObject<I>>, ctx: StreamContext<C, M>): Promise<void>;

@@ -57,6 +57,13 @@ export interface ToolSpec<I extends z.ZodRawShape, O extends z.ZodRawShape, C = 
   openWorld?: boolean;
   /** The commands this tool may run (its share of the server's allowlist). */
   commands?: readonly Command[];
+  /**
+   * The answer is a snapshot of the machine (interfaces, routes, disks): identical calls within this many ms
+   * get the same answer without running again. Leave unset for probes, whose answer must be fresh.
+   */
+  snapshotMs?: number;
+  /** Input fields that name an outbound target (for the SSRF suite and the docs): field → what it holds. */
+  targets?: Readonly<Record<string, "url" | "host" | "ip">>;
   /** One line a small model can repeat, from the result. */
   summarize(result: z.output<z.ZodObject<O>>): string;
   handler(input: z.output<z.ZodObject<I>>, ctx: ToolContext<C>): Promise<z.input<z.ZodObject<O>>>;

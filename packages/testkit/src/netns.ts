@@ -4,6 +4,7 @@
  * the test process exits or is told to), so a failing test leaves nothing behind. Needs root.
  */
 import { execFileSync, spawnSync } from "node:child_process";
+import { randomBytes } from "node:crypto";
 import { mkdirSync, rmdirSync, rmSync, writeFileSync } from "node:fs";
 import { type SpawnedServer, type SpawnOptions, spawnServer } from "./spawn-server.ts";
 
@@ -104,9 +105,13 @@ export class NetnsLab {
     return ["ip", "netns", "exec", ns];
   }
 
-  /** Start a built server inside `ns`; cleanup() stops it before its namespace goes. */
+  /**
+   * Start a built server inside `ns`; cleanup() stops it before its namespace goes. It binds a namespace
+   * address (not loopback), so it runs with an AUTH_TOKEN (server.token) as a real deployment must.
+   */
   async serve(ns: string, name: string, options: Omit<SpawnOptions, "wrap"> = {}): Promise<SpawnedServer> {
-    const server = await spawnServer(name, { ...options, wrap: this.wrap(ns) });
+    const env = { AUTH_TOKEN: `lab-${randomBytes(12).toString("hex")}`, ...options.env };
+    const server = await spawnServer(name, { ...options, env, wrap: this.wrap(ns) });
     this.#servers.push(server);
     return server;
   }

@@ -17,6 +17,8 @@ export interface SpawnedServer {
   child: ChildProcess;
   /** Every stdout line so far (JSON log lines). */
   lines: string[];
+  /** The AUTH_TOKEN it runs with, if any (pass it to createClient). */
+  token: string | undefined;
   stop(): Promise<void>;
 }
 
@@ -80,6 +82,7 @@ export async function spawnServer(name: string, options: SpawnOptions = {}): Pro
     pid: child.pid as number,
     child,
     lines,
+    token: options.env?.AUTH_TOKEN,
     stop: () =>
       new Promise<void>((resolve) => {
         if (child.exitCode !== null || child.signalCode !== null) return resolve();

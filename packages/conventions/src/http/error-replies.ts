@@ -1,6 +1,7 @@
 /** Every failure leaves as our error body with its status; unknown routes say where the tools are. */
 import type { FastifyInstance } from "fastify";
 import { DiagError, errorBody, toDiagError } from "../errors.ts";
+import { validRunId } from "../fields.ts";
 
 function diagnose(err: unknown, bodyLimit: number): DiagError {
   if ((err as { code?: string } | null)?.code === "FST_ERR_CTP_BODY_TOO_LARGE") {
@@ -16,8 +17,8 @@ export function registerErrorReplies(app: FastifyInstance, bodyLimit: number): v
     const diag = diagnose(err, bodyLimit);
     if (diag.code === "E_INTERNAL") request.log.error({ err }, "request failed");
     const body = request.body as { run_id?: unknown } | undefined;
-    const runId = typeof body?.run_id === "string" ? body.run_id : undefined;
-    void reply.code(diag.status).send(errorBody(diag, runId));
+    if (diag.retryAfterS !== undefined) void reply.header("retry-after", String(diag.retryAfterS));
+    void reply.code(diag.status).send(errorBody(diag, validRunId(body?.run_id)));
   });
 
   app.setNotFoundHandler((request, reply) => {

@@ -98,7 +98,7 @@ export function pinnedConnection(target: PinnedTarget, policy: OutboundPolicy, s
     if (dialled) return callback(coded("refusing a second connection on one probe hop", "ERR_PROBE_REDIAL"), null);
     dialled = true;
     try {
-      policy.checkAddress(target.address, isIP(target.host) ? undefined : target.host);
+      policy.checkAddress(target.address, isIP(target.host) ? undefined : target.host, target.port);
     } catch (err) {
       return callback(err as Error, null);
     }

@@ -6,12 +6,15 @@
  */
 import { lookup } from "node:dns/promises";
 import { BlockList, isIP } from "node:net";
+import { networkInterfaces } from "node:os";
 import { DiagError } from "../errors.ts";
 import { isHostname } from "../fields.ts";
 
 export interface OutboundConfig {
   allow: readonly string[];
   deny: readonly string[];
+  /** OUTBOUND_ALLOW_SELF: tools may reach this server's own listening address and port. */
+  allowSelf?: boolean;
 }
 
 export interface ResolvedTarget {
@@ -26,8 +29,10 @@ export interface ResolvedTarget {
 export interface OutboundPolicy {
   /** Resolve `host` (or take an IP literal), check every address, return the one to pin. E_FORBIDDEN / E_DNS_FAIL. */
   resolveTarget(host: string, signal?: AbortSignal): Promise<ResolvedTarget>;
-  /** Throw E_FORBIDDEN if this IP may not be reached. */
-  checkAddress(ip: string, host?: string): void;
+  /** Throw E_FORBIDDEN if this IP (on this port, when known) may not be reached. */
+  checkAddress(ip: string, host?: string, port?: number): void;
+  /** The address and port this server listens on: a tool aimed there is refused (a server must not probe itself). */
+  setSelf(address: string, port: number): void;
 }
 
 /** Denied unless OUTBOUND_ALLOW names them explicitly: metadata services, link-local, unroutable. */
@@ -149,9 +154,16 @@ export function createPolicy(config: OutboundConfig): OutboundPolicy {
   const restricted = config.allow.length > 0;
   const reopened = specificOverrides(allow, defaults);
 
-  function checkAddress(rawIp: string, host?: string): void {
+  let self: { port: number; matches(ip: string): boolean } | undefined;
+
+  function checkAddress(rawIp: string, host?: string, port?: number): void {
     const ip = unwrapIPv4(rawIp.replace(/^\[|\]$/g, ""));
     const target = host && host !== ip ? `${host} (${ip})` : ip;
+    if (self && port === self.port && self.matches(ip)) {
+      throw new DiagError("E_FORBIDDEN", `target is this server itself: ${target} port ${port}`, {
+        hint: "point the tool at what you are diagnosing; OUTBOUND_ALLOW_SELF=1 allows it",
+      });
+    }
     if (ipMatches(ip, deny.nets) || (host !== undefined && nameMatches(host, deny.names))) {
       throw new DiagError("E_FORBIDDEN", `target denied by OUTBOUND_DENY: ${target}`);
     }
@@ -203,7 +215,36 @@ export function createPolicy(config: OutboundConfig): OutboundPolicy {
     };
   }
 
-  return { resolveTarget, checkAddress };
+  function setSelf(address: string, port: number): void {
+    if (config.allowSelf) return;
+    const bound = unwrapIPv4(address);
+    const wildcard = bound === "0.0.0.0" || bound === "::";
+    // A wildcard bind answers on every local address; a specific one only on itself (0.0.0.0 as a
+    // destination means "this host", and is denied by default anyway).
+    const local = new Set((wildcard ? localAddresses() : [bound]).map(canonicalIp));
+    self = {
+      port,
+      matches: (raw) => {
+        const ip = canonicalIp(raw);
+        return local.has(ip) || (wildcard && (/^127\./.test(ip) || ip === "::1"));
+      },
+    };
+  }
+
+  return { resolveTarget, checkAddress, setSelf };
+}
+
+/** One spelling per address: IPv4 as is, IPv6 as the URL parser writes it (zeros compressed, lower case). */
+function canonicalIp(ip: string): string {
+  const bare = unwrapIPv4(ip);
+  return isIP(bare) === 6 ? new URL(`http://[${bare}]/`).hostname.slice(1, -1) : bare;
+}
+
+/** This machine's interface addresses, IPv4-in-IPv6 forms unwrapped. */
+function localAddresses(): string[] {
+  return Object.values(networkInterfaces())
+    .flatMap((list) => list ?? [])
+    .map((i) => unwrapIPv4(i.address));
 }
 
 function abortable<T>(promise: Promise<T>, signal?: AbortSignal): Promise<T> {

@@ -1,13 +1,15 @@
 /**
  * SSE routes: `/sse/<tool>` for every tool (ping while it runs, one message, end) and `/sse/<stream>` for
- * defined streams (runStream). Events: ping, message (JSON), error (JSON {code,message}), end. Every stream
- * is bounded and its work (subprocesses included) is aborted when the client goes away. Event names are our
- * fixed set and ids are counters we make: @fastify/sse writes both unescaped.
+ * defined streams, fed by the stream hub (one producer per distinct input). Events: ping, message (JSON),
+ * error (JSON {code,message}), end. Every stream is bounded: by MAX_STREAMS (503 E_BUSY before it starts), by
+ * its duration even when the client stops reading, and by the server's shutdown (which sends `end` first).
+ * Its work (subprocesses included) is aborted when the client goes away. Event names are our fixed set and
+ * ids are counters we make: @fastify/sse writes both unescaped.
  */
 import type { FastifyInstance, FastifyReply } from "fastify";
 import { errorBody, toDiagError } from "../errors.ts";
 import { queryToInput } from "../query-input.ts";
-import { runParsedStream } from "../run-stream.ts";
+import { abortableSleep } from "../run-stream.ts";
 import { parseInput, runParsedTool } from "../run-tool.ts";
 import type { Runtime } from "../runtime.ts";
 import { PING_INTERVAL_MS } from "../stream.ts";
@@ -15,24 +17,48 @@ import { unknownTool } from "../suggest.ts";
 
 type EventName = "ping" | "message" | "error" | "end";
 
+/** How long a client that stopped reading gets to take the final `end` before its connection is cut. */
+export const END_FLUSH_MS = 1000;
+
 interface Sender {
+  /** One write at a time, in order; false once the client is gone. */
   send(event: EventName, data: unknown): Promise<boolean>;
+  /** A write is waiting for the client to read: a ping now would only queue behind it. */
+  readonly blocked: boolean;
 }
 
-/** Sends never outlive the client: a write waiting for `drain` is abandoned when the connection closes. */
+/** Writes are chained, never concurrent: a stalled client holds one pending write, not a pile of listeners. */
 function sender(reply: FastifyReply, closed: Promise<void>): Sender {
   let id = 0;
+  let pending = 0;
+  let chain: Promise<unknown> = Promise.resolve();
   return {
-    async send(event, data) {
-      if (!reply.sse?.isConnected) return false;
-      id += 1;
-      await Promise.race([reply.sse.send({ id: String(id), event, data }), closed]);
-      return reply.sse.isConnected;
+    get blocked() {
+      return pending > 0;
+    },
+    send(event, data) {
+      if (!reply.sse?.isConnected) return Promise.resolve(false);
+      pending += 1;
+      const write = chain.then(async () => {
+        if (!reply.sse?.isConnected) return false;
+        id += 1;
+        await Promise.race([reply.sse.send({ id: String(id), event, data }), closed]);
+        return reply.sse.isConnected;
+      });
+      chain = write.finally(() => {
+        pending -= 1;
+      });
+      return write;
     },
   };
 }
 
-export function registerSse(app: FastifyInstance, runtime: Runtime<unknown>): void {
+export interface SseTracker {
+  /** Open SSE responses, so a shutdown can wait for their `end`. */
+  readonly open: Set<Promise<void>>;
+}
+
+export function registerSse(app: FastifyInstance, runtime: Runtime<unknown>, tracker: SseTracker): void {
   const { tools, streams } = runtime.def;
   const names = [...streams.map((s) => s.name), ...tools.map((t) => t.name)];
 
@@ -47,38 +73,73 @@ export function registerSse(app: FastifyInstance, runtime: Runtime<unknown>): vo
       if (!spec) throw unknownTool(name, names, "stream");
       // Validate before the stream starts, so a bad query is a plain 400 with the typed error body.
       const input = parseInput(spec, queryToInput(spec.inputSchema, request.query));
-      const runId = input.run_id as string | undefined;
-      const controller = new AbortController();
-      let pinger: NodeJS.Timeout | undefined;
-      const closed = new Promise<void>((resolve) =>
-        reply.sse.onClose(() => {
-          clearInterval(pinger);
-          controller.abort();
-          resolve();
-        }),
-      );
-      const out = sender(reply, closed);
-      pinger = setInterval(() => void out.send("ping", { t: Date.now() }), PING_INTERVAL_MS);
+      const release = runtime.streams.take(`/sse/${name}`);
+      let finished: () => void = () => {};
+      const done = new Promise<void>((resolve) => {
+        finished = resolve;
+      });
+      tracker.open.add(done);
       try {
-        await out.send("ping", { t: Date.now() });
-        let reason = "done";
-        if (stream) {
-          reason = await runParsedStream(stream, input, runtime, {
-            signal: controller.signal,
-            send: (message) => out.send("message", message),
-          });
-        } else if (tool) {
-          await out.send("message", await runParsedTool(tool, input, runtime, { signal: controller.signal }));
-        }
-        await out.send("end", { reason });
-      } catch (err) {
-        const diag = toDiagError(err);
-        await out.send("error", errorBody(diag, runId).error);
-        await out.send("end", { reason: "error" });
+        await serve(reply, input.run_id as string | undefined, async (signal, out) => {
+          if (stream) {
+            return runtime.hub.subscribe(stream, input, { signal, send: (m) => out.send("message", m) });
+          }
+          if (tool) await out.send("message", await runParsedTool(tool, input, runtime, { signal }));
+          return "done";
+        });
       } finally {
-        clearInterval(pinger);
-        controller.abort();
+        release();
+        tracker.open.delete(done);
+        finished();
       }
+      // The handler is done: @fastify/sse ends the response.
     },
   );
+
+  async function serve(
+    reply: FastifyReply,
+    runId: string | undefined,
+    work: (signal: AbortSignal, out: Sender) => Promise<string>,
+  ): Promise<void> {
+    const controller = new AbortController();
+    let pinger: NodeJS.Timeout | undefined;
+    const closed = new Promise<void>((resolve) =>
+      reply.sse.onClose(() => {
+        clearInterval(pinger);
+        controller.abort();
+        resolve();
+      }),
+    );
+    const onClosing = () => controller.abort();
+    runtime.closing.addEventListener("abort", onClosing, { once: true });
+    const out = sender(reply, closed);
+    pinger = setInterval(() => {
+      if (!out.blocked) void out.send("ping", { t: Date.now() });
+    }, PING_INTERVAL_MS);
+    try {
+      await out.send("ping", { t: Date.now() });
+      const reason = await work(controller.signal, out);
+      await finish(out, runtime.closing.aborted ? "shutdown" : reason);
+    } catch (err) {
+      const diag = toDiagError(err);
+      await out.send("error", errorBody(diag, runId).error);
+      await finish(out, runtime.closing.aborted ? "shutdown" : "error");
+    } finally {
+      clearInterval(pinger);
+      controller.abort();
+      runtime.closing.removeEventListener("abort", onClosing);
+    }
+
+    /** `end` is always last; a client that does not read it in time loses its connection instead of holding it. */
+    async function finish(sender: Sender, reason: string): Promise<void> {
+      const sent = sender.send("end", { reason });
+      const wait = new AbortController();
+      const inTime = await Promise.race([
+        sent.then(() => true),
+        abortableSleep(END_FLUSH_MS, wait.signal).then(() => false),
+      ]);
+      wait.abort();
+      if (!inTime) reply.raw.destroy();
+    }
+  }
 }

@@ -3,7 +3,7 @@ import { capList, DiagError, hostField, ipField, limitInput, type ToolContext } 
 import { z } from "zod";
 import { formatAnswers } from "../dns/format-answer.ts";
 import { ptrName } from "../dns/ptr-name.ts";
-import { queryDns } from "../dns/query.ts";
+import { DNS_PORT, queryDns } from "../dns/query.ts";
 import { readDefaultResolver } from "../dns/resolv-conf.ts";
 import { dnsResultShape, RECORD_TYPES } from "../dns/result-shape.ts";
 import { type Detail, diagnose, summarizeDns } from "../dns/verdict.ts";
@@ -65,7 +65,7 @@ export const dnsResolve = defineTool({
  */
 async function pickResolver(server: string | undefined, ctx: ToolContext<NetworkConfig>) {
   if (server) {
-    ctx.outbound.checkAddress(server);
+    ctx.outbound.checkAddress(server, undefined, DNS_PORT);
     return { resolver: server, from: "input" as const };
   }
   const found = await readDefaultResolver(ctx.config.RESOLV_CONF);

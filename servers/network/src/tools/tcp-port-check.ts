@@ -128,6 +128,8 @@ export const tcpPortCheck = defineTool({
             : target.message,
       };
     }
+    // The address is checked again with the port: a server must not be aimed at itself.
+    ctx.outbound.checkAddress(target.address, host === target.address ? undefined : host, port);
     const waitMs = ctx.budget();
     const { state, ms, detail } = await probe(target.address, port, waitMs, ctx.signal);
     return {

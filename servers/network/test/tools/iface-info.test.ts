@@ -42,7 +42,8 @@ describe.skipIf(skip)(`iface_info in a network namespace${skip ? ` (skipped: ${s
         { ns: host, name: "lan0", mac: "02:52:4e:00:00:50", addrs: ["10.77.0.2/24"] },
         { ns: peer, name: "lan0p", up: false },
       );
-      client = createClient((await lab.serve(host, "network", { env: { HOST: mgmtAddr } })).url);
+      const served = await lab.serve(host, "network", { env: { HOST: mgmtAddr } });
+      client = createClient(served.url, { token: served.token });
     } catch (err) {
       await lab.cleanup();
       throw err;

@@ -52,7 +52,8 @@ describe.skipIf(skip)(`route_info in a network namespace${skip ? ` (skipped: ${s
         { ns: host, name: "wan1", addrs: ["198.51.100.2/24"], ipv6: "off" },
         { ns: router, name: "wan1p", addrs: ["198.51.100.1/24"], ipv6: "off" },
       );
-      client = createClient((await lab.serve(host, "network", { env: { HOST: nsAddr } })).url);
+      const served = await lab.serve(host, "network", { env: { HOST: nsAddr } });
+      client = createClient(served.url, { token: served.token });
     } catch (err) {
       await lab.cleanup();
       throw err;

@@ -121,7 +121,7 @@ describe.skipIf(skip)(`tcp_port_check in a network namespace${skip ? ` (skipped:
       const env = { HOST: link.nsAddr };
       open = await lab.serve(host, "network", { env });
       restricted = await lab.serve(host, "network", { env: { ...env, OUTBOUND_ALLOW: "127.0.0.0/8" } });
-      client = createClient(open.url);
+      client = createClient(open.url, { token: open.token });
     } catch (err) {
       await lab.cleanup();
       throw err;
@@ -181,7 +181,7 @@ describe.skipIf(skip)(`tcp_port_check in a network namespace${skip ? ` (skipped:
   });
 
   it("denied by OUTBOUND_ALLOW: 403 E_FORBIDDEN and not one packet sent", async () => {
-    const denied = createClient(restricted?.url ?? "");
+    const denied = createClient(restricted?.url ?? "", { token: restricted?.token });
     const before = lab.txPackets(host, "tgt0");
     for (const target of ["198.51.100.77", "198.51.100.1", "router.rn.test"]) {
       const err = await rejection(denied.call("tcp_port_check", { host: target, port: 80 }));

@@ -1,0 +1,33 @@
+/**
+ * Requests Node's HTTP parser refuses before any route runs (Content-Length with Transfer-Encoding, a request
+ * line or headers over 16 KiB, a body or headers that never complete) still get our typed error body, and
+ * the connection is closed.
+ */
+import { STATUS_CODES } from "node:http";
+import type { Socket } from "node:net";
+import { DiagError, errorBody } from "../errors.ts";
+
+function diagnose(err: NodeJS.ErrnoException): { status: number; error: DiagError } {
+  if (err.code === "ERR_HTTP_REQUEST_TIMEOUT") {
+    return { status: 408, error: new DiagError("E_TIMEOUT", "request not received in time (headers or body stalled)") };
+  }
+  if (err.code === "HPE_HEADER_OVERFLOW") {
+    return { status: 431, error: new DiagError("E_INVALID_INPUT", "request line or headers larger than 16 KiB") };
+  }
+  const what =
+    err.code === "HPE_UNEXPECTED_CONTENT_LENGTH" ? "both Content-Length and Transfer-Encoding" : "malformed HTTP";
+  return { status: 400, error: new DiagError("E_INVALID_INPUT", `bad request: ${what}`) };
+}
+
+export function clientErrorHandler(err: NodeJS.ErrnoException, socket: Socket): void {
+  if (err.code === "ECONNRESET" || socket.destroyed || !socket.writable) {
+    socket.destroy();
+    return;
+  }
+  const { status, error } = diagnose(err);
+  const body = JSON.stringify(errorBody(error));
+  socket.end(
+    `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\n` +
+      `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+  );
+}

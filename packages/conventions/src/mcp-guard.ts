@@ -1,0 +1,94 @@
+/**
+ * What reaches the SDK is a single, well-formed JSON-RPC 2.0 message. Batches are refused (the current
+ * protocol revision has none); a request to a method we serve whose params do not fit gets a clean −32602
+ * naming the field and carrying our code, instead of the SDK's zod dump. Used by both transports.
+ */
+import {
+  CallToolRequestSchema,
+  ErrorCode,
+  InitializeRequestSchema,
+  type JSONRPCMessage,
+  JSONRPCMessageSchema,
+  ListToolsRequestSchema,
+  PingRequestSchema,
+} from "@modelcontextprotocol/sdk/types.js";
+import type { ErrorCode as OurCode } from "./errors.ts";
+
+export interface RpcError {
+  jsonrpc: "2.0";
+  id: string | number | null;
+  error: { code: number; message: string; data: { code: OurCode } };
+}
+
+export type Checked =
+  | { ok: true; message: JSONRPCMessage }
+  /** `response` is undefined for a bad notification: there is nobody to answer. */
+  | { ok: false; status: number; response: RpcError | undefined };
+
+const PARAMS_SCHEMAS: Readonly<Record<string, { safeParse(v: unknown): { success: boolean; error?: unknown } }>> = {
+  initialize: InitializeRequestSchema,
+  "tools/list": ListToolsRequestSchema,
+  "tools/call": CallToolRequestSchema,
+  ping: PingRequestSchema,
+};
+
+export function rpcError(id: string | number | null, code: number, message: string, ours: OurCode): RpcError {
+  return { jsonrpc: "2.0", id, error: { code, message, data: { code: ours } } };
+}
+
+/** "params.arguments: expected record, received array" — the first issues, no dump. */
+function cleanIssues(error: unknown): string {
+  const issues = (error as { issues?: Array<{ path: PropertyKey[]; message: string }> }).issues ?? [];
+  return issues
+    .slice(0, 3)
+    .map((i) => `${i.path.map(String).join(".") || "message"}: ${i.message.replace(/^Invalid input: /, "")}`)
+    .join("; ")
+    .slice(0, 300);
+}
+
+function idOf(raw: Record<string, unknown>): string | number | null {
+  const id = raw.id;
+  return typeof id === "string" || typeof id === "number" ? id : null;
+}
+
+export function checkMessage(raw: unknown): Checked {
+  if (Array.isArray(raw)) {
+    const message = raw.length === 0 ? "empty batch" : "JSON-RPC batches are not supported";
+    return {
+      ok: false,
+      status: 400,
+      response: rpcError(null, ErrorCode.InvalidRequest, `${message}: send one message per request`, "E_INVALID_INPUT"),
+    };
+  }
+  if (!raw || typeof raw !== "object") {
+    return {
+      ok: false,
+      status: 400,
+      response: rpcError(null, ErrorCode.InvalidRequest, "not a JSON-RPC 2.0 message", "E_INVALID_INPUT"),
+    };
+  }
+  const message = raw as Record<string, unknown>;
+  const id = idOf(message);
+  const isRequest = "id" in message && "method" in message;
+  const schema =
+    typeof message.method === "string" && Object.hasOwn(PARAMS_SCHEMAS, message.method)
+      ? PARAMS_SCHEMAS[message.method]
+      : undefined;
+  if (isRequest && schema) {
+    const parsed = schema.safeParse({ method: message.method, params: message.params });
+    if (!parsed.success) {
+      const text = `${message.method}: invalid params: ${cleanIssues(parsed.error)}`;
+      return { ok: false, status: 200, response: rpcError(id, ErrorCode.InvalidParams, text, "E_INVALID_INPUT") };
+    }
+  }
+  const envelope = JSONRPCMessageSchema.safeParse(raw);
+  if (!envelope.success) {
+    const text = `not a JSON-RPC 2.0 message: ${cleanIssues(envelope.error)}`;
+    return {
+      ok: false,
+      status: 400,
+      response: "id" in message ? rpcError(id, ErrorCode.InvalidRequest, text, "E_INVALID_INPUT") : undefined,
+    };
+  }
+  return { ok: true, message: envelope.data };
+}
