@@ -68,6 +68,23 @@ describe.each(readRegistry())("roadnerd-$name", (s) => {
     }
   });
 
+  it("beyond loopback it needs AUTH_TOKEN (or the explicit opt-out), and says so", async () => {
+    const env = { PATH: process.env.PATH ?? "/usr/bin:/bin", HOST: "0.0.0.0", PORT: "0" };
+    const refused = await run(process.execPath, [serverEntry(s.name)], { env }).catch(
+      (e: { code: number; stderr: string }) => e,
+    );
+    expect(refused).toMatchObject({ code: 2, stderr: expect.stringContaining("without AUTH_TOKEN") });
+    const extras: Array<Record<string, string>> = [
+      { AUTH_TOKEN: "a-token-of-sixteen-plus" },
+      { ALLOW_UNAUTHENTICATED: "1" },
+    ];
+    for (const extra of extras) {
+      const server = await spawnServer(s.name, { env: { HOST: "0.0.0.0", ...extra } });
+      expect(server.url).toMatch(/^http:\/\/0\.0\.0\.0:\d+$/);
+      await server.stop();
+    }
+  });
+
   it("--help describes it; an unknown argument exits 2 before binding anything", async () => {
     const { stdout } = await run(process.execPath, [serverEntry(s.name), "--help"]);
     expect(stdout).toContain(`roadnerd-${s.name}: ${s.summary}`);

@@ -14,9 +14,9 @@ function diagnose(err: NodeJS.ErrnoException): { status: number; error: DiagErro
   if (err.code === "HPE_HEADER_OVERFLOW") {
     return { status: 431, error: new DiagError("E_INVALID_INPUT", "request line or headers larger than 16 KiB") };
   }
-  const what =
-    err.code === "HPE_UNEXPECTED_CONTENT_LENGTH" ? "both Content-Length and Transfer-Encoding" : "malformed HTTP";
-  return { status: 400, error: new DiagError("E_INVALID_INPUT", `bad request: ${what}`) };
+  // llhttp says what it refused ("Transfer-Encoding can't be present with Content-Length"): a clean reason.
+  const reason = /^Parse Error: (.{1,120})/.exec(err.message ?? "")?.[1] ?? "malformed HTTP";
+  return { status: 400, error: new DiagError("E_INVALID_INPUT", `bad request: ${reason}`) };
 }
 
 export function clientErrorHandler(err: NodeJS.ErrnoException, socket: Socket): void {

@@ -9,6 +9,7 @@ import { BlockList, isIP } from "node:net";
 import { networkInterfaces } from "node:os";
 import { DiagError } from "../errors.ts";
 import { isHostname } from "../fields.ts";
+import { METADATA_ENTRIES, UNROUTABLE } from "./metadata.ts";
 
 export interface OutboundConfig {
   allow: readonly string[];
@@ -35,20 +36,8 @@ export interface OutboundPolicy {
   setSelf(address: string, port: number): void;
 }
 
-/** Denied unless OUTBOUND_ALLOW names them explicitly: metadata services, link-local, unroutable. */
-export const DEFAULT_DENY = [
-  "169.254.0.0/16",
-  "fe80::/10",
-  "fd00:ec2::254/128",
-  // NAT64 local-use prefix: the IPv4 inside sits at a prefix-dependent offset, so refuse the whole range.
-  "64:ff9b:1::/48",
-  "100.100.100.200/32",
-  "0.0.0.0/8",
-  "::/128",
-  "224.0.0.0/4",
-  "ff00::/8",
-  "255.255.255.255/32",
-];
+/** Denied unless OUTBOUND_ALLOW names them explicitly: cloud metadata, link-local, unroutable. */
+export const DEFAULT_DENY: readonly string[] = [...METADATA_ENTRIES.map((e) => e.target), ...UNROUTABLE];
 
 /** The eight 16-bit groups of an IPv6 address (zone id dropped), or null if it is not one. */
 function ipv6Groups(ip: string): number[] | null {
@@ -156,6 +145,14 @@ export function createPolicy(config: OutboundConfig): OutboundPolicy {
 
   let self: { port: number; matches(ip: string): boolean } | undefined;
 
+  /** A metadata service's name (metadata.google.internal…) is refused unless OUTBOUND_ALLOW names it exactly. */
+  function checkMetadataName(host: string): void {
+    if (!nameMatches(host, defaults.names)) return;
+    const exact = host.toLowerCase().replace(/\.$/, "");
+    if (allow.names.includes(exact)) return;
+    throw new DiagError("E_FORBIDDEN", `target denied (cloud metadata name): ${exact}`);
+  }
+
   function checkAddress(rawIp: string, host?: string, port?: number): void {
     const ip = unwrapIPv4(rawIp.replace(/^\[|\]$/g, ""));
     const target = host && host !== ip ? `${host} (${ip})` : ip;
@@ -167,6 +164,7 @@ export function createPolicy(config: OutboundConfig): OutboundPolicy {
     if (ipMatches(ip, deny.nets) || (host !== undefined && nameMatches(host, deny.names))) {
       throw new DiagError("E_FORBIDDEN", `target denied by OUTBOUND_DENY: ${target}`);
     }
+    if (host !== undefined) checkMetadataName(host);
     const explicitlyAllowed = ipMatches(ip, allow.nets) || (host !== undefined && nameMatches(host, allow.names));
     if (restricted && !explicitlyAllowed) {
       throw new DiagError("E_FORBIDDEN", `target not in OUTBOUND_ALLOW: ${target}`, {
@@ -190,6 +188,7 @@ export function createPolicy(config: OutboundConfig): OutboundPolicy {
     if (!isHostname(host)) throw new DiagError("E_INVALID_INPUT", `not a host name: ${host.slice(0, 80)}`);
     // A name on the deny list is refused before any lookup leaves the machine.
     if (nameMatches(host, deny.names)) throw new DiagError("E_FORBIDDEN", `target denied by OUTBOUND_DENY: ${host}`);
+    checkMetadataName(host);
     // An allow list of names only: an unlisted name is refused before its lookup can leave the machine.
     if (restricted && allow.cidrs.length === 0 && !nameMatches(host, allow.names)) {
       throw new DiagError("E_FORBIDDEN", `target not in OUTBOUND_ALLOW: ${host}`, {

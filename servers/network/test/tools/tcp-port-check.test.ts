@@ -74,6 +74,29 @@ describe("tcp_port_check on loopback", () => {
     expect(res.summary).toBe(`127.0.0.1:${port} is closed: connection refused`);
   });
 
+  it("a server is never aimed at itself: its own address and port are refused (any loopback spelling)", async () => {
+    const own = Number(new URL(server?.url ?? "").port);
+    for (const host of ["127.0.0.1", "::ffff:127.0.0.1", "localhost"]) {
+      expect(await rejection(client.call("tcp_port_check", { host, port: own }))).toMatchObject({
+        code: "E_FORBIDDEN",
+        status: 403,
+      });
+    }
+    const url = `http://127.0.0.1:${own}/healthz`;
+    expect(await rejection(client.call("http_check", { url }))).toMatchObject({ code: "E_FORBIDDEN" });
+  });
+
+  it("OUTBOUND_ALLOW_SELF=1 allows it", async () => {
+    const selfish = await spawnServer("network", { env: { OUTBOUND_ALLOW_SELF: "1" } });
+    try {
+      const own = Number(new URL(selfish.url).port);
+      const res = await createClient(selfish.url).call<PortCheck>("tcp_port_check", { host: "127.0.0.1", port: own });
+      expect(res.open).toBe(true);
+    } finally {
+      await selfish.stop();
+    }
+  });
+
   it("bad input is a typed 400 before anything is sent", async () => {
     for (const input of [{ host: "127.0.0.1", port: 0 }, { host: "-oProxy", port: 80 }, { host: "127.0.0.1" }]) {
       expect(await rejection(client.call("tcp_port_check", input))).toMatchObject({
