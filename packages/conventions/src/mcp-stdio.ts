@@ -75,7 +75,8 @@ export class LineTransport implements Transport {
     try {
       raw = JSON.parse(line);
     } catch {
-      return this.#reply(rpcError(null, ErrorCode.ParseError, "Parse error: not JSON", "E_INVALID_INPUT"));
+      this.#reply(rpcError(null, ErrorCode.ParseError, "Parse error: not JSON", "E_INVALID_INPUT"));
+      return;
     }
     const checked = checkMessage(raw);
     if (checked.ok) this.onmessage?.(checked.message);

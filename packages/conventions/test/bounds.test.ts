@@ -200,7 +200,9 @@ describe("identical work runs once", () => {
 
 describe("shutdown", () => {
   it("closing the app sends `end` (reason shutdown) to every open stream first", async () => {
-    const closing = await buildHttpApp(createRuntime(boundsServer, { env: { MAX_STREAMS: "64" }, logger: silentLogger() }));
+    const closing = await buildHttpApp(
+      createRuntime(boundsServer, { env: { MAX_STREAMS: "64" }, logger: silentLogger() }),
+    );
     await closing.listen({ host: "127.0.0.1", port: 0 });
     const url = `http://127.0.0.1:${(closing.server.address() as AddressInfo).port}`;
     const reads = Array.from({ length: 50 }, async (_, n) => {

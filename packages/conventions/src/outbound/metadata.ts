@@ -19,7 +19,8 @@ export const METADATA_ENTRIES: readonly MetadataEntry[] = [
   {
     target: "169.254.0.0/16",
     provider: "AWS, GCP, Azure, OCI, DigitalOcean, Hetzner, Linode, OpenStack, IBM, Vultr, Huawei, Scaleway, Tencent",
-    service: "IPv4 link-local: 169.254.169.254 (IMDS), 169.254.169.253 (AWS DNS), 169.254.170.2 (ECS credentials), 169.254.170.23 (EKS Pod Identity), 169.254.42.42 (Scaleway)",
+    service:
+      "IPv4 link-local: 169.254.169.254 (IMDS), 169.254.169.253 (AWS DNS), 169.254.170.2 (ECS credentials), 169.254.170.23 (EKS Pod Identity), 169.254.42.42 (Scaleway)",
     source: "https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/instancedata-data-retrieval.html",
     confidence: "provider",
   },
