@@ -23,6 +23,7 @@ const log = () => `${bin.dir}/runs.log`;
 beforeAll(async () => {
   bin = await fakeBinaries({
     // "<tag> <start ns> <end ns>" per run: overlaps are real concurrency, counted from outside the server.
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: a shell script, not a template
     probe:
       'start=$(/bin/date +%s%N); /bin/sleep "$(/usr/bin/printf "0.%03d" "$2")"; echo "$1 $start $(/bin/date +%s%N)" >> "${0%/*}/runs.log"; echo "ran $1"',
   });
