@@ -23,9 +23,8 @@ const log = () => `${bin.dir}/runs.log`;
 beforeAll(async () => {
   bin = await fakeBinaries({
     // "<tag> <start ns> <end ns>" per run: overlaps are real concurrency, counted from outside the server.
-    // biome-ignore lint/suspicious/noTemplateCurlyInString: a shell script, not a template
     probe:
-      'start=$(/bin/date +%s%N); /bin/sleep "$(/usr/bin/printf "0.%03d" "$2")"; echo "$1 $start $(/bin/date +%s%N)" >> "${0%/*}/runs.log"; echo "ran $1"',
+      'start=$(/bin/date +%s%N); /bin/sleep "$(/usr/bin/printf "0.%03d" "$2")"; echo "$1 $start $(/bin/date +%s%N)" >> "$(/usr/bin/dirname "$0")/runs.log"; echo "ran $1"',
   });
   runtime = createRuntime(boundsServer, {
     env: { EXEC_PATH: bin.dir, MAX_CALLS: "4", MAX_STREAMS: "3", MAX_PROCS: "2" },
