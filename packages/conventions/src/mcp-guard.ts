@@ -51,6 +51,28 @@ function idOf(raw: Record<string, unknown>): string | number | null {
   return typeof id === "string" || typeof id === "number" ? id : null;
 }
 
+/** A request or notification whose envelope is plainly right (what the SDK's own schema would accept). */
+function wellFormed(m: Record<string, unknown>): boolean {
+  if (m.jsonrpc !== "2.0" || typeof m.method !== "string" || "result" in m || "error" in m) return false;
+  if ("id" in m && typeof m.id !== "string" && !(typeof m.id === "number" && Number.isInteger(m.id))) return false;
+  return m.params === undefined || (typeof m.params === "object" && m.params !== null && !Array.isArray(m.params));
+}
+
+const isPlainObject = (v: unknown): boolean => typeof v === "object" && v !== null && !Array.isArray(v);
+
+/** tools/call { name, arguments } or tools/list with nothing else: nothing the SDK's schema could refuse. */
+function plainCall(m: Record<string, unknown>): boolean {
+  const params = m.params as Record<string, unknown> | undefined;
+  if (m.method === "tools/list")
+    return params === undefined || (isPlainObject(params) && Object.keys(params).length === 0);
+  if (m.method !== "tools/call" || !isPlainObject(params) || typeof params?.name !== "string") return false;
+  const keys = Object.keys(params);
+  return (
+    keys.every((k) => k === "name" || k === "arguments") &&
+    (params.arguments === undefined || isPlainObject(params.arguments))
+  );
+}
+
 export function checkMessage(raw: unknown): Checked {
   if (Array.isArray(raw)) {
     const message = raw.length === 0 ? "empty batch" : "JSON-RPC batches are not supported";
@@ -74,13 +96,15 @@ export function checkMessage(raw: unknown): Checked {
     typeof message.method === "string" && Object.hasOwn(PARAMS_SCHEMAS, message.method)
       ? PARAMS_SCHEMAS[message.method]
       : undefined;
-  if (isRequest && schema) {
+  if (isRequest && schema && !plainCall(message)) {
     const parsed = schema.safeParse({ method: message.method, params: message.params });
     if (!parsed.success) {
       const text = `${message.method}: invalid params: ${cleanIssues(parsed.error)}`;
       return { ok: false, status: 200, response: rpcError(id, ErrorCode.InvalidParams, text, "E_INVALID_INPUT") };
     }
   }
+  // The common case costs no schema parse: a request or notification with the envelope's basic shape.
+  if (wellFormed(message)) return { ok: true, message: message as JSONRPCMessage };
   const envelope = JSONRPCMessageSchema.safeParse(raw);
   if (!envelope.success) {
     const text = `not a JSON-RPC 2.0 message: ${cleanIssues(envelope.error)}`;

@@ -13,11 +13,11 @@ import {
   type ListToolsResult,
 } from "@modelcontextprotocol/sdk/types.js";
 import type { jsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/types.js";
+import { compactSchemas } from "./compact-schemas.ts";
 import { type DiagError, errorBody, toDiagError } from "./errors.ts";
 import { validRunId } from "./fields.ts";
 import { runTool } from "./run-tool.ts";
 import type { Runtime } from "./runtime.ts";
-import { inputJsonSchema, outputJsonSchema } from "./schemas.ts";
 import { unknownTool } from "./suggest.ts";
 import type { AnyTool } from "./tool.ts";
 
@@ -45,21 +45,18 @@ function listedTool(tool: AnyTool): ListedTool {
   return {
     name: tool.name,
     description: tool.summary,
-    inputSchema: inputJsonSchema(tool.inputSchema) as ListedTool["inputSchema"],
-    outputSchema: outputJsonSchema(tool.outputSchema) as ListedTool["outputSchema"],
-    annotations: {
-      readOnlyHint: true,
-      destructiveHint: false,
-      idempotentHint: true,
-      openWorldHint: Boolean(tool.openWorld),
-    },
+    inputSchema: compactSchemas(tool).input as ListedTool["inputSchema"],
+    outputSchema: compactSchemas(tool).output as ListedTool["outputSchema"],
+    // destructiveHint and idempotentHint mean something only when readOnlyHint is false (MCP spec): left out.
+    annotations: { readOnlyHint: true, openWorldHint: Boolean(tool.openWorld) },
   };
 }
 
 /** The tools/list answer, made once per runtime: every POST to /mcp serves the same object. */
 const listCache = new WeakMap<Runtime<unknown>, ListToolsResult>();
 
-function toolList(runtime: Runtime<unknown>): ListToolsResult {
+/** tools/list: the same cached JSON Schemas as /actions, built once per runtime. */
+export function listTools(runtime: Runtime<unknown>): ListToolsResult {
   let list = listCache.get(runtime);
   if (!list) {
     list = { tools: runtime.def.tools.map(listedTool) };
@@ -68,31 +65,36 @@ function toolList(runtime: Runtime<unknown>): ListToolsResult {
   return list;
 }
 
+/** tools/call through runTool: a result with structuredContent and its text copy, or an isError result with our code. */
+export async function callTool(
+  runtime: Runtime<unknown>,
+  params: { name: string; arguments?: Record<string, unknown> | undefined },
+  signal: AbortSignal,
+): Promise<CallToolResult> {
+  const args = params.arguments;
+  const tool = runtime.tool(params.name);
+  if (!tool)
+    return errorResult(
+      unknownTool(
+        params.name,
+        runtime.def.tools.map((t) => t.name),
+      ),
+    );
+  try {
+    const result = await runTool(tool, args, runtime, { signal });
+    return { content: [{ type: "text", text: resultText(result) }], structuredContent: result };
+  } catch (err) {
+    return errorResult(toDiagError(err), validRunId(args?.run_id));
+  }
+}
+
 export function createMcpServer(runtime: Runtime<unknown>): Server {
   const def = runtime.def;
   const server = new Server(
     { name: `roadnerd-${def.name}`, version: def.version },
     { capabilities: { tools: {} }, instructions: def.instructions, jsonSchemaValidator: noElicitation },
   );
-  server.setRequestHandler(ListToolsRequestSchema, async () => toolList(runtime));
-  server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
-    const name = request.params.name;
-    const args = request.params.arguments;
-    const runId = validRunId(args?.run_id);
-    const tool = runtime.tool(name);
-    if (!tool)
-      return errorResult(
-        unknownTool(
-          name,
-          def.tools.map((t) => t.name),
-        ),
-      );
-    try {
-      const result = await runTool(tool, args, runtime, { signal: extra.signal });
-      return { content: [{ type: "text", text: resultText(result) }], structuredContent: result };
-    } catch (err) {
-      return errorResult(toDiagError(err), runId);
-    }
-  });
+  server.setRequestHandler(ListToolsRequestSchema, async () => listTools(runtime));
+  server.setRequestHandler(CallToolRequestSchema, (request, extra) => callTool(runtime, request.params, extra.signal));
   return server;
 }

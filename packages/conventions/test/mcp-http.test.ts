@@ -33,7 +33,7 @@ describe("MCP over Streamable HTTP (stateless)", () => {
     expect(tools.map((t) => t.name)).toEqual(["echo_name", "sleepy", "broken", "early"]);
     const echo = tools[0];
     expect(echo?.description).toBe("Echo a host name back, with a list to cap.");
-    expect(echo?.annotations).toMatchObject({ readOnlyHint: true, destructiveHint: false });
+    expect(echo?.annotations).toEqual({ readOnlyHint: true, openWorldHint: false });
     expect(echo?.inputSchema.properties).toHaveProperty("name");
     expect(echo?.inputSchema.additionalProperties).toBe(false);
     expect(echo?.outputSchema?.properties).toHaveProperty("summary");

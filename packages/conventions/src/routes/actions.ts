@@ -1,5 +1,6 @@
 /** /actions: the catalog, one tool's schemas, and the call itself. Mutating methods are refused. */
 import type { FastifyInstance } from "fastify";
+import { compactSchemas } from "../compact-schemas.ts";
 import { DiagError } from "../errors.ts";
 import { runTool } from "../run-tool.ts";
 import type { Runtime } from "../runtime.ts";
@@ -20,7 +21,7 @@ export function registerActions(app: FastifyInstance, runtime: Runtime<unknown>)
   };
 
   app.get("/actions", async () =>
-    tools.map((t) => ({ tool: `${prefix}/${t.name}`, summary: t.summary, input: inputJsonSchema(t.inputSchema) })),
+    tools.map((t) => ({ tool: `${prefix}/${t.name}`, summary: t.summary, input: compactSchemas(t).input })),
   );
 
   app.get<{ Params: { tool: string } }>("/actions/:tool", async (request) => {

@@ -17,19 +17,18 @@ export function registerMcpHttp(app: FastifyInstance, runtime: Runtime<unknown>)
     "/mcp",
     {
       errorHandler: (err, _request, reply) => {
+        if ((err as { statusCode?: number }).statusCode === 415) {
+          // As the SDK's transport says it.
+          return void reply
+            .code(415)
+            .send(rpc(-32000, "Unsupported Media Type: Content-Type must be application/json", "E_INVALID_INPUT"));
+        }
         const diag = toDiagError(err);
         const parse = diag.code === "E_INVALID_INPUT" && /malformed JSON/.test(diag.message);
         if (diag.retryAfterS !== undefined) void reply.header("retry-after", String(diag.retryAfterS));
         if (diag.code === "E_INTERNAL") runtime.log.error({ err }, "mcp request failed");
-        void reply
-          .code(diag.status)
-          .send(
-            rpc(
-              parse ? -32700 : diag.code === "E_INTERNAL" ? -32603 : -32600,
-              parse ? `Parse error: ${diag.message}` : diag.message,
-              diag.code,
-            ),
-          );
+        const code = parse ? -32700 : diag.code === "E_INTERNAL" ? -32603 : -32600;
+        void reply.code(diag.status).send(rpc(code, parse ? `Parse error: ${diag.message}` : diag.message, diag.code));
       },
     },
     async (request, reply) => {
