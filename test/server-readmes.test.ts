@@ -3,30 +3,16 @@
  * server (only its address replaced). A server whose examples need a world (DNS answers, a web page) provides
  * one in test/readme-world.ts; everything stays on loopback.
  */
-import { existsSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { curlExamples, runCurlExample } from "@roadnerd/conventions/testing";
-import { REPO_ROOT, type RegisteredServer, readRegistry } from "@roadnerd/registry";
+import { REPO_ROOT, readRegistry } from "@roadnerd/registry";
 import { type SpawnedServer, spawnServer } from "@roadnerd/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-
-interface World {
-  env: Record<string, string>;
-  close(): Promise<void>;
-}
-
-interface WorldModule {
-  startReadmeWorld(): Promise<World | undefined>;
-}
+import { type World, worldFor } from "./suites/lib/worlds.ts";
 
 const servers = readRegistry();
 const read = (path: string) => readFileSync(join(REPO_ROOT, path), "utf8");
-
-async function worldFor(s: RegisteredServer): Promise<World | undefined> {
-  if (!existsSync(join(REPO_ROOT, s.dir, "test/readme-world.ts"))) return undefined;
-  const mod = (await import(`../servers/${s.name}/test/readme-world.ts`)) as WorldModule;
-  return mod.startReadmeWorld();
-}
 
 const live = new Map<string, { server: SpawnedServer; world: World | undefined }>();
 /** The documented address of each server → the live one. */

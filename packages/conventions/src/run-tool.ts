@@ -6,6 +6,7 @@ import { checkRawStrings, type InputSpec, invalidInput } from "./input-errors.ts
 import { oneLine } from "./limits.ts";
 import type { Runtime } from "./runtime.ts";
 import { callKey } from "./shared-calls.ts";
+import { checkTargets } from "./targets.ts";
 import { DEADLINE_MARGIN_MS } from "./socket-errors.ts";
 import type { AnyStream } from "./stream.ts";
 import type { AnyTool, ExecCallOptions, ResultOf, ToolContext, ToolExec } from "./tool.ts";
@@ -74,6 +75,7 @@ export async function runParsedTool<T extends AnyTool>(
   options: ToolCallOptions = {},
 ): Promise<ResultOf<T>> {
   const runId = input.run_id as string | undefined;
+  checkTargets(tool.targets, input, runtime.outbound);
   const result = await runtime.shared.run(
     callKey(tool.name, input),
     options.signal,

@@ -29,7 +29,7 @@ export interface StreamSpec<I extends z.ZodRawShape, M extends z.ZodRawShape, C 
   openWorld?: boolean;
   /** The commands this stream may run itself (tools it calls bring their own). */
   commands?: readonly Command[];
-  /** Input fields that name an outbound target (for the SSRF suite and the docs): field → what it holds. */
+  /** Input fields that name an outbound target: checked by the policy before the stream opens; field → what it holds. */
   targets?: Readonly<Record<string, "url" | "host" | "ip">>;
   /**
    * Its messages depend only on its input (default true): every open stream with the same input is fed by

@@ -62,7 +62,7 @@ export interface ToolSpec<I extends z.ZodRawShape, O extends z.ZodRawShape, C = 
    * get the same answer without running again. Leave unset for probes, whose answer must be fresh.
    */
   snapshotMs?: number;
-  /** Input fields that name an outbound target (for the SSRF suite and the docs): field → what it holds. */
+  /** Input fields that name an outbound target: checked by the policy before the call runs; field → what it holds. */
   targets?: Readonly<Record<string, "url" | "host" | "ip">>;
   /** One line a small model can repeat, from the result. */
   summarize(result: z.output<z.ZodObject<O>>): string;

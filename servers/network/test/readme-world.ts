@@ -1,13 +1,16 @@
 /**
- * The world the README's curl lines run in (test/server-readmes.test.ts): DNS answered by a test server on a
- * loopback address, the captive probes on a loopback web server. Needs port 53 (root or a user namespace).
+ * The world the README's curl lines and the root suites run in: DNS answered by a test server on a loopback
+ * address of its own (unique per world, so suites may run side by side), the captive probes on a loopback web
+ * server, the public defaults denied by name. Needs port 53 (root or a user namespace).
  */
 import { canBind } from "@roadnerd/conventions/testing";
 import { startLoopbackWorld } from "./helpers/loopback-world.ts";
 
-const DNS_IP = "127.53.13.1";
+let worlds = 0;
 
 export async function startReadmeWorld() {
-  if (!(await canBind(DNS_IP, 53))) throw new Error(`the README's world needs ${DNS_IP}:53 (run as root)`);
-  return startLoopbackWorld(DNS_IP);
+  worlds += 1;
+  const dnsIp = `127.54.${process.pid % 250}.${worlds % 250}`;
+  if (!(await canBind(dnsIp, 53))) throw new Error(`the README's world needs ${dnsIp}:53 (run as root)`);
+  return startLoopbackWorld(dnsIp);
 }

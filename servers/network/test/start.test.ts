@@ -39,24 +39,27 @@ describe("starting roadnerd-network", () => {
     expect(await exited).toBe(0);
   });
 
-  it("SIGTERM ends open streams and exits, without waiting out their duration", async () => {
+  it("SIGTERM sends `end` to every open stream, then exits without waiting out their duration", async () => {
     const dir = await mkdtemp(join(tmpdir(), "rn-start-"));
     // DNS rounds go to a loopback address with nothing listening: refused at once, never the machine's resolver.
     await writeFile(join(dir, "resolv.conf"), "nameserver 127.0.0.9\n");
     const server = await spawnServer("network", { env: { RESOLV_CONF: join(dir, "resolv.conf") } });
     try {
-      const events: string[] = [];
-      const watching = (async () => {
-        const query = { duration_ms: 120_000, interval_ms: 500, url: `${server.url}/healthz` };
-        for await (const e of createClient(server.url).stream("connectivity_watch", query)) events.push(e.event);
-      })().catch(() => {});
-      for (let i = 0; i < 100 && !events.includes("message"); i++) await new Promise((r) => setTimeout(r, 50));
-      expect(events).toContain("message");
+      const client = createClient(server.url);
+      const streams = Array.from({ length: 20 }, () => ({ events: [] as Array<{ event: string; data: unknown }> }));
+      const watching = streams.map(async ({ events }, n) => {
+        const query = { duration_ms: 120_000, interval_ms: 500, url: `http://127.0.0.1:1/${n % 4}` };
+        for await (const e of client.stream("connectivity_watch", query)) events.push(e);
+      });
+      const opened = () => streams.every((s) => s.events.some((e) => e.event === "message"));
+      for (let i = 0; i < 200 && !opened(); i++) await new Promise((r) => setTimeout(r, 50));
+      expect(opened()).toBe(true);
       const exited = new Promise<number | null>((r) => server.child.once("exit", (code) => r(code)));
       server.child.kill("SIGTERM");
-      // The test's own timeout (20 s) is far below the stream's 120 s: exiting at all proves it did not wait.
+      // The test's own timeout (20 s) is far below the streams' 120 s: exiting at all proves it did not wait.
       expect(await exited).toBe(0);
-      await watching;
+      await Promise.allSettled(watching);
+      for (const { events } of streams) expect(events.at(-1)).toMatchObject({ event: "end", data: { reason: "shutdown" } });
     } finally {
       await server.stop();
       await rm(dir, { recursive: true, force: true });

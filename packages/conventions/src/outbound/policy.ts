@@ -30,6 +30,8 @@ export interface ResolvedTarget {
 export interface OutboundPolicy {
   /** Resolve `host` (or take an IP literal), check every address, return the one to pin. E_FORBIDDEN / E_DNS_FAIL. */
   resolveTarget(host: string, signal?: AbortSignal): Promise<ResolvedTarget>;
+  /** Before any lookup: a literal IP checked (with its port, when known), a name checked against the name rules. */
+  checkTarget(host: string, port?: number): void;
   /** Throw E_FORBIDDEN if this IP (on this port, when known) may not be reached. */
   checkAddress(ip: string, host?: string, port?: number): void;
   /** The address and port this server listens on: a tool aimed there is refused (a server must not probe itself). */
@@ -177,14 +179,10 @@ export function createPolicy(config: OutboundConfig): OutboundPolicy {
     }
   }
 
-  async function resolveTarget(rawHost: string, signal?: AbortSignal): Promise<ResolvedTarget> {
+  /** Everything decidable before a lookup: the literal IP (with its port), or the name against the name rules. */
+  function checkTarget(rawHost: string, port?: number): void {
     const host = rawHost.replace(/^\[|\]$/g, "");
-    const started = performance.now();
-    const literal = isIP(host);
-    if (literal) {
-      checkAddress(host);
-      return { host, address: host, family: literal as 4 | 6, dnsMs: 0 };
-    }
+    if (isIP(host)) return checkAddress(host, undefined, port);
     if (!isHostname(host)) throw new DiagError("E_INVALID_INPUT", `not a host name: ${host.slice(0, 80)}`);
     // A name on the deny list is refused before any lookup leaves the machine.
     if (nameMatches(host, deny.names)) throw new DiagError("E_FORBIDDEN", `target denied by OUTBOUND_DENY: ${host}`);
@@ -195,6 +193,14 @@ export function createPolicy(config: OutboundConfig): OutboundPolicy {
         hint: "ask the operator to add it to OUTBOUND_ALLOW",
       });
     }
+  }
+
+  async function resolveTarget(rawHost: string, signal?: AbortSignal): Promise<ResolvedTarget> {
+    const host = rawHost.replace(/^\[|\]$/g, "");
+    const started = performance.now();
+    checkTarget(host);
+    const literal = isIP(host);
+    if (literal) return { host, address: host, family: literal as 4 | 6, dnsMs: 0 };
     let addresses: Array<{ address: string; family: number }>;
     try {
       addresses = await abortable(lookup(host, { all: true, verbatim: true }), signal);
@@ -230,7 +236,7 @@ export function createPolicy(config: OutboundConfig): OutboundPolicy {
     };
   }
 
-  return { resolveTarget, checkAddress, setSelf };
+  return { resolveTarget, checkAddress, checkTarget, setSelf };
 }
 
 /** One spelling per address: IPv4 as is, IPv6 as the URL parser writes it (zeros compressed, lower case). */

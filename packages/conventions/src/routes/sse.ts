@@ -14,6 +14,7 @@ import { parseInput, runParsedTool } from "../run-tool.ts";
 import type { Runtime } from "../runtime.ts";
 import { PING_INTERVAL_MS } from "../stream.ts";
 import { unknownTool } from "../suggest.ts";
+import { checkTargets } from "../targets.ts";
 
 type EventName = "ping" | "message" | "error" | "end";
 
@@ -73,6 +74,7 @@ export function registerSse(app: FastifyInstance, runtime: Runtime<unknown>, tra
       if (!spec) throw unknownTool(name, names, "stream");
       // Validate before the stream starts, so a bad query is a plain 400 with the typed error body.
       const input = parseInput(spec, queryToInput(spec.inputSchema, request.query));
+      checkTargets(spec.targets, input, runtime.outbound);
       const release = runtime.streams.take(`/sse/${name}`);
       let finished: () => void = () => {};
       const done = new Promise<void>((resolve) => {

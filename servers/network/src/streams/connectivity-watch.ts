@@ -49,6 +49,7 @@ export const connectivityWatch = defineStream({
   },
   example: { interval_ms: 2000, qname: "example.com", url: "http://neverssl.com/" },
   openWorld: true,
+  targets: { url: "url", dns_server: "ip" },
   summarize: (m) => {
     if (m.verdict === "ok") return "gateway, DNS and HTTP all fine";
     const failing = m.verdict === "no_gateway" ? m.gateway : m.verdict === "dns" ? m.dns : m.http;

@@ -134,6 +134,7 @@ export const captivePortalCheck = defineTool({
   name: "captive_portal_check",
   summary: "Is a captive portal (hotel/airport Wi-Fi login) in the way? Verdict, portal URL, per-OS view.",
   openWorld: true,
+  targets: { test_url: "url", capport_url: "url" },
   input: {
     test_url: httpUrlField.optional().describe(`plain-HTTP URL a portal would intercept (default ${DEFAULT_TEST_URL})`),
     expect_status: z

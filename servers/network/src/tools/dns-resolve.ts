@@ -21,6 +21,7 @@ export const dnsResolve = defineTool({
   output: dnsResultShape,
   example: { qname: "example.com", type: "A" },
   openWorld: true,
+  targets: { server: "ip" },
   summarize: summarizeDns,
   async handler(input, ctx) {
     const reverse = ptrName(input.qname);

@@ -100,6 +100,7 @@ export const httpCheck = defineTool({
   name: "http_check",
   summary: "Fetch a URL (GET/HEAD): status, redirects, timings, TLS certificate; failures diagnosed.",
   openWorld: true,
+  targets: { url: "url" },
   input: {
     url: httpUrlField.describe("http:// or https:// URL to fetch"),
     method: z.string().min(1).max(16).optional().describe("GET (default) or HEAD; anything else is E_UNSUPPORTED"),

@@ -102,6 +102,7 @@ export const tcpPortCheck = defineTool({
   },
   example: { host: "example.com", port: 443 },
   openWorld: true,
+  targets: { host: "host" },
   summarize: (r) => {
     const target = hostPort(r.host, r.port);
     if (r.open)

@@ -1,0 +1,116 @@
+/**
+ * Every registered server under load (autocannon, 50 connections, every tool's example with varied deadlines
+ * so identical-call sharing does not hide the work): no socket error, no answer a request would not also get
+ * on an idle server but the deliberate 503 E_BUSY, subprocesses never above MAX_PROCS (counted from /proc,
+ * outside the server), /healthz answered throughout. LOAD_SECONDS sets the duration (CI: 8; the bench: 60).
+ */
+import { readdirSync, readFileSync } from "node:fs";
+import { loadServer, readRegistry } from "@roadnerd/registry";
+import { spawnServer } from "@roadnerd/testkit";
+import autocannon from "autocannon";
+import { describe, expect, it } from "vitest";
+import { worldFor } from "./lib/worlds.ts";
+
+const SECONDS = Number(process.env.LOAD_SECONDS ?? 8);
+const MAX_PROCS = 4;
+
+function childrenOf(pid: number): number {
+  let n = 0;
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const status = readFileSync(`/proc/${entry}/status`, "utf8");
+      if (new RegExp(`^PPid:\\s+${pid}$`, "m").test(status)) n += 1;
+    } catch {
+      // Gone between the listing and the read.
+    }
+  }
+  return n;
+}
+
+const rssMb = (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1]) / 1024;
+
+describe.each(readRegistry())("load on $name", (registered) => {
+  it(
+    `${SECONDS} s, 50 connections: bounded, typed, responsive`,
+    async () => {
+      const def = await loadServer(registered.name);
+      const world = await worldFor(registered);
+      const server = await spawnServer(registered.name, {
+        env: { ...(world?.env ?? {}), MAX_PROCS: String(MAX_PROCS), LOG_LEVEL: "warn" },
+      });
+      try {
+        const requests = def.tools.flatMap((tool) =>
+          Array.from({ length: tool.commands.length ? 20 : 4 }, (_, i) => ({
+            label: tool.name,
+            method: "POST" as const,
+            path: `/actions/${tool.name}`,
+            headers: { "content-type": "application/json" },
+            body: JSON.stringify({ ...tool.example, timeout_ms: 1500 + i }),
+          })),
+        );
+        // What each request gets on an idle server: the only statuses allowed under load, with 503.
+        const idle = new Map<string, Set<number>>();
+        for (const r of requests) {
+          const res = await fetch(`${server.url}${r.path}`, { method: "POST", headers: r.headers, body: r.body });
+          await res.arrayBuffer();
+          if (!idle.has(r.label)) idle.set(r.label, new Set([503]));
+          idle.get(r.label)?.add(res.status);
+        }
+        const seen = new Map<string, Map<number, number>>();
+        const rssBefore = rssMb(server.pid);
+        let peak = 0;
+        let healthFailures = 0;
+        let healthChecks = 0;
+        const sampler = setInterval(() => {
+          peak = Math.max(peak, childrenOf(server.pid));
+        }, 10);
+        const health = setInterval(() => {
+          healthChecks += 1;
+          fetch(`${server.url}/healthz`, { signal: AbortSignal.timeout(2000) })
+            .then((r) => {
+              if (r.status !== 200) healthFailures += 1;
+              return r.arrayBuffer();
+            })
+            .catch(() => {
+              healthFailures += 1;
+            });
+        }, 250);
+        const result = await autocannon({
+          url: server.url,
+          connections: 50,
+          duration: SECONDS,
+          requests: requests.map((r) => ({
+            ...r,
+            onResponse: (status: number) => {
+              const counts = seen.get(r.label) ?? new Map<number, number>();
+              counts.set(status, (counts.get(status) ?? 0) + 1);
+              seen.set(r.label, counts);
+            },
+          })),
+        });
+        clearInterval(sampler);
+        clearInterval(health);
+        await new Promise((r) => setTimeout(r, 2500));
+        const rssAfter = rssMb(server.pid);
+        const busy = [...seen.values()].reduce((n, m) => n + (m.get(503) ?? 0), 0);
+        console.log(
+          `load ${registered.name}: ${result.requests.total} requests in ${SECONDS} s (${Math.round(result.requests.average)} req/s), ` +
+            `${busy} × 503 E_BUSY, ${result.errors} socket errors, peak ${peak} subprocesses (MAX_PROCS ${MAX_PROCS}), ` +
+            `/healthz ${healthChecks - healthFailures}/${healthChecks} answered, RSS ${rssBefore.toFixed(0)} → ${rssAfter.toFixed(0)} MB`,
+        );
+        expect(result.errors).toBe(0);
+        expect(result.timeouts).toBe(0);
+        for (const [label, counts] of seen) {
+          for (const status of counts.keys()) expect(idle.get(label), `${label} answered ${status}`).toContain(status);
+        }
+        expect(peak).toBeLessThanOrEqual(MAX_PROCS);
+        expect(healthFailures).toBe(0);
+      } finally {
+        await server.stop();
+        await world?.close();
+      }
+    },
+    (SECONDS + 60) * 1000,
+  );
+});
