@@ -6,9 +6,9 @@ import { checkRawStrings, type InputSpec, invalidInput } from "./input-errors.ts
 import { oneLine } from "./limits.ts";
 import type { Runtime } from "./runtime.ts";
 import { callKey } from "./shared-calls.ts";
-import { checkTargets } from "./targets.ts";
 import { DEADLINE_MARGIN_MS } from "./socket-errors.ts";
 import type { AnyStream } from "./stream.ts";
+import { checkTargets } from "./targets.ts";
 import type { AnyTool, ExecCallOptions, ResultOf, ToolContext, ToolExec } from "./tool.ts";
 
 /** Time a handler gets after its deadline to turn an abort into a diagnosis before we answer E_TIMEOUT. */

@@ -59,7 +59,8 @@ describe("starting roadnerd-network", () => {
       // The test's own timeout (20 s) is far below the streams' 120 s: exiting at all proves it did not wait.
       expect(await exited).toBe(0);
       await Promise.allSettled(watching);
-      for (const { events } of streams) expect(events.at(-1)).toMatchObject({ event: "end", data: { reason: "shutdown" } });
+      for (const { events } of streams)
+        expect(events.at(-1)).toMatchObject({ event: "end", data: { reason: "shutdown" } });
     } finally {
       await server.stop();
       await rm(dir, { recursive: true, force: true });

@@ -182,7 +182,10 @@ export function createPolicy(config: OutboundConfig): OutboundPolicy {
   /** Everything decidable before a lookup: the literal IP (with its port), or the name against the name rules. */
   function checkTarget(rawHost: string, port?: number): void {
     const host = rawHost.replace(/^\[|\]$/g, "");
-    if (isIP(host)) return checkAddress(host, undefined, port);
+    if (isIP(host)) {
+      checkAddress(host, undefined, port);
+      return;
+    }
     if (!isHostname(host)) throw new DiagError("E_INVALID_INPUT", `not a host name: ${host.slice(0, 80)}`);
     // A name on the deny list is refused before any lookup leaves the machine.
     if (nameMatches(host, deny.names)) throw new DiagError("E_FORBIDDEN", `target denied by OUTBOUND_DENY: ${host}`);
