@@ -6,7 +6,7 @@
 import { readFileSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
-import { renderErrorTable, renderServerReference } from "@roadnerd/conventions/internal";
+import { renderErrorTable, renderMetadataTable, renderServerReference } from "@roadnerd/conventions/internal";
 import { loadServer, PLANNED_PORTS, REPO_ROOT, type RegisteredServer, readRegistry } from "@roadnerd/registry";
 import { stringify } from "yaml";
 
@@ -125,6 +125,7 @@ export async function generatedFiles(): Promise<Generated[]> {
   const servers = readRegistry();
   const files: Generated[] = [
     { path: "docs/errors.md", content: renderErrorTable(), between: [START, END] },
+    { path: "docs/security.md", content: renderMetadataTable(), between: [START, END] },
     { path: "README.md", content: await serverTable(servers), between: [START, END] },
     { path: "docker-compose.yml", content: composeFile(servers) },
     { path: "Dockerfile", content: dockerfile(servers) },

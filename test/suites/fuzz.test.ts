@@ -47,7 +47,7 @@ describe.each(readRegistry())("fuzz $name", (registered) => {
   it("every tool, over /actions, /mcp and SSE: a valid result or a typed error", async () => {
     const def = await loadServer(registered.name);
     for (const tool of def.tools) {
-      const arb = inputArb(inputJsonSchema(tool.inputSchema));
+      const arb = inputArb(inputJsonSchema(tool.inputSchema), tool.example as Record<string, unknown>);
       const valid = (body: unknown) => {
         const parsed = tool.outputSchema.safeParse(body);
         expect(parsed.success, JSON.stringify(body).slice(0, 400)).toBe(true);

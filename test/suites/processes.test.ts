@@ -106,11 +106,14 @@ describe("argv never leaves its template", () => {
         );
         try {
           await fc.assert(
-            fc.asyncProperty(inputArb(inputJsonSchema(tool.inputSchema)), async (input) => {
-              await callTool(def, tool, input as Record<string, unknown>, { env: { EXEC_PATH: bin.dir } }).catch(
-                () => {},
-              );
-            }),
+            fc.asyncProperty(
+              inputArb(inputJsonSchema(tool.inputSchema), tool.example as Record<string, unknown>),
+              async (input) => {
+                await callTool(def, tool, input as Record<string, unknown>, { env: { EXEC_PATH: bin.dir } }).catch(
+                  () => {},
+                );
+              },
+            ),
             { numRuns: Number(process.env.FUZZ_RUNS ?? 20) },
           );
           const log = await readFile(join(bin.dir, "argv.log"), "utf8").catch(() => "");

@@ -37,6 +37,7 @@ export {
   toProbeFailure,
   unwrapIPv4,
 } from "./outbound/index.ts";
+export { METADATA_ENTRIES, renderMetadataTable, UNROUTABLE } from "./outbound/metadata.ts";
 export { runParsedStream, runStream, type StreamEnd, type StreamOptions } from "./run-stream.ts";
 export { DEADLINE_GRACE_MS, parseInput, runParsedTool, runTool, type ToolCallOptions } from "./run-tool.ts";
 export { createRuntime, type Runtime, type RuntimeOptions } from "./runtime.ts";

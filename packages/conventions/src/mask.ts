@@ -4,22 +4,39 @@ export const MASK = "[masked]";
 
 const SECRET_HEADER =
   /^(authorization|proxy-authorization|cookie|set-cookie|x-api-key|x-auth-token|x-csrf-token|x-amz-security-token)$/i;
-const SECRET_NAME = /(token|secret|passw(or)?d|api[-_]?key|session|auth|credential|signature|sig)$/i;
+/** A name that says its value is a secret, wherever the word sits: x-session-id, x-goog-api-key, csrftoken… */
+const SECRET_NAME =
+  /(token|secret|passw(or)?d|passphrase|api[-_]?key|apikey|session|sessid|auth|credential|signature|cookie|csrf|xsrf|jwt|bearer|private[-_]?key|(^|[-_])sig$|(^|[-_])sid$)/i;
 
 export function isSecretHeader(name: string): boolean {
   return SECRET_HEADER.test(name) || SECRET_NAME.test(name);
 }
 
+/** WWW-Authenticate and Proxy-Authenticate say which scheme is wanted; they carry no credential. */
+const CHALLENGE = /^(www|proxy)-authenticate$/i;
+
 /** Headers whose value holds a URL: an OAuth redirect's `?code=` or `#access_token=` must not be echoed. */
 const URL_HEADER = /^(location|content-location|refresh|link)$/i;
 
-/** Copy headers with secret values masked (URL-bearing ones through maskUrl); multi-valued headers joined. */
+/**
+ * Copy headers with secrets masked: a secret-named header whole, a URL-bearing one through maskUrl, and in
+ * every other value whatever looks like a secret (token=…, Bearer …, a JWT). Multi-valued headers joined.
+ */
 export function maskHeaders(headers: Record<string, string | string[] | undefined>): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [name, value] of Object.entries(headers)) {
     if (value === undefined) continue;
     const joined = Array.isArray(value) ? value.join(", ") : value;
-    out[name.toLowerCase()] = isSecretHeader(name) ? MASK : URL_HEADER.test(name) ? maskUrlsIn(joined) : joined;
+    // A challenge names the scheme a server wants: diagnostic, not a secret (a token in it still is).
+    if (CHALLENGE.test(name)) {
+      out[name.toLowerCase()] = joined.replace(JWT, MASK);
+      continue;
+    }
+    out[name.toLowerCase()] = isSecretHeader(name)
+      ? MASK
+      : URL_HEADER.test(name)
+        ? maskUrlsIn(maskText(joined))
+        : maskText(joined);
   }
   return out;
 }
@@ -47,9 +64,15 @@ export function maskUrl(raw: string): string {
   return url.toString();
 }
 
-/** Mask bearer tokens and key=value secrets inside free text. */
+const JWT = /\beyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]*/g;
+
+/** Mask bearer and basic credentials, key=value secrets and JWTs inside free text. */
 export function maskText(text: string): string {
   return text
-    .replace(/\b(Bearer|Basic)\s+[A-Za-z0-9._~+/=-]+/gi, `$1 ${MASK}`)
-    .replace(/\b([A-Za-z_-]*(?:token|secret|password|passwd|api[_-]?key))=([^\s&;]+)/gi, `$1=${MASK}`);
+    .replace(/\b(Bearer|Basic|Digest|Token)\s+[A-Za-z0-9._~+/=-]+/gi, `$1 ${MASK}`)
+    .replace(
+      /\b([A-Za-z0-9_.-]*(?:token|secret|password|passwd|pass|pwd|api[_-]?key|apikey|session|sessid|sid|auth|signature|sig|key))=([^\s&;,]+)/gi,
+      `$1=${MASK}`,
+    )
+    .replace(JWT, MASK);
 }

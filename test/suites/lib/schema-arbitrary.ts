@@ -71,7 +71,20 @@ function stringArb(s: Schema): fc.Arbitrary<string> {
   }
   return fc.oneof(
     fc.string({ minLength, maxLength }),
-    fc.constantFrom("example.com", "127.0.0.1", "::1", "http://127.0.0.1:1/", "https://example.com/", "localhost"),
+    // Plausible targets, including addresses this sealed run has no route to (the laptop with no network).
+    fc.constantFrom(
+      "example.com",
+      "127.0.0.1",
+      "::1",
+      "localhost",
+      "192.0.2.53",
+      "198.51.100.7",
+      "2001:db8::53",
+      "http://127.0.0.1:1/",
+      "https://example.com/",
+      "http://192.0.2.80/",
+      "http://[2001:db8::80]:8080/",
+    ),
   );
 }
 
@@ -135,8 +148,19 @@ export function mutated(schema: Schema, base: fc.Arbitrary<Record<string, unknow
   );
 }
 
-/** Inputs for a tool: mostly well-shaped, often hostile. */
-export function inputArb(schema: Schema): fc.Arbitrary<unknown> {
+/** The tool's own valid example with one field varied: mostly valid inputs, reaching deep into the handler. */
+export function nearExample(schema: Schema, example: Record<string, unknown>): fc.Arbitrary<Record<string, unknown>> {
+  const props = Object.entries((schema.properties ?? {}) as Record<string, Schema>);
+  if (props.length === 0) return fc.constant(example);
+  return fc.constantFrom(...props).chain(([key, s]) => valueArb(s).map((value) => ({ ...example, [key]: value })));
+}
+
+/** Inputs for a tool: well-shaped, near its example, or hostile. */
+export function inputArb(schema: Schema, example: Record<string, unknown> = {}): fc.Arbitrary<unknown> {
   const base = objectArb(schema);
-  return fc.oneof({ arbitrary: base, weight: 2 }, { arbitrary: mutated(schema, base), weight: 3 });
+  return fc.oneof(
+    { arbitrary: base, weight: 2 },
+    { arbitrary: nearExample(schema, example), weight: 3 },
+    { arbitrary: mutated(schema, base), weight: 3 },
+  );
 }

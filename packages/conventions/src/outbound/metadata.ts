@@ -177,3 +177,14 @@ export const UNROUTABLE = [
   // NAT64 local-use prefix: the IPv4 inside sits at a prefix-dependent offset, so refuse the whole range.
   "64:ff9b:1::/48",
 ];
+
+/** The table for docs/security.md, generated so the docs and the policy cannot disagree. */
+export function renderMetadataTable(): string {
+  const rows = METADATA_ENTRIES.map(
+    (e) =>
+      `| \`${e.target}\` | ${e.provider} | ${e.service} | ${e.confidence} | ${e.source.startsWith("http") ? `<${e.source}>` : e.source} |`,
+  );
+  return ["| target | provider | service | documented by | source |", "| --- | --- | --- | --- | --- |", ...rows].join(
+    "\n",
+  );
+}

@@ -53,7 +53,10 @@ export function udpExchange(
     const send = () => {
       if (!done) socket.send(message, (err) => err && finish({ kind: "error", message: socketError(err, o) }));
     };
-    socket.connect(o.port ?? DNS_PORT, o.server, () => {
+    // A failed connect (no route: the laptop with no network) calls back with the error instead of emitting it;
+    // sending on that unconnected socket would throw out of a timer and end the process.
+    socket.connect(o.port ?? DNS_PORT, o.server, (err?: Error) => {
+      if (err) return finish({ kind: "error", message: socketError(err as NodeJS.ErrnoException, o) });
       if (done) return;
       send();
       for (let i = 1; i < UDP_ATTEMPTS; i++) timers.push(setTimeout(send, (timeoutMs * i) / UDP_ATTEMPTS));

@@ -235,3 +235,30 @@ describe.skipIf(!bindable)("dns_resolve against a real DNS server on port 53 (ne
     expect(zone.queries).toEqual([]);
   });
 });
+
+describe("dns_resolve with no route to the resolver (the laptop with no network)", () => {
+  let server: SpawnedServer;
+  let dir: string;
+
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), "rn-noroute-"));
+    // A resolver this sealed run has no route to (only loopback is up): the UDP connect itself fails.
+    await writeFile(join(dir, "resolv.conf"), "nameserver 192.0.2.53\n");
+    server = await spawnServer("network", { env: { RESOLV_CONF: join(dir, "resolv.conf") } });
+  });
+  afterAll(async () => {
+    await server?.stop();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it("is a diagnosis, and the server lives on (a failed UDP connect once ended the process)", async () => {
+    const client = createClient(server.url);
+    for (const qname of ["example.com", "example.org"]) {
+      const r = await client.call<DnsResult>("dns_resolve", { qname, timeout_ms: 1000 });
+      expect(r).toMatchObject({ answers: [], error: "E_DNS_FAIL", resolver: "192.0.2.53" });
+      expect(["UNREACHABLE", "TIMEOUT"]).toContain(r.detail);
+    }
+    expect((await client.healthz()).ok).toBe(true);
+    expect(server.child.exitCode).toBeNull();
+  });
+});
