@@ -3,7 +3,7 @@
  * `node -e 0`. On Node 24: cold (an empty compile cache) and warm (the cache the previous start flushed right
  * after its listening line, even though it was then killed).
  */
-import { execFile } from "node:child_process";
+import { execFile, spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -21,6 +21,31 @@ async function startOnce(node: string, entry: string, env: Record<string, string
   p.kill();
   await new Promise((r) => p.child.once("exit", r));
   return took;
+}
+
+/** spawn --stdio → an initialize answered on stdout: what an MCP client such as Claude Desktop waits for. */
+function stdioOnce(node: string, entry: string): Promise<number> {
+  const t0 = process.hrtime.bigint();
+  const child = spawn(node, [entry, "--stdio"], {
+    env: { PATH: process.env.PATH ?? "/usr/bin:/bin", LOG_LEVEL: "silent" },
+    stdio: ["pipe", "pipe", "ignore"],
+  });
+  const init = {
+    jsonrpc: "2.0",
+    id: 1,
+    method: "initialize",
+    params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "bench", version: "1" } },
+  };
+  child.stdin?.write(`${JSON.stringify(init)}\n`);
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error("no answer over stdio")), 20_000);
+    child.stdout?.once("data", () => {
+      clearTimeout(timer);
+      const took = ms(t0);
+      child.kill("SIGKILL");
+      child.once("exit", () => resolve(took));
+    });
+  });
 }
 
 export async function benchStartup(node: string, label: string, entry: string, starts: number): Promise<void> {
@@ -41,10 +66,12 @@ export async function benchStartup(node: string, label: string, entry: string, s
       rmSync(cache, { recursive: true, force: true });
     }
   }
+  const stdio: number[] = [];
+  for (let i = 0; i < starts; i++) stdio.push(await stdioOnce(node, entry));
   const b = pct(bare, 50);
   const c = pct(cold, 50);
   const w = pct(warm, 50);
   console.log(
-    `  start-up ${label.padEnd(9)} cold p50 ${f1(c)} ms, warm cache ${f1(w)} ms (${((1 - w / c) * 100).toFixed(0)}% less) | node -e 0 ${f1(b)} ms → server adds ${f1(w - b)}–${f1(c - b)} ms`,
+    `  start-up ${label.padEnd(9)} cold p50 ${f1(c)} ms, warm cache ${f1(w)} ms (${((1 - w / c) * 100).toFixed(0)}% less) | node -e 0 ${f1(b)} ms → server adds ${f1(w - b)}–${f1(c - b)} ms | --stdio to initialize ${f1(pct(stdio, 50))} ms`,
   );
 }
