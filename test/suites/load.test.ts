@@ -13,6 +13,8 @@ import { worldFor } from "./lib/worlds.ts";
 
 const SECONDS = Number(process.env.LOAD_SECONDS ?? 8);
 const MAX_PROCS = 4;
+// Low enough that 50 connections reach it: the 503s are part of what is checked.
+const MAX_CALLS = 6;
 
 function childrenOf(pid: number): number {
   let n = 0;
@@ -37,7 +39,7 @@ describe.each(readRegistry())("load on $name", (registered) => {
       const def = await loadServer(registered.name);
       const world = await worldFor(registered);
       const server = await spawnServer(registered.name, {
-        env: { ...(world?.env ?? {}), MAX_PROCS: String(MAX_PROCS), LOG_LEVEL: "warn" },
+        env: { ...(world?.env ?? {}), MAX_PROCS: String(MAX_PROCS), MAX_CALLS: String(MAX_CALLS), LOG_LEVEL: "warn" },
       });
       try {
         const requests = def.tools.flatMap((tool) =>
