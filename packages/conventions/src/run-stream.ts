@@ -6,8 +6,7 @@
  */
 import { DiagError } from "./errors.ts";
 import { DEFAULT_TIMEOUT_MS } from "./fields.ts";
-import { oneLine } from "./limits.ts";
-import { boundExec, parseInput, runTool, type Stamped } from "./run-tool.ts";
+import { boundExec, checkAndSummarize, parseInput, runTool } from "./run-tool.ts";
 import type { Runtime } from "./runtime.ts";
 import { type AnyStream, DEFAULT_STREAM_DURATION_MS, type MessageOf, type StreamContext } from "./stream.ts";
 
@@ -82,13 +81,7 @@ export async function runParsedStream<S extends AnyStream>(
     async emit(data) {
       if (signal.aborted) return false;
       // Messages are checked like tool results: a wrong shape is a bug, not a message.
-      const checked = stream.messageSchema.safeParse({ ...data, summary: "-" });
-      if (!checked.success) {
-        ctx.log.error({ issues: checked.error.issues.slice(0, 5) }, "stream produced a message outside its schema");
-        throw new DiagError("E_INTERNAL", `${stream.name} produced an invalid message`);
-      }
-      const message = checked.data as Stamped;
-      message.summary = oneLine(stream.summarize(message));
+      const message = checkAndSummarize(stream, stream.messageSchema, data, ctx.log, "message");
       if (runId) message.run_id = runId;
       const more = await options.send(message as MessageOf<S>);
       if (!more) stop("closed");

@@ -4,6 +4,7 @@ import { DiagError, toDiagError } from "./errors.ts";
 import { DEFAULT_TIMEOUT_MS } from "./fields.ts";
 import { checkRawStrings, type InputSpec, invalidInput } from "./input-errors.ts";
 import { oneLine } from "./limits.ts";
+import type { Logger } from "./logger.ts";
 import type { Runtime } from "./runtime.ts";
 import { callKey } from "./shared-calls.ts";
 import { DEADLINE_MARGIN_MS } from "./socket-errors.ts";
@@ -34,6 +35,29 @@ export function parseInput(spec: InputSpec, raw: unknown): Record<string, unknow
   const parsed = spec.inputSchema.safeParse(raw);
   if (!parsed.success) throw invalidInput(spec, parsed.error);
   return parsed.data as Record<string, unknown>;
+}
+
+/**
+ * A result or a message checked against its schema (a wrong shape is a bug: E_INTERNAL, never a leak;
+ * undeclared fields dropped), then given its one-line summary.
+ */
+export function checkAndSummarize(
+  owner: { name: string; summarize(value: never): string },
+  schema: {
+    safeParse(v: unknown): { success: true; data: unknown } | { success: false; error: { issues: unknown[] } };
+  },
+  value: unknown,
+  log: Logger,
+  what: "result" | "message",
+): Stamped {
+  const checked = schema.safeParse({ ...(value as object), summary: "-" });
+  if (!checked.success) {
+    log.error({ issues: checked.error.issues.slice(0, 5) }, `${what} outside its schema`);
+    throw new DiagError("E_INTERNAL", `${owner.name} produced an invalid ${what}`);
+  }
+  const stamped = checked.data as Stamped;
+  stamped.summary = oneLine((owner.summarize as (v: Stamped) => string)(stamped));
+  return stamped;
 }
 
 /** `ctx.exec` for one call: the owner's own exec, with the call's deadline and signal unless told otherwise. */
@@ -134,13 +158,7 @@ async function execute<T extends AnyTool>(
         );
       }),
     ]);
-    const checked = tool.outputSchema.safeParse({ ...output, summary: "-" });
-    if (!checked.success) {
-      ctx.log.error({ issues: checked.error.issues.slice(0, 5) }, "tool returned a result outside its schema");
-      throw new DiagError("E_INTERNAL", `${tool.name} produced an invalid result`);
-    }
-    const result = checked.data as Stamped;
-    result.summary = oneLine(tool.summarize(result));
+    const result = checkAndSummarize(tool, tool.outputSchema, output, ctx.log, "result");
     ctx.log.info({ duration_ms: Math.round(performance.now() - started) }, "tool done");
     return result;
   } catch (err) {
