@@ -36,6 +36,7 @@ if (isSealed()) {
   process.exit(run(node, [script, ...args], { ...process.env, ROADNERD_SEALED: "1" }));
 }
 if (process.getuid?.() === 0) {
+  console.error("sealed: a private network namespace (unshare --net), loopback only");
   process.exit(run("unshare", ["--net", "--", ...inner], { ...process.env, ROADNERD_SEALED: "1" }));
 }
 if (ci) {
@@ -52,6 +53,7 @@ const userns = ["--user", "--map-root-user", "--net"];
 if (canUnshare(userns)) {
   // Mapped root inside a user namespace cannot make network namespaces: those tests skip with a reason.
   const env = { ...process.env, ROADNERD_SEALED: "1", ROADNERD_NO_NETNS: "user namespace (not real root)" };
+  console.error("sealed: a user and network namespace (unshare --user --net), loopback only; netns tests skip");
   process.exit(run("unshare", [...userns, "--", ...inner], env));
 }
 console.error(

@@ -1,6 +1,6 @@
 // pnpm start [name…]: run every registered server (or the named ones) from its build, each on its own
-// default port (HOST applies to all; PORT only when one server is named). Logs are the servers' own JSON
-// lines. Ctrl-C or SIGTERM stops them all; if one exits, the others are stopped too.
+// default port (HOST applies to all; PORT only when exactly one server is named). Logs are the servers' own
+// JSON lines. Ctrl-C or SIGTERM stops them all; if one exits, or pnpm above us goes away, the others stop too.
 import { type ChildProcess, spawn } from "node:child_process";
 import { join } from "node:path";
 import { REPO_ROOT, readRegistry } from "@roadnerd/registry";
@@ -14,8 +14,11 @@ if (unknown.length) {
 }
 const servers = wanted.length ? registry.filter((s) => wanted.includes(s.name)) : registry;
 const env = { ...process.env };
-// One PORT cannot serve several servers: each then takes its own default.
-if (servers.length > 1) delete env.PORT;
+// One PORT serves one server: it applies only when exactly one is named, and says so when it is ignored.
+if (env.PORT !== undefined && wanted.length !== 1) {
+  console.error(`PORT=${env.PORT} ignored: it applies when one server is named (pnpm start <name>)`);
+  delete env.PORT;
+}
 
 const children = new Map<ChildProcess, string>();
 let stopping = false;
@@ -40,4 +43,9 @@ for (const s of servers) {
     if (children.size === 0) process.exit(exitCode);
   });
 }
-for (const signal of ["SIGINT", "SIGTERM"] as const) process.on(signal, () => stopAll(signal));
+for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) process.on(signal, () => stopAll("SIGTERM"));
+// pnpm does not pass a SIGTERM on to us: if it goes away, so do the servers, instead of holding their ports.
+const parent = process.ppid;
+setInterval(() => {
+  if (process.ppid !== parent) stopAll("SIGTERM");
+}, 1000).unref();

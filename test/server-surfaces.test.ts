@@ -85,6 +85,51 @@ describe.each(readRegistry())("roadnerd-$name", (s) => {
     }
   });
 
+  it("a port already in use is one clear line and exit 1, not a stack", async () => {
+    const first = await spawnServer(s.name);
+    try {
+      const port = new URL(first.url).port;
+      const env = { PATH: process.env.PATH ?? "/usr/bin:/bin", HOST: "127.0.0.1", PORT: port };
+      const second = await run(process.execPath, [serverEntry(s.name)], { env }).catch(
+        (e: { code: number; stderr: string }) => e,
+      );
+      expect(second).toMatchObject({ code: 1, stderr: expect.stringContaining("is already in use") });
+      expect((second as { stderr: string }).stderr).not.toMatch(/\n\s+at /);
+    } finally {
+      await first.stop();
+    }
+  });
+
+  it("the catalog's ids are callable: POST /actions/<server>/<tool> and MCP's <server>/<tool>", async () => {
+    const def = await loadServer(s.name);
+    const server = await spawnServer(s.name);
+    try {
+      const tool = def.tools.find((t) => !t.openWorld) ?? def.tools[0];
+      const id = `${s.name}/${tool?.name}`;
+      const res = await fetch(`${server.url}/actions/${id}`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify(tool?.example ?? {}),
+      });
+      expect(res.status).toBe(200);
+      const rpc = await fetch(`${server.url}/mcp`, {
+        method: "POST",
+        headers: { "content-type": "application/json", accept: "application/json, text/event-stream" },
+        body: JSON.stringify({
+          jsonrpc: "2.0",
+          id: 1,
+          method: "tools/call",
+          params: { name: id, arguments: tool?.example },
+        }),
+      });
+      expect(((await rpc.json()) as { result?: { isError?: boolean } }).result?.isError).toBeFalsy();
+      const root = (await (await fetch(`${server.url}/`)).json()) as { endpoints?: object; tools?: string[] };
+      expect(root.tools).toEqual(def.tools.map((t) => t.name));
+    } finally {
+      await server.stop();
+    }
+  });
+
   it("--help describes it; an unknown argument exits 2 before binding anything", async () => {
     const { stdout } = await run(process.execPath, [serverEntry(s.name), "--help"]);
     expect(stdout).toContain(`roadnerd-${s.name}: ${s.summary}`);

@@ -16,7 +16,11 @@ const csv = z
       .filter(Boolean),
   );
 
-const portSchema = z.coerce.number().int().min(0).max(65535);
+const portSchema = z.coerce
+  .number({ error: "expected a port number 0-65535" })
+  .int("expected a port number 0-65535")
+  .min(0, "expected a port number 0-65535")
+  .max(65535, "expected a port number 0-65535");
 
 const flag = z
   .enum(["0", "1", "true", "false"])

@@ -16,7 +16,7 @@ export function isHostname(value: string): boolean {
 /** The caller's id for a call or a stream: short and plain, so echoing it back is safe. */
 export const runIdField = z
   .string()
-  .regex(/^[A-Za-z0-9._:-]{1,64}$/, "run_id: 1-64 chars of A-Z a-z 0-9 . _ : -")
+  .regex(/^[A-Za-z0-9._:-]{1,64}$/, "expected 1-64 chars of A-Z a-z 0-9 . _ : -")
   .optional();
 
 /** A run_id worth echoing: only one that passes runIdField (never 60 KB of markup or control characters). */

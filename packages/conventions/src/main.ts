@@ -98,7 +98,25 @@ async function serveHttpMain<C extends BaseConfig>(def: ServerDef<C>): Promise<v
   process.once("SIGTERM", () => close("SIGTERM"));
   process.once("SIGINT", () => close("SIGINT"));
   const port = config.PORT ?? def.defaultPort;
-  const address = await app.listen({ host: config.HOST, port });
+  let address: string;
+  try {
+    address = await app.listen({ host: config.HOST, port });
+  } catch (err) {
+    // The most common start-up failure (a second start, an old server still running): one line, not a stack.
+    const code = (err as { code?: string }).code;
+    const why =
+      code === "EADDRINUSE"
+        ? `${config.HOST}:${port} is already in use (another roadnerd-${def.name}?); stop it, or set PORT to another port (PORT=0: any free one)`
+        : code === "EADDRNOTAVAIL"
+          ? `${config.HOST} is not an address of this machine; set HOST`
+          : code === "EACCES"
+            ? `not allowed to bind ${config.HOST}:${port}; choose a port above 1023`
+            : `cannot listen on ${config.HOST}:${port}: ${(err as Error).message}`;
+    process.stderr.write(`roadnerd-${def.name}: ${why}\n`);
+    await app.close().catch(() => {});
+    process.exitCode = 1;
+    return;
+  }
   const bound = app.server.address();
   const url =
     typeof bound === "object" && bound

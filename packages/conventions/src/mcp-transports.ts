@@ -62,6 +62,9 @@ export async function handleMcpPost(
   if (!accept.includes("application/json") || !accept.includes("text/event-stream")) {
     return transportError(reply, 406, "Not Acceptable: Client must accept both application/json and text/event-stream");
   }
+  if (!/^application\/json\b/i.test(request.headers["content-type"] ?? "")) {
+    return transportError(reply, 415, "Unsupported Media Type: Content-Type must be application/json");
+  }
   const checked = checkMessage(request.body);
   if (!checked.ok) {
     if (!checked.response) return void reply.code(202).send();

@@ -4,6 +4,7 @@
  * (concurrent calls, open streams, subprocesses), single-flight calls and the stream hub. Every surface
  * (HTTP, SSE, MCP over HTTP or stdio) calls tools through it.
  */
+import { setMaxListeners } from "node:events";
 import type { BaseConfig } from "./config.ts";
 import { createExec, type Exec } from "./exec.ts";
 import { createLimiter, type Limiter } from "./limiter.ts";
@@ -30,6 +31,7 @@ export interface Runtime<C = BaseConfig> {
   readonly hub: StreamHub;
   /** Aborts when the server is shutting down: open streams end with `end` before the connections close. */
   readonly closing: AbortSignal;
+  /** A tool by its name or its catalog id `<server>/<tool>`. */
   tool(name: string): AnyTool | undefined;
   stream(name: string): AnyStream | undefined;
   /** The exec that runs exactly the commands `owner` declared. */
@@ -59,8 +61,12 @@ export function createRuntime<C extends BaseConfig>(def: ServerDef<C>, options: 
   const tools = new Map(def.tools.map((t) => [t.name, t]));
   const streams = new Map(def.streams.map((s) => [s.name, s]));
   const execs = new WeakMap<AnyTool | AnyStream, Exec>();
+  // The catalog names tools `<server>/<tool>`: that id is accepted wherever a name is.
+  const ownName = (name: string) => (name.startsWith(`${def.name}/`) ? name.slice(def.name.length + 1) : name);
   const procs = createLimiter(config.MAX_PROCS, "subprocesses");
   const closing = new AbortController();
+  // Every open stream listens for the shutdown: up to MAX_STREAMS listeners on one signal is the design, not a leak.
+  setMaxListeners(config.MAX_STREAMS + 16, closing.signal);
   const runtime: Runtime<C> = {
     def,
     config,
@@ -72,8 +78,8 @@ export function createRuntime<C extends BaseConfig>(def: ServerDef<C>, options: 
     shared: createSharedCalls(),
     hub: createStreamHub(() => runtime),
     closing: closing.signal,
-    tool: (name) => tools.get(name),
-    stream: (name) => streams.get(name),
+    tool: (name) => tools.get(ownName(name)),
+    stream: (name) => streams.get(ownName(name)),
     execFor(owner) {
       let exec = execs.get(owner);
       if (!exec) {

@@ -199,7 +199,10 @@ describe("identical work runs once", () => {
 });
 
 describe("shutdown", () => {
-  it("closing the app sends `end` (reason shutdown) to every open stream first", async () => {
+  it("closing the app sends `end` (reason shutdown) to every open stream first, with no listener warning", async () => {
+    const warnings: string[] = [];
+    const onWarning = (w: Error) => warnings.push(`${w.name}: ${w.message}`);
+    process.on("warning", onWarning);
     const closing = await buildHttpApp(
       createRuntime(boundsServer, { env: { MAX_STREAMS: "64" }, logger: silentLogger() }),
     );
@@ -215,5 +218,7 @@ describe("shutdown", () => {
     for (const text of texts) {
       expect(text.trim().split("\n").slice(-2)).toEqual(["event: end", 'data: {"reason":"shutdown"}']);
     }
+    process.off("warning", onWarning);
+    expect(warnings.filter((w) => w.startsWith("MaxListenersExceededWarning"))).toEqual([]);
   });
 });

@@ -51,6 +51,17 @@ describe("MCP over HTTP: clean edges", () => {
     }
   });
 
+  it("a body that is not JSON is 415, as the SDK's transport answers it", async () => {
+    const res = await app.inject({
+      method: "POST",
+      url: "/mcp",
+      headers: { "content-type": "text/plain", accept: "application/json, text/event-stream" },
+      payload: '{"jsonrpc":"2.0","id":1,"method":"ping"}',
+    });
+    expect(res.statusCode).toBe(415);
+    expect(res.json().error.message).toMatch(/^Unsupported Media Type/);
+  });
+
   it("malformed JSON is a JSON-RPC −32700, not the REST error body", async () => {
     const res = await mcp('{"jsonrpc":"2.0","id":1,"method":');
     expect(res.statusCode).toBe(400);

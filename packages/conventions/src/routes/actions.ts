@@ -1,5 +1,5 @@
 /** /actions: the catalog, one tool's schemas, and the call itself. Mutating methods are refused. */
-import type { FastifyInstance } from "fastify";
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { compactSchemas } from "../compact-schemas.ts";
 import { DiagError } from "../errors.ts";
 import { runTool } from "../run-tool.ts";
@@ -8,9 +8,13 @@ import { inputJsonSchema, outputJsonSchema } from "../schemas.ts";
 import { unknownTool } from "../suggest.ts";
 import type { AnyTool } from "../tool.ts";
 
+type ToolParams = { tool: string; server?: string };
+
 export function registerActions(app: FastifyInstance, runtime: Runtime<unknown>): void {
   const { name: prefix, tools } = runtime.def;
-  const find = (name: string): AnyTool => {
+  /** A tool by its name, or by its catalog id `<server>/<tool>` (what GET /actions lists). */
+  const find = (params: ToolParams): AnyTool => {
+    const name = params.server === undefined ? params.tool : `${params.server}/${params.tool}`;
     const tool = runtime.tool(name);
     if (!tool)
       throw unknownTool(
@@ -21,11 +25,16 @@ export function registerActions(app: FastifyInstance, runtime: Runtime<unknown>)
   };
 
   app.get("/actions", async () =>
-    tools.map((t) => ({ tool: `${prefix}/${t.name}`, summary: t.summary, input: compactSchemas(t).input })),
+    tools.map((t) => ({
+      tool: `${prefix}/${t.name}`,
+      summary: t.summary,
+      call: `POST /actions/${t.name}`,
+      input: compactSchemas(t).input,
+    })),
   );
 
-  app.get<{ Params: { tool: string } }>("/actions/:tool", async (request) => {
-    const tool = find(request.params.tool);
+  const describe = async (request: { params: ToolParams }) => {
+    const tool = find(request.params);
     return {
       tool: `${prefix}/${tool.name}`,
       summary: tool.summary,
@@ -34,17 +43,21 @@ export function registerActions(app: FastifyInstance, runtime: Runtime<unknown>)
       input: inputJsonSchema(tool.inputSchema),
       output: outputJsonSchema(tool.outputSchema),
     };
-  });
+  };
+  app.get<{ Params: ToolParams }>("/actions/:tool", describe);
+  app.get<{ Params: ToolParams }>("/actions/:server/:tool", describe);
 
-  app.post<{ Params: { tool: string } }>("/actions/:tool", async (request, reply) => {
-    const tool = find(request.params.tool);
+  const call = async (request: FastifyRequest<{ Params: ToolParams }>, reply: FastifyReply) => {
+    const tool = find(request.params);
     // The caller hanging up cancels the work (subprocesses included).
     const gone = new AbortController();
     reply.raw.once("close", () => {
       if (!reply.raw.writableFinished) gone.abort();
     });
     return runTool(tool, request.body, runtime, { signal: gone.signal });
-  });
+  };
+  app.post<{ Params: ToolParams }>("/actions/:tool", call);
+  app.post<{ Params: ToolParams }>("/actions/:server/:tool", call);
 
   app.route({
     method: ["PUT", "PATCH", "DELETE"],

@@ -17,6 +17,22 @@ export function registerMeta(app: FastifyInstance, runtime: Runtime<unknown>): v
     return { ...live, capabilities: await capabilities };
   });
 
+  // Someone who opens the bare URL learns where everything is.
+  app.get("/", async () => ({
+    ...live,
+    summary: def.summary,
+    endpoints: {
+      health: "GET /healthz",
+      catalog: "GET /actions",
+      call: "POST /actions/<tool> with a JSON body",
+      stream: "GET /sse/<tool or stream>?<input as query>",
+      mcp: "POST /mcp (Streamable HTTP, stateless)",
+      openapi: "GET /openapi.json",
+    },
+    tools: def.tools.map((t) => t.name),
+    streams: def.streams.map((s) => s.name),
+  }));
+
   let openapi: unknown;
   app.get("/openapi.json", async () => {
     openapi ??= buildOpenApi({ name: live.name, version: def.version }, def.tools, def.streams);

@@ -63,40 +63,44 @@ export function registerSse(app: FastifyInstance, runtime: Runtime<unknown>, tra
   const { tools, streams } = runtime.def;
   const names = [...streams.map((s) => s.name), ...tools.map((t) => t.name)];
 
-  app.get<{ Params: { name: string }; Querystring: Record<string, unknown> }>(
-    "/sse/:name",
-    { sse: { kind: "manual", heartbeat: false } },
-    async (request, reply) => {
-      const name = request.params.name;
-      const stream = runtime.stream(name);
-      const tool = stream ? undefined : runtime.tool(name);
-      const spec = stream ?? tool;
-      if (!spec) throw unknownTool(name, names, "stream");
-      // Validate before the stream starts, so a bad query is a plain 400 with the typed error body.
-      const input = parseInput(spec, queryToInput(spec.inputSchema, request.query));
-      checkTargets(spec.targets, input, runtime.outbound);
-      const release = runtime.streams.take(`/sse/${name}`);
-      let finished: () => void = () => {};
-      const done = new Promise<void>((resolve) => {
-        finished = resolve;
-      });
-      tracker.open.add(done);
-      try {
-        await serve(reply, input.run_id as string | undefined, async (signal, out) => {
-          if (stream) {
-            return runtime.hub.subscribe(stream, input, { signal, send: (m) => out.send("message", m) });
-          }
-          if (tool) await out.send("message", await runParsedTool(tool, input, runtime, { signal }));
-          return "done";
+  const routes = ["/sse/:name", "/sse/:server/:name"];
+  for (const url of routes) {
+    app.get<{ Params: { name: string; server?: string }; Querystring: Record<string, unknown> }>(
+      url,
+      { sse: { kind: "manual", heartbeat: false } },
+      async (request, reply) => {
+        const { server, name: bare } = request.params;
+        const name = server === undefined ? bare : `${server}/${bare}`;
+        const stream = runtime.stream(name);
+        const tool = stream ? undefined : runtime.tool(name);
+        const spec = stream ?? tool;
+        if (!spec) throw unknownTool(name, names, "stream");
+        // Validate before the stream starts, so a bad query is a plain 400 with the typed error body.
+        const input = parseInput(spec, queryToInput(spec.inputSchema, request.query));
+        checkTargets(spec.targets, input, runtime.outbound);
+        const release = runtime.streams.take(`/sse/${name}`);
+        let finished: () => void = () => {};
+        const done = new Promise<void>((resolve) => {
+          finished = resolve;
         });
-      } finally {
-        release();
-        tracker.open.delete(done);
-        finished();
-      }
-      // The handler is done: @fastify/sse ends the response.
-    },
-  );
+        tracker.open.add(done);
+        try {
+          await serve(reply, input.run_id as string | undefined, async (signal, out) => {
+            if (stream) {
+              return runtime.hub.subscribe(stream, input, { signal, send: (m) => out.send("message", m) });
+            }
+            if (tool) await out.send("message", await runParsedTool(tool, input, runtime, { signal }));
+            return "done";
+          });
+        } finally {
+          release();
+          tracker.open.delete(done);
+          finished();
+        }
+        // The handler is done: @fastify/sse ends the response.
+      },
+    );
+  }
 
   async function serve(
     reply: FastifyReply,

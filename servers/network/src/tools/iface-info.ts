@@ -28,7 +28,8 @@ export const ifaceInfo = defineTool({
   summarize: (r) => {
     const up = r.interfaces.filter((i) => i.up && i.name !== "lo");
     const withV4 = up.filter((i) => i.ipv4.length > 0).map((i) => `${i.name} ${i.ipv4[0]}`);
-    return `${r.interfaces.length} interfaces, ${up.length} up (not lo); IPv4: ${withV4.join(", ") || "none"}`;
+    const count = r.interfaces.length + r.omitted;
+    return `${count} interface${count === 1 ? "" : "s"}, ${up.length} up (not lo); IPv4: ${withV4.join(", ") || "none"}`;
   },
   async handler(input, ctx) {
     const result = await ctx.exec(ipAddrShow);
