@@ -245,6 +245,10 @@ describe("outbound policy vs the IANA tables and the metadata table", () => {
 /** Hosts: every spelling of metadata we know of. URL-only spellings (octal, hex, short) are in URL_HOSTS. */
 const HOSTS = [
   "169.254.169.254",
+  "2852039166",
+  "0xa9fea9fe",
+  "0251.0376.0251.0376",
+  "169.254.43518",
   "169.254.170.2",
   "169.254.169.253",
   "168.63.129.16",

@@ -45,8 +45,12 @@ export const baseEnvShape = {
   AUTH_TOKEN: z
     .string()
     .min(16, "AUTH_TOKEN must be at least 16 characters")
+    .regex(/^[\x21-\x7e]+$/, "AUTH_TOKEN must be printable ASCII without spaces (e.g. openssl rand -hex 16)")
+    .refine((t) => new Set(t).size >= 8, "AUTH_TOKEN is too guessable: use at least 8 different characters")
     .optional()
-    .describe("if set, every route but /healthz needs Authorization: Bearer <token> (16+ chars)"),
+    .describe(
+      "if set, every route but /healthz needs Authorization: Bearer <token> (16+ printable characters: openssl rand -hex 16)",
+    ),
   ALLOWED_HOSTS: csv.describe("extra Host header names accepted (DNS-rebinding guard)"),
   ALLOWED_ORIGINS: csv.describe("extra browser Origins accepted, e.g. https://inspector.example"),
   OUTBOUND_ALLOW: csv.describe("if set, the only targets tools may reach: CIDRs or host names"),

@@ -124,7 +124,15 @@ async function spawnNow(
       });
     }
     if (result.failed && !failure.isMaxBuffer && result.exitCode === undefined) {
-      throw new DiagError("E_INTERNAL", `${binary} could not be run`, { cause: result });
+      // Not our bug: something else on the machine ended it (we did not: `reason` is unset), or it could not start.
+      const signal = (result as { signal?: string }).signal;
+      const why = signal
+        ? `was ended by ${signal} before it answered`
+        : `could not be run (${failure.code ?? "error"})`;
+      throw new DiagError("E_EXEC_FAILED", `${binary} ${why}`, {
+        hint: "try again; if it repeats, run it by hand",
+        cause: result,
+      });
     }
     return {
       stdout: String(result.stdout ?? ""),

@@ -95,7 +95,7 @@ export function checkRequest(request: FastifyRequest, options: GuardOptions): vo
   if (
     options.authToken &&
     !preflight &&
-    request.url !== "/healthz" &&
+    request.url.split("?")[0]?.replace(/\/$/, "") !== "/healthz" &&
     !hasValidToken(request.headers.authorization, options.authToken)
   ) {
     throw new DiagError("E_UNAUTHORIZED", "missing or wrong bearer token", {

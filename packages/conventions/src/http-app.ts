@@ -1,6 +1,6 @@
 /** buildApp: the Fastify app of one server, every route reading the same runtime. Only main.ts listens. */
 import fastifySse from "@fastify/sse";
-import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from "fastify";
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyRequest, LogController } from "fastify";
 import type { BaseConfig } from "./config.ts";
 import { DiagError } from "./errors.ts";
 import { checkRequest, type GuardOptions } from "./guards.ts";
@@ -9,6 +9,7 @@ import { registerCors } from "./http/cors.ts";
 import { registerErrorReplies } from "./http/error-replies.ts";
 import { registerJsonBody } from "./http/json-body.ts";
 import type { Logger } from "./logger.ts";
+import { maskUrl } from "./mask.ts";
 import { registerActions } from "./routes/actions.ts";
 import { registerMcpHttp } from "./routes/mcp-http.ts";
 import { registerMeta } from "./routes/meta.ts";
@@ -20,6 +21,8 @@ export const BODY_LIMIT_BYTES = 64 * 1024;
 /** Headers must be complete this soon, and the whole request (body included) this soon: a stalled client is dropped. */
 export const HEADERS_TIMEOUT_MS = 5_000;
 export const REQUEST_TIMEOUT_MS = 10_000;
+/** An idle keep-alive connection is closed after this long. */
+export const KEEP_ALIVE_MS = 5_000;
 /** How often Node looks for stalled requests (its default, 30 s, would let them live that much longer). */
 export const CONNECTIONS_CHECK_MS = 1_000;
 /** Below the usual 1,024 file descriptors, leaving room for subprocess pipes and outbound probes. */
@@ -31,6 +34,26 @@ const LEVELS = ["trace", "debug", "info", "warn", "error", "fatal", "silent"];
 function fastifyLogger(log: Logger): FastifyBaseLogger {
   const level = LEVELS.indexOf(log.level) > LEVELS.indexOf("warn") ? log.level : "warn";
   return log.child({}, { level }) as FastifyBaseLogger;
+}
+
+/**
+ * Every failed authentication is logged, with the address, method and path (secrets in the query masked), but
+ * not one line each in a flood: the first of each second, with how many more the previous second had.
+ */
+function authFailureLog(log: Logger): (request: FastifyRequest) => void {
+  let second = 0;
+  let suppressed = 0;
+  return (request) => {
+    const now = Math.floor(Date.now() / 1000);
+    if (now === second) {
+      suppressed += 1;
+      return;
+    }
+    const url = maskUrl(`http://x${request.url.slice(0, 200)}`).replace(/^http:\/\/x/, "");
+    log.warn({ ip: request.ip, method: request.method, url, more_in_last_second: suppressed }, "authentication failed");
+    second = now;
+    suppressed = 0;
+  };
 }
 
 export async function buildHttpApp(runtime: Runtime<unknown>): Promise<FastifyInstance> {
@@ -45,6 +68,8 @@ export async function buildHttpApp(runtime: Runtime<unknown>): Promise<FastifyIn
     loggerInstance: fastifyLogger(runtime.log),
     bodyLimit: BODY_LIMIT_BYTES,
     requestTimeout: REQUEST_TIMEOUT_MS,
+    // An idle keep-alive connection holds a slot of MAX_CONNECTIONS: let it go soon (Fastify's default is 72 s).
+    keepAliveTimeout: KEEP_ALIVE_MS,
     http: {
       headersTimeout: HEADERS_TIMEOUT_MS,
       connectionsCheckingInterval: CONNECTIONS_CHECK_MS,
@@ -60,21 +85,20 @@ export async function buildHttpApp(runtime: Runtime<unknown>): Promise<FastifyIn
   app.server.maxConnections = MAX_CONNECTIONS;
   await app.register(fastifySse, { heartbeatInterval: 0 });
   registerJsonBody(app);
-  app.addHook("onRequest", async (request) => {
+  const authFailures = authFailureLog(runtime.log);
+  app.addHook("onRequest", async (request, reply) => {
     try {
       checkRequest(request, guard);
     } catch (err) {
-      if (err instanceof DiagError && err.code === "E_UNAUTHORIZED") {
-        runtime.log.warn(
-          { ip: request.ip, method: request.method, url: request.url.slice(0, 80) },
-          "authentication failed",
-        );
-      }
+      if (err instanceof DiagError && err.code === "E_UNAUTHORIZED") authFailures(request);
+      // A refused caller does not keep its connection (a table of idle refused connections locks everyone out).
+      void reply.header("connection", "close");
       throw err;
     }
   });
-  await registerCors(app, guard);
+  // Before CORS: the plugin's preflight route must answer refusals with our error body too.
   registerErrorReplies(app, BODY_LIMIT_BYTES);
+  await registerCors(app, guard);
   const tracker: SseTracker = { open: new Set() };
   // SIGTERM (app.close): every open stream is told to end and gets a moment to send `end` before the cut.
   app.addHook("preClose", async () => {
@@ -90,7 +114,7 @@ export async function buildHttpApp(runtime: Runtime<unknown>): Promise<FastifyIn
 }
 
 /** A server's HTTP app from its definition: the runtime (config from `env`, default process.env) and the routes. */
-export function buildApp<C extends BaseConfig>(
+export async function buildApp<C extends BaseConfig>(
   def: ServerDef<C>,
   options: RuntimeOptions = {},
 ): Promise<FastifyInstance> {

@@ -11,7 +11,16 @@ export interface InputSpec {
 
 export function invalidInput(tool: InputSpec, error: z.ZodError): DiagError {
   const validKeys = Object.keys(tool.inputSchema.shape);
-  const parts = error.issues.slice(0, 5).map((issue) => {
+  // One line per field: zod may report a field twice (an int check, then a range check), and the implicit
+  // ±2^53 bound of .int() is noise beside the field's own bound.
+  const seen = new Set<string>();
+  const issues = error.issues.filter((issue) => {
+    const key = issue.code === "unrecognized_keys" ? "(keys)" : issue.path.join(".");
+    if (seen.has(key) || /9007199254740991/.test(issue.message)) return false;
+    seen.add(key);
+    return true;
+  });
+  const parts = (issues.length ? issues : error.issues).slice(0, 5).map((issue) => {
     if (issue.code === "unrecognized_keys") {
       return `unknown key ${issue.keys.map((k) => `'${k.slice(0, 40)}'`).join(", ")} (valid keys: ${validKeys.join(", ")})`;
     }

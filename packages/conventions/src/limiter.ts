@@ -14,6 +14,8 @@ export interface Limiter {
   readonly peak: number;
   /** A slot now, or E_BUSY naming `what`. */
   take(what: string): Release;
+  /** E_BUSY now if there is no free slot (the slot itself is taken later). */
+  check(what: string): void;
   /** A slot when one frees, or E_TIMEOUT if `signal` aborts or `timeoutMs` passes first. */
   wait(what: string, signal: AbortSignal | undefined, timeoutMs: number): Promise<Release>;
 }
@@ -48,13 +50,16 @@ export function createLimiter(max: number, kind: string): Limiter {
       return peak;
     },
     take(what) {
+      this.check(what);
+      return grant();
+    },
+    check(what) {
       if (active >= max) {
         throw new DiagError("E_BUSY", `${what}: ${max} ${kind} already running here`, {
           hint: `retry in ${RETRY_AFTER_S} s`,
           retryAfterS: RETRY_AFTER_S,
         });
       }
-      return grant();
     },
     wait(what, signal, timeoutMs) {
       if (active < max && queue.length === 0) return Promise.resolve(grant());

@@ -63,7 +63,7 @@ async function serveStdioMain<C extends BaseConfig>(def: ServerDef<C>): Promise<
   await serveStdio(runtime);
   runtime.log.info({ transport: "stdio" }, "serving MCP over stdio");
   // Exit on a signal through process.exit, so the exec module's exit hook kills any live process group.
-  for (const signal of ["SIGTERM", "SIGINT"] as const) process.once(signal, () => process.exit(0));
+  for (const signal of ["SIGTERM", "SIGINT", "SIGHUP"] as const) process.once(signal, () => process.exit(0));
 }
 
 /** A bind that other machines (or containers) can reach: anything but loopback. */
@@ -95,8 +95,7 @@ async function serveHttpMain<C extends BaseConfig>(def: ServerDef<C>): Promise<v
       () => process.exit(1),
     );
   };
-  process.once("SIGTERM", () => close("SIGTERM"));
-  process.once("SIGINT", () => close("SIGINT"));
+  for (const signal of ["SIGTERM", "SIGINT", "SIGHUP"] as const) process.once(signal, () => close(signal));
   const port = config.PORT ?? def.defaultPort;
   let address: string;
   try {

@@ -105,6 +105,24 @@ export function checkMessage(raw: unknown): Checked {
   }
   // The common case costs no schema parse: a request or notification with the envelope's basic shape.
   if (wellFormed(message)) return { ok: true, message: message as JSONRPCMessage };
+  // The mistakes a hand-written message makes, said plainly (the union schema's own words are not).
+  const plain =
+    message.jsonrpc !== "2.0"
+      ? 'jsonrpc must be "2.0"'
+      : "id" in message && typeof message.id !== "string" && typeof message.id !== "number"
+        ? "id must be a string or a number"
+        : "method" in message && typeof message.method !== "string"
+          ? "method must be a string"
+          : undefined;
+  if (plain) {
+    const response = rpcError(
+      null,
+      ErrorCode.InvalidRequest,
+      `not a JSON-RPC 2.0 message: ${plain}`,
+      "E_INVALID_INPUT",
+    );
+    return { ok: false, status: 400, response };
+  }
   const envelope = JSONRPCMessageSchema.safeParse(raw);
   if (!envelope.success) {
     const text = `not a JSON-RPC 2.0 message: ${cleanIssues(envelope.error)}`;

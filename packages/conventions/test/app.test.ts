@@ -123,9 +123,24 @@ describe("bad input gets a typed error", () => {
     expect(res.json().error.code).toBe("E_INVALID_INPUT");
   });
 
-  it("prototype pollution keys are refused", async () => {
+  it("prototype pollution keys are refused, and the message says why", async () => {
     const res = await post("echo_name", '{"name":"a.com","__proto__":{"x":1}}');
     expect(res.statusCode).toBe(400);
+    expect(res.json().error.message).toBe("keys named __proto__ or constructor.prototype are refused");
+  });
+
+  it("one line per field: no duplicate, no ±2^53 noise", async () => {
+    const res = await post("sleepy", { ms: 1e308 });
+    expect(res.json().error.message).toBe("sleepy: ms: Too big: expected number to be <=60000");
+  });
+
+  it("a weak or unusable AUTH_TOKEN refuses to start", async () => {
+    for (const token of ["aaaaaaaaaaaaaaaa", " leading-space-token", "tökén-with-ümlauts-x"]) {
+      await expect(buildApp(demoServer, { env: { AUTH_TOKEN: token }, logger: silentLogger() })).rejects.toMatchObject({
+        code: "E_INVALID_INPUT",
+        message: expect.stringContaining("AUTH_TOKEN"),
+      });
+    }
   });
 
   it("mutating methods are E_UNSUPPORTED", async () => {

@@ -90,6 +90,11 @@ describe("bounds on concurrent work", () => {
     const health = await request(`${base}/healthz`);
     expect(health.statusCode).toBe(200);
     await health.body.dump();
+    // A tool as a stream at the bound: 503 before any event, as on /actions.
+    const sse = await request(`${base}/sse/slow?ms=10&n=98`);
+    expect(sse.statusCode).toBe(503);
+    expect(sse.headers["retry-after"]).toBe("1");
+    await sse.body.dump();
     for (const r of await Promise.all(held)) expect(r.status).toBe(200);
     expect((await post("slow", { ms: 1, n: 100 })).status).toBe(200);
   });

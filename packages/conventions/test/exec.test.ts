@@ -36,6 +36,7 @@ beforeAll(async () => {
   await fake("hang", `sleep 30 &\necho $! > "${dir}/grandchild.pid"\nsleep 30`);
   await fake("flood", "yes roadnerd");
   await fake("fail", "echo oops >&2; exit 3");
+  await fake("killed", "kill -9 $$");
 });
 
 afterAll(async () => {
@@ -93,7 +94,15 @@ describe("createExec", () => {
   const flood = command("flood", []);
   const fail = command("fail", []);
   const missing = command("missing", []);
-  const exec = () => createExec([echoargs, hang, flood, fail, missing], `${dir}:/usr/bin:/bin`);
+  const killed = command("killed", []);
+  const exec = () => createExec([echoargs, hang, flood, fail, missing, killed], `${dir}:/usr/bin:/bin`);
+
+  it("a program ended by a signal from elsewhere is E_EXEC_FAILED naming the signal, not a bug of ours", async () => {
+    await expect(exec()(killed, undefined, { timeoutMs: 2000 })).rejects.toMatchObject({
+      code: "E_EXEC_FAILED",
+      message: "killed was ended by SIGKILL before it answered",
+    });
+  });
 
   it("passes argv without a shell, with LC_ALL=C and a scrubbed environment", async () => {
     process.env.SECRET = "s3cret";

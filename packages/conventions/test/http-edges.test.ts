@@ -90,6 +90,42 @@ describe("requests refused before any route still get our typed body", () => {
   }, 20_000);
 });
 
+describe("connections and the token", () => {
+  it("an idle keep-alive connection is closed within seconds, not 72 s (a table of them locked everyone out)", async () => {
+    const socket = connect(port, "127.0.0.1");
+    await once(socket, "connect");
+    socket.write("GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: keep-alive\r\n\r\n");
+    await once(socket, "data");
+    // Closed by the server (keepAliveTimeout 5 s); without it this waits out the test's own timeout.
+    await once(socket, "close");
+  }, 15_000);
+
+  it("a refused caller gets Connection: close and a WWW-Authenticate challenge", async () => {
+    const res = await request(`http://127.0.0.1:${port}/actions`);
+    await res.body.dump();
+    expect(res.statusCode).toBe(401);
+    expect(res.headers.connection).toBe("close");
+    expect(res.headers["www-authenticate"]).toMatch(/^Bearer /);
+  });
+
+  it("/healthz stays open with a query string or a trailing slash", async () => {
+    for (const path of ["/healthz?probe=1", "/healthz/"]) {
+      const res = await request(`http://127.0.0.1:${port}${path}`);
+      await res.body.dump();
+      expect(res.statusCode, path).not.toBe(401);
+    }
+  });
+
+  it("a token sent in the query string is never logged", async () => {
+    const res = await request(`http://127.0.0.1:${port}/actions?access_token=leaked-secret-1234&x=1`);
+    await res.body.dump();
+    await new Promise((r) => setTimeout(r, 1100));
+    const res2 = await request(`http://127.0.0.1:${port}/actions?token=leaked-secret-5678`);
+    await res2.body.dump();
+    expect(JSON.stringify(logged)).not.toMatch(/leaked-secret/);
+  });
+});
+
 describe("echoes and logs", () => {
   it("an invalid run_id is never echoed back", async () => {
     const runId = `<script>${"x".repeat(5000)}\u0007`;

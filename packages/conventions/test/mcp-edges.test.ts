@@ -85,6 +85,16 @@ describe("MCP over HTTP: clean edges", () => {
     expectClean(res.body);
   });
 
+  it.each([
+    [{ jsonrpc: "2.0", id: null, method: "ping" }, "id must be a string or a number"],
+    [{ jsonrpc: "2.0", id: {}, method: "ping" }, "id must be a string or a number"],
+    [{ jsonrpc: "1.0", id: 1, method: "ping" }, 'jsonrpc must be "2.0"'],
+  ])("a malformed envelope says what is wrong: %j", async (message, says) => {
+    const res = await mcp(JSON.stringify(message));
+    expect(res.statusCode).toBe(400);
+    expect(res.json().error).toMatchObject({ code: -32600, message: `not a JSON-RPC 2.0 message: ${says}` });
+  });
+
   it("initialize without params: −32602, clean", async () => {
     const res = await mcp(JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize" }));
     expect(res.json()).toMatchObject({ id: 1, error: { code: -32602, data: { code: "E_INVALID_INPUT" } } });

@@ -19,7 +19,15 @@ export type TestRecord =
  * - spoof_first: first send a reply with the wrong id and one with the wrong question, then the real one
  * - garbage: answer with bytes that are not a DNS message, and nothing else
  */
-export type Misbehaviour = "servfail" | "refused" | "timeout" | "truncate" | "spoof_first" | "garbage";
+export type Misbehaviour =
+  | "servfail"
+  | "refused"
+  | "timeout"
+  | "truncate"
+  | "spoof_first"
+  | "garbage"
+  /** The answer's last record cut short: its RDLENGTH promises bytes the packet does not carry. */
+  | "short_rdata";
 
 export interface DnsServerOptions {
   /** Default 127.0.0.1 (::1 works too). Any 127.x.y.z works on Linux without adding an address. */
@@ -116,6 +124,7 @@ function respond(options: DnsServerOptions, query: DecodedPacket, transport: "ud
   if (transport === "udp" && (mode === "truncate" || full.length > UDP_PAYLOAD_LIMIT)) {
     return [reply(query, question, { ...resolution, answers: [], authorities: [] }, dnsPacket.TRUNCATED_RESPONSE)];
   }
+  if (mode === "short_rdata") return [full.subarray(0, full.length - 2)];
   if (mode === "spoof_first") {
     const fake: Resolution = {
       rcode: 0,

@@ -18,6 +18,7 @@ export function registerErrorReplies(app: FastifyInstance, bodyLimit: number): v
     if (diag.code === "E_INTERNAL") request.log.error({ err }, "request failed");
     const body = request.body as { run_id?: unknown } | undefined;
     if (diag.retryAfterS !== undefined) void reply.header("retry-after", String(diag.retryAfterS));
+    if (diag.code === "E_UNAUTHORIZED") void reply.header("www-authenticate", 'Bearer realm="roadnerd"');
     void reply.code(diag.status).send(errorBody(diag, validRunId(body?.run_id)));
   });
 

@@ -214,7 +214,14 @@ async function hop(
   try {
     resolved = await policy.resolveTarget(host, deadline.signal);
     conn = pinnedConnection(
-      { host, address: resolved.address, port, tls: https, offerH2: options.offerH2 ?? true },
+      {
+        host,
+        address: resolved.address,
+        fallbacks: resolved.addresses,
+        port,
+        tls: https,
+        offerH2: options.offerH2 ?? true,
+      },
       policy,
       deadline.signal,
     );
@@ -245,7 +252,7 @@ async function hop(
       ok: true,
       response: {
         url: url.href,
-        address: resolved.address,
+        address: conn.connectedAddress(),
         port,
         status: res.statusCode,
         headers,
@@ -261,7 +268,7 @@ async function hop(
     const failure = toProbeFailure(err, {
       phase: phase(),
       host,
-      where: resolved ? formatWhere(resolved.address, port) : undefined,
+      where: resolved ? formatWhere(conn?.connectedAddress() ?? resolved.address, port) : undefined,
       timeoutMs: deadline.timeoutMs,
       timedOut: deadline.signal.aborted,
     });

@@ -7,6 +7,7 @@
 import { isIP, type Socket, connect as tcpConnect } from "node:net";
 import { checkServerIdentity, type PeerCertificate, type TLSSocket, connect as tlsConnect } from "node:tls";
 import type { buildConnector } from "undici";
+import { classifySocketError } from "../socket-errors.ts";
 import type { OutboundPolicy } from "./policy.ts";
 
 /** What a TLS handshake told us. */
@@ -38,6 +39,8 @@ export interface PinnedTarget {
   host: string;
   /** The checked IP to connect to. */
   address: string;
+  /** The other checked addresses of the name, tried in turn when one refuses or has no route (as curl does). */
+  fallbacks?: readonly string[];
   port: number;
   tls: boolean;
   /** Offer h2 by ALPN (undici speaks it when the server picks it). */
@@ -49,6 +52,8 @@ export interface PinnedConnection {
   marks: ConnectMarks;
   /** Set after a successful handshake. */
   tls(): TlsFacts | undefined;
+  /** The address the connection was made to (the first, or a fallback). */
+  connectedAddress(): string;
   /** Destroy the socket whatever state undici left it in (it leaks one after a parser error). */
   close(): void;
 }
@@ -94,59 +99,80 @@ export function pinnedConnection(target: PinnedTarget, policy: OutboundPolicy, s
   let dialled = false;
   let open: Socket | undefined;
 
+  const candidates = [target.address, ...(target.fallbacks ?? []).filter((a) => a !== target.address)];
+  let connectedTo = target.address;
+
   const connector: buildConnector.connector = (_opts, callback) => {
     if (dialled) return callback(coded("refusing a second connection on one probe hop", "ERR_PROBE_REDIAL"), null);
     dialled = true;
-    try {
-      policy.checkAddress(target.address, isIP(target.host) ? undefined : target.host, target.port);
-    } catch (err) {
-      return callback(err as Error, null);
-    }
-    if (signal.aborted) return callback(coded("aborted before connect", "ECONNABORTED"), null);
     marks.connectStart = performance.now();
-    const socket: Socket = target.tls
-      ? tlsConnect({
-          host: target.address,
-          port: target.port,
-          // SNI must be a name (RFC 6066): never an IP literal.
-          ...(isIP(target.host) ? {} : { servername: target.host }),
-          ALPNProtocols: target.offerH2 ? ["h2", "http/1.1"] : ["http/1.1"],
-          // We report bad certificates instead of refusing them; `authorized` says what a browser would do.
-          rejectUnauthorized: false,
-        })
-      : tcpConnect({ host: target.address, port: target.port });
-    socket.setNoDelay(true);
-    open = socket;
     let settled = false;
+    let socket: Socket | undefined;
     const finish = (err: Error | null) => {
       if (settled) return;
       settled = true;
       signal.removeEventListener("abort", onAbort);
       if (err) {
-        socket.destroy();
+        socket?.destroy();
         callback(err, null);
       } else {
-        callback(null, socket);
+        callback(null, socket as Socket);
       }
     };
     const onAbort = () => finish(coded("aborted during connect", "ECONNABORTED"));
     signal.addEventListener("abort", onAbort, { once: true });
-    socket.once("connect", () => {
-      marks.connected = performance.now();
-      if (!target.tls) {
-        marks.ready = marks.connected;
-        finish(null);
+
+    /** One address; on a refusal or no route before connecting, the next checked one. */
+    const attempt = (i: number) => {
+      const address = candidates[i] as string;
+      try {
+        policy.checkAddress(address, isIP(target.host) ? undefined : target.host, target.port);
+      } catch (err) {
+        return finish(err as Error);
       }
-    });
-    if (target.tls) {
-      socket.once("secureConnect", () => {
-        marks.ready = performance.now();
-        facts = tlsFacts(socket as TLSSocket, target.host);
-        finish(null);
+      if (signal.aborted) return finish(coded("aborted before connect", "ECONNABORTED"));
+      connectedTo = address;
+      const s: Socket = target.tls
+        ? tlsConnect({
+            host: address,
+            port: target.port,
+            // SNI must be a name (RFC 6066): never an IP literal.
+            ...(isIP(target.host) ? {} : { servername: target.host }),
+            ALPNProtocols: target.offerH2 ? ["h2", "http/1.1"] : ["http/1.1"],
+            // We report bad certificates instead of refusing them; `authorized` says what a browser would do.
+            rejectUnauthorized: false,
+          })
+        : tcpConnect({ host: address, port: target.port });
+      s.setNoDelay(true);
+      socket = s;
+      open = s;
+      let connected = false;
+      s.once("connect", () => {
+        connected = true;
+        marks.connected = performance.now();
+        if (!target.tls) {
+          marks.ready = marks.connected;
+          finish(null);
+        }
       });
-    }
-    socket.once("error", (err) => finish(err));
+      if (target.tls) {
+        s.once("secureConnect", () => {
+          marks.ready = performance.now();
+          facts = tlsFacts(s as TLSSocket, target.host);
+          finish(null);
+        });
+      }
+      s.once("error", (err: NodeJS.ErrnoException) => {
+        const kind = classifySocketError(err.code, true).kind;
+        if (!connected && (kind === "refused" || kind === "unreachable") && i + 1 < candidates.length && !settled) {
+          s.destroy();
+          return attempt(i + 1);
+        }
+        finish(err);
+      });
+    };
+    attempt(0);
   };
 
-  return { connector, marks, tls: () => facts, close: () => open?.destroy() };
+  return { connector, marks, tls: () => facts, connectedAddress: () => connectedTo, close: () => open?.destroy() };
 }

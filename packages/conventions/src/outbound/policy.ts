@@ -21,8 +21,10 @@ export interface OutboundConfig {
 export interface ResolvedTarget {
   /** The host as asked. */
   host: string;
-  /** The checked address to connect to: pin the connection to this. */
+  /** The first checked address: pin the connection to this, or to the next of `addresses`. */
   address: string;
+  /** Every address the name resolved to, in the resolver's order, each checked: what a client would try in turn. */
+  addresses: string[];
   family: 4 | 6;
   dnsMs: number;
 }
@@ -181,7 +183,7 @@ export function createPolicy(config: OutboundConfig): OutboundPolicy {
 
   /** Everything decidable before a lookup: the literal IP (with its port), or the name against the name rules. */
   function checkTarget(rawHost: string, port?: number): void {
-    const host = rawHost.replace(/^\[|\]$/g, "");
+    const host = numericHost(rawHost.replace(/^\[|\]$/g, ""));
     if (isIP(host)) {
       checkAddress(host, undefined, port);
       return;
@@ -199,11 +201,11 @@ export function createPolicy(config: OutboundConfig): OutboundPolicy {
   }
 
   async function resolveTarget(rawHost: string, signal?: AbortSignal): Promise<ResolvedTarget> {
-    const host = rawHost.replace(/^\[|\]$/g, "");
+    const host = numericHost(rawHost.replace(/^\[|\]$/g, ""));
     const started = performance.now();
     checkTarget(host);
     const literal = isIP(host);
-    if (literal) return { host, address: host, family: literal as 4 | 6, dnsMs: 0 };
+    if (literal) return { host, address: host, addresses: [host], family: literal as 4 | 6, dnsMs: 0 };
     let addresses: Array<{ address: string; family: number }>;
     try {
       addresses = await abortable(lookup(host, { all: true, verbatim: true }), signal);
@@ -218,6 +220,7 @@ export function createPolicy(config: OutboundConfig): OutboundPolicy {
     return {
       host,
       address: first.address,
+      addresses: [...new Set(addresses.map((a) => a.address))],
       family: first.family === 6 ? 6 : 4,
       dnsMs: Math.round(performance.now() - started),
     };
@@ -240,6 +243,20 @@ export function createPolicy(config: OutboundConfig): OutboundPolicy {
   }
 
   return { resolveTarget, checkAddress, checkTarget, setSelf };
+}
+
+/**
+ * A "name" the resolver would read as an IPv4 address (2852039166, 0xa9fea9fe, 0251.0376.0251.0376,
+ * 169.254.43518: inet_aton's forms) is that address, judged before any lookup. The URL parser knows the forms.
+ */
+function numericHost(host: string): string {
+  if (isIP(host) || !/^[0-9a-fx.]+$/i.test(host) || !/^[0-9]|^0x/i.test(host)) return host;
+  try {
+    const parsed = new URL(`http://${host}/`).hostname;
+    return isIP(parsed) === 4 ? parsed : host;
+  } catch {
+    return host;
+  }
 }
 
 /** One spelling per address: IPv4 as is, IPv6 as the URL parser writes it (zeros compressed, lower case). */

@@ -78,6 +78,8 @@ export function registerSse(app: FastifyInstance, runtime: Runtime<unknown>, tra
         // Validate before the stream starts, so a bad query is a plain 400 with the typed error body.
         const input = parseInput(spec, queryToInput(spec.inputSchema, request.query));
         checkTargets(spec.targets, input, runtime.outbound);
+        // A tool as a stream at the call bound: 503 before any event, as on /actions.
+        if (tool) runtime.calls.check(`/sse/${name}`);
         const release = runtime.streams.take(`/sse/${name}`);
         let finished: () => void = () => {};
         const done = new Promise<void>((resolve) => {

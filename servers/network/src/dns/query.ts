@@ -4,6 +4,7 @@
  * Bounded by `timeoutMs` and `signal`; every socket is closed before the promise settles.
  */
 import { randomInt } from "node:crypto";
+import { isIP } from "node:net";
 import dnsPacket, { type DecodedPacket, type RecordType } from "dns-packet";
 import { tcpExchange, udpExchange } from "./transport.ts";
 
@@ -52,14 +53,26 @@ export async function queryDns(options: QueryOptions): Promise<QueryOutcome> {
     const failure = udp.garbled ? "BAD_REPLY" : "TIMEOUT";
     return { ok: false, failure, message: `no valid answer within ${options.timeoutMs} ms`, ms: elapsed() };
   }
-  if (!udp.reply.flag_tc) return { ok: true, reply: udp.reply, transport: "udp", ms: elapsed() };
+  if (!udp.reply.flag_tc) return checked(udp.reply, "udp", elapsed());
 
   // Truncated over UDP: ask again over TCP with whatever time is left.
   const left = Math.max(1, options.timeoutMs - elapsed());
   const tcp = await tcpExchange(dnsPacket.streamEncode(query), matches, options, left);
-  if (tcp.kind === "reply") return { ok: true, reply: tcp.reply, transport: "tcp", ms: elapsed() };
+  if (tcp.kind === "reply") return checked(tcp.reply, "tcp", elapsed());
   const why = tcp.kind === "timeout" ? `no answer within ${left} ms` : tcp.message;
   return { ok: false, failure: "TCP_FAILED", message: `UDP answer truncated and TCP failed: ${why}`, ms: elapsed() };
+}
+
+/**
+ * Address records must hold an address: a record whose data length lies decodes to `1.2.undefined.undefined`
+ * (dns-packet reads past what was sent). Such a reply is BAD_REPLY, never an answer.
+ */
+function checked(reply: DnsReply, transport: "udp" | "tcp", ms: number): QueryOutcome {
+  const bad = (reply.answers ?? []).find(
+    (a) => (a.type === "A" && isIP(String(a.data)) !== 4) || (a.type === "AAAA" && isIP(String(a.data)) !== 6),
+  );
+  if (bad) return { ok: false, failure: "BAD_REPLY", message: `malformed ${bad.type} record data`, ms };
+  return { ok: true, reply, transport, ms };
 }
 
 /** A reply counts only if it answers our question with our id (anything else may be spoofed or stale). */

@@ -129,20 +129,32 @@ export const tcpPortCheck = defineTool({
             : target.message,
       };
     }
-    // The address is checked again with the port: a server must not be aimed at itself.
-    ctx.outbound.checkAddress(target.address, host === target.address ? undefined : host, port);
-    const waitMs = ctx.budget();
-    const { state, ms, detail } = await probe(target.address, port, waitMs, ctx.signal);
+    // Each address the name resolved to, in turn, as a client would try them: `localhost` is ::1 first, and a
+    // service on 127.0.0.1 only is still open. Each is checked again with the port (never this server itself).
+    const tried: Probe[] = [];
+    let result: (Probe & { address: string }) | undefined;
+    for (const [i, address] of target.addresses.entries()) {
+      ctx.outbound.checkAddress(address, host === address ? undefined : host, port);
+      // What is left is shared by the addresses still to try; the last one gets all of it.
+      const waitMs = Math.max(1, Math.floor(ctx.budget() / (target.addresses.length - i)));
+      const attempt = await probe(address, port, waitMs, ctx.signal);
+      tried.push(attempt);
+      result = { ...attempt, address };
+      if (attempt.state === "open" || ctx.signal.aborted) break;
+    }
+    const { state, ms, detail, address } = result as Probe & { address: string };
+    const others =
+      tried.length > 1 && state !== "open" ? `; also tried ${target.addresses.slice(0, -1).join(", ")}` : "";
     return {
       host,
       port,
       open: state === "open",
       state,
-      address: target.address,
+      address,
       // A filtered port's time is just our timeout: not a measurement.
       connect_ms: state === "filtered" ? undefined : ms,
       error: state === "open" ? undefined : ERROR_OF[state],
-      detail,
+      detail: detail === undefined ? undefined : `${detail}${others}`,
     };
   },
 });

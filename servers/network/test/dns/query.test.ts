@@ -77,6 +77,11 @@ describe("queryDns", () => {
     expect(dns.queries.filter((q) => q.name === "silent.example.test")).toHaveLength(UDP_ATTEMPTS);
   });
 
+  it("an address record whose data is cut short is BAD_REPLY, never a made-up address", async () => {
+    const out = await ask("short.example.test", "A", { timeoutMs: 300 });
+    expect(out).toMatchObject({ ok: false, failure: "BAD_REPLY", message: "malformed A record data" });
+  });
+
   it("reports only garbage as BAD_REPLY", async () => {
     const out = await ask("garbage.example.test", "A", { timeoutMs: 300 });
     expect(out).toMatchObject({ ok: false, failure: "BAD_REPLY" });

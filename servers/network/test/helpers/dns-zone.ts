@@ -17,6 +17,7 @@ export const ZONE: TestRecord[] = [
   { name: "example.test", type: "MX", ttl: 3600, data: { preference: 20, exchange: "backup.example.test" } },
   { name: "example.test", type: "TXT", ttl: 120, data: ["v=spf1 ", "ip4:192.0.2.0/24 -all"] },
   { name: "host.example.test", type: "A", ttl: 60, data: "192.0.2.10" },
+  { name: "short.example.test", type: "A", ttl: 60, data: "192.0.2.10" },
   { name: "host.example.test", type: "A", ttl: 60, data: "192.0.2.11" },
   { name: "host.example.test", type: "AAAA", ttl: 90, data: "2001:db8::10" },
   { name: "www.example.test", type: "CNAME", ttl: 300, data: "web.example.test" },
@@ -41,4 +42,5 @@ export const MISBEHAVE: Record<string, Misbehaviour> = {
   "tc.example.test": "truncate",
   "spoofed.example.test": "spoof_first",
   "garbage.example.test": "garbage",
+  "short.example.test": "short_rdata",
 };

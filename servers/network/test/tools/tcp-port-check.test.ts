@@ -3,7 +3,11 @@
 // is ours, the resolver is a loopback port nobody listens on, and nothing can leave for the outside.
 import { once } from "node:events";
 import { existsSync } from "node:fs";
-import { createServer, type Server } from "node:net";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { createServer as createHttpServer } from "node:http";
+import { type AddressInfo, createServer, type Server } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { createClient, type RoadNerdClient } from "@roadnerd/client";
 import type { ResultOf } from "@roadnerd/conventions";
 import {
@@ -211,5 +215,57 @@ describe.skipIf(skip)(`tcp_port_check in a network namespace${skip ? ` (skipped:
       expect(err).toMatchObject({ code: "E_FORBIDDEN", status: 403 });
     }
     expect(lab.txPackets(host, "tgt0")).toBe(before);
+  });
+});
+
+describe.skipIf(skip)("a name with several addresses is tried address by address, as curl does", () => {
+  let dir: string;
+  let server: SpawnedServer | undefined;
+  let listener: Server | undefined;
+  let port = 0;
+
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), "rn-dual-"));
+    // /etc/hosts as Debian ships it for localhost: ::1 answers first, the service listens on 127.0.0.1 only.
+    await writeFile(join(dir, "hosts"), "::1 dual.test\n127.0.0.1 dual.test\n");
+    ({ server: listener, port } = await listen("127.0.0.1"));
+    server = await spawnServer("network", {
+      // A private mount namespace for the server alone, so its /etc/hosts is ours.
+      wrap: ["unshare", "-m", "sh", "-c", `mount --bind ${join(dir, "hosts")} /etc/hosts && exec "$@"`, "sh"],
+    });
+  });
+  afterAll(async () => {
+    listener?.close();
+    await server?.stop();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it("tcp_port_check: refused on ::1, open on 127.0.0.1 → open", async () => {
+    const res = await createClient(server?.url ?? "").call<PortCheck>("tcp_port_check", { host: "dual.test", port });
+    expect(res).toMatchObject({ open: true, state: "open", address: "127.0.0.1" });
+  });
+
+  it("http_check: the answer a browser gets, from the second address", async () => {
+    const web = createHttpServer((_req, res) => res.end("hi"));
+    await new Promise<void>((r) => web.listen(0, "127.0.0.1", r));
+    try {
+      const port = (web.address() as AddressInfo).port;
+      const res = await createClient(server?.url ?? "").call<{ status: number | null; error?: string }>("http_check", {
+        url: `http://dual.test:${port}/`,
+      });
+      expect(res).toMatchObject({ status: 200 });
+      expect(res.error).toBeUndefined();
+    } finally {
+      web.close();
+    }
+  });
+
+  it("closed on both: refused, and the detail says both were tried", async () => {
+    const res = await createClient(server?.url ?? "").call<PortCheck>("tcp_port_check", {
+      host: "dual.test",
+      port: CLOSED_PORT,
+    });
+    expect(res).toMatchObject({ open: false, state: "refused" });
+    expect(res.detail).toMatch(/also tried ::1/);
   });
 });
