@@ -234,7 +234,8 @@ describe("outbound policy vs the IANA tables and the metadata table", () => {
     ]) {
       expect(oracleDenies(ip), ip).toBe(true);
     }
-    for (const ip of ["127.0.0.1", "192.168.1.1", "10.0.0.1", "::1", "2606:4700::1111", "8.8.8.8"]) {
+    // Verdicts only, no packet: loopback, private ranges and documentation addresses stand for the allowed rest.
+    for (const ip of ["127.0.0.1", "192.168.1.1", "10.0.0.1", "::1", "2001:db8::1111", "203.0.113.8"]) {
       expect(oracleDenies(ip), ip).toBe(false);
     }
   });

@@ -3,16 +3,19 @@
  * run: `ip` for the host tools, a raw UDP query, net.connect and undici for the probes. Everything on
  * loopback (a DNS server on 127.53.99.1:53, a web server, a TCP listener). Used by `pnpm bench`.
  */
-import { execFile } from "node:child_process";
 import { createSocket } from "node:dgram";
 import { createServer as createHttpServer } from "node:http";
 import { type AddressInfo, connect, createServer as createTcpServer } from "node:net";
-import { promisify } from "node:util";
+import { createExec, DEFAULT_EXEC_PATH } from "@roadnerd/conventions/internal";
 import { startDnsServer } from "@roadnerd/testkit";
 import dnsPacket from "dns-packet";
 import type { BenchContext } from "../../../scripts/bench/server-bench.ts";
+import { ipAddrShow } from "../src/tools/iface-info.ts";
+import { ipRoutes } from "../src/tools/route-info.ts";
 
-const run = promisify(execFile);
+// The very commands the tools declare, through the kernel's exec: the baseline is `ip` itself, spawned the same way.
+const exec = createExec([ipAddrShow, ipRoutes[4], ipRoutes[6]], DEFAULT_EXEC_PATH);
+const EXEC_OPTIONS = { timeoutMs: 5_000 };
 
 function udpQuery(host: string, name: string): Promise<void> {
   return new Promise((resolve, reject) => {
@@ -56,17 +59,13 @@ export async function benchLatency(b: BenchContext): Promise<void> {
       "iface_info",
       () => b.call(srv, "iface_info", {}),
       "ip -j addr show",
-      () => run("ip", ["-j", "addr", "show"]),
+      () => exec(ipAddrShow, undefined, EXEC_OPTIONS),
     );
     await b.pair(
       "route_info",
       () => b.call(srv, "route_info", {}),
       "ip -j -4/-6 route (parallel)",
-      () =>
-        Promise.all([
-          run("ip", ["-j", "-4", "route", "show", "table", "main"]),
-          run("ip", ["-j", "-6", "route", "show", "table", "main"]),
-        ]),
+      () => Promise.all([exec(ipRoutes[4], undefined, EXEC_OPTIONS), exec(ipRoutes[6], undefined, EXEC_OPTIONS)]),
     );
     await b.pair(
       "dns_resolve",

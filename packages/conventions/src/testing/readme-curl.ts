@@ -3,10 +3,12 @@
  * server, with only the server's address replaced. A line ending in `# → E_CODE` must fail with that code;
  * any other must answer without an error object (an SSE line must end with `end`, without `error`).
  */
-import { execFile } from "node:child_process";
-import { promisify } from "node:util";
+import { command, slot } from "../command.ts";
+import { createExec } from "../exec.ts";
 
-const run = promisify(execFile);
+/** The one command this runner may start: a README's curl line, through bash for its quoting, as a user pastes it. */
+const curlLine = command("bash", ["-c", slot("line", /^curl [^\n]+$/)]);
+const exec = createExec([curlLine], process.env.PATH ?? "/usr/bin:/bin");
 
 export interface CurlExample {
   line: string;
@@ -34,10 +36,11 @@ export async function runCurlExample(
   addresses: Readonly<Record<string, string>>,
   timeoutMs = 15_000,
 ): Promise<CurlVerdict> {
-  let command = example.line;
-  for (const [documented, live] of Object.entries(addresses)) command = command.replaceAll(documented, live);
-  const { stdout } = await run("bash", ["-c", command], { timeout: timeoutMs });
+  let line = example.line;
+  for (const [documented, live] of Object.entries(addresses)) line = line.replaceAll(documented, live);
+  const { stdout, exitCode } = await exec(curlLine, { line }, { timeoutMs });
   const fail = (reason: string): CurlVerdict => ({ ok: false, reason, stdout });
+  if (exitCode !== 0) return fail(`curl exited with ${exitCode}`);
   if (example.line.includes("/sse/")) {
     if (!stdout.includes("event: message")) return fail("no message event");
     if (stdout.trim().split("\n").at(-2) !== "event: end") return fail("the last event is not end");
