@@ -9,39 +9,41 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { createClient } from "@roadnerd/client";
+import type { BaseConfig, ServerDef } from "@roadnerd/conventions";
 import { loadServer, readRegistry } from "@roadnerd/registry";
-import { serverEntry, spawnServer } from "@roadnerd/testkit";
-import { describe, expect, it } from "vitest";
+import { type SpawnedServer, serverEntry, spawnServer } from "@roadnerd/testkit";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 const run = promisify(execFile);
 
 describe.each(readRegistry())("roadnerd-$name", (s) => {
+  // One server, as its bin starts it, for every test that only talks to it.
+  let def: ServerDef<BaseConfig>;
+  let server: SpawnedServer;
+  beforeAll(async () => {
+    def = await loadServer(s.name);
+    server = await spawnServer(s.name);
+  });
+  afterAll(() => server?.stop());
+
   it("HTTP: one listening line first, then /healthz, /actions, each tool's schema and /openapi.json", async () => {
-    const def = await loadServer(s.name);
-    const server = await spawnServer(s.name, { env: { PORT: "0" } });
-    try {
-      const first = JSON.parse(server.lines[0] ?? "{}") as { msg?: string; url?: string };
-      expect(first).toMatchObject({ msg: "listening", url: server.url });
-      expect(server.lines.join("\n")).not.toContain("Server listening");
-      const client = createClient(server.url);
-      expect(await client.healthz()).toMatchObject({ ok: true, name: `roadnerd-${s.name}`, version: s.version });
-      const catalog = await client.actions();
-      expect(catalog.map((t) => t.tool)).toEqual(def.tools.map((t) => `${s.name}/${t.name}`));
-      for (const entry of catalog) expect(entry.summary.length).toBeGreaterThan(10);
-      for (const tool of def.tools) {
-        const res = await fetch(`${server.url}/actions/${tool.name}`);
-        expect(await res.json()).toMatchObject({ tool: `${s.name}/${tool.name}`, example: tool.example });
-      }
-      const openapi = (await (await fetch(`${server.url}/openapi.json`)).json()) as { paths: Record<string, unknown> };
-      for (const tool of def.tools) expect(openapi.paths).toHaveProperty(`/actions/${tool.name}`);
-    } finally {
-      await server.stop();
+    const first = JSON.parse(server.lines[0] ?? "{}") as { msg?: string; url?: string };
+    expect(first).toMatchObject({ msg: "listening", url: server.url });
+    expect(server.lines.join("\n")).not.toContain("Server listening");
+    const client = createClient(server.url);
+    expect(await client.healthz()).toMatchObject({ ok: true, name: `roadnerd-${s.name}`, version: s.version });
+    const catalog = await client.actions();
+    expect(catalog.map((t) => t.tool)).toEqual(def.tools.map((t) => `${s.name}/${t.name}`));
+    for (const entry of catalog) expect(entry.summary.length).toBeGreaterThan(10);
+    for (const tool of def.tools) {
+      const res = await fetch(`${server.url}/actions/${tool.name}`);
+      expect(await res.json()).toMatchObject({ tool: `${s.name}/${tool.name}`, example: tool.example });
     }
+    const openapi = (await (await fetch(`${server.url}/openapi.json`)).json()) as { paths: Record<string, unknown> };
+    for (const tool of def.tools) expect(openapi.paths).toHaveProperty(`/actions/${tool.name}`);
   });
 
   it("MCP over Streamable HTTP and over stdio: the same tools, read-only, only the tools capability", async () => {
-    const def = await loadServer(s.name);
-    const server = await spawnServer(s.name);
     const overHttp = new Client({ name: "surfaces", version: "1.0.0" });
     const overStdio = new Client({ name: "surfaces", version: "1.0.0" });
     try {
@@ -64,7 +66,6 @@ describe.each(readRegistry())("roadnerd-$name", (s) => {
     } finally {
       await overHttp.close();
       await overStdio.close();
-      await server.stop();
     }
   });
 
@@ -86,48 +87,37 @@ describe.each(readRegistry())("roadnerd-$name", (s) => {
   });
 
   it("a port already in use is one clear line and exit 1, not a stack", async () => {
-    const first = await spawnServer(s.name);
-    try {
-      const port = new URL(first.url).port;
-      const env = { PATH: process.env.PATH ?? "/usr/bin:/bin", HOST: "127.0.0.1", PORT: port };
-      const second = await run(process.execPath, [serverEntry(s.name)], { env }).catch(
-        (e: { code: number; stderr: string }) => e,
-      );
-      expect(second).toMatchObject({ code: 1, stderr: expect.stringContaining("is already in use") });
-      expect((second as { stderr: string }).stderr).not.toMatch(/\n\s+at /);
-    } finally {
-      await first.stop();
-    }
+    const port = new URL(server.url).port;
+    const env = { PATH: process.env.PATH ?? "/usr/bin:/bin", HOST: "127.0.0.1", PORT: port };
+    const second = await run(process.execPath, [serverEntry(s.name)], { env }).catch(
+      (e: { code: number; stderr: string }) => e,
+    );
+    expect(second).toMatchObject({ code: 1, stderr: expect.stringContaining("is already in use") });
+    expect((second as { stderr: string }).stderr).not.toMatch(/\n\s+at /);
   });
 
   it("the catalog's ids are callable: POST /actions/<server>/<tool> and MCP's <server>/<tool>", async () => {
-    const def = await loadServer(s.name);
-    const server = await spawnServer(s.name);
-    try {
-      const tool = def.tools.find((t) => !t.openWorld) ?? def.tools[0];
-      const id = `${s.name}/${tool?.name}`;
-      const res = await fetch(`${server.url}/actions/${id}`, {
-        method: "POST",
-        headers: { "content-type": "application/json" },
-        body: JSON.stringify(tool?.example ?? {}),
-      });
-      expect(res.status).toBe(200);
-      const rpc = await fetch(`${server.url}/mcp`, {
-        method: "POST",
-        headers: { "content-type": "application/json", accept: "application/json, text/event-stream" },
-        body: JSON.stringify({
-          jsonrpc: "2.0",
-          id: 1,
-          method: "tools/call",
-          params: { name: id, arguments: tool?.example },
-        }),
-      });
-      expect(((await rpc.json()) as { result?: { isError?: boolean } }).result?.isError).toBeFalsy();
-      const root = (await (await fetch(`${server.url}/`)).json()) as { endpoints?: object; tools?: string[] };
-      expect(root.tools).toEqual(def.tools.map((t) => t.name));
-    } finally {
-      await server.stop();
-    }
+    const tool = def.tools.find((t) => !t.openWorld) ?? def.tools[0];
+    const id = `${s.name}/${tool?.name}`;
+    const res = await fetch(`${server.url}/actions/${id}`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(tool?.example ?? {}),
+    });
+    expect(res.status).toBe(200);
+    const rpc = await fetch(`${server.url}/mcp`, {
+      method: "POST",
+      headers: { "content-type": "application/json", accept: "application/json, text/event-stream" },
+      body: JSON.stringify({
+        jsonrpc: "2.0",
+        id: 1,
+        method: "tools/call",
+        params: { name: id, arguments: tool?.example },
+      }),
+    });
+    expect(((await rpc.json()) as { result?: { isError?: boolean } }).result?.isError).toBeFalsy();
+    const root = (await (await fetch(`${server.url}/`)).json()) as { endpoints?: object; tools?: string[] };
+    expect(root.tools).toEqual(def.tools.map((t) => t.name));
   });
 
   it("--help describes it; an unknown argument exits 2 before binding anything", async () => {

@@ -1,6 +1,6 @@
 /** What every bench section shares: starting processes on loopback, timing series, percentiles, load, RSS. */
-import { type ChildProcess, spawn } from "node:child_process";
-import { readFileSync } from "node:fs";
+import type { ChildProcess } from "node:child_process";
+import { spawnListening } from "@roadnerd/testkit";
 import autocannon from "autocannon";
 
 export const quick = process.argv.includes("--quick");
@@ -19,8 +19,6 @@ export interface Proc {
   child: ChildProcess;
   /** SIGKILL: the bench does not wait. */
   kill(): void;
-  /** SIGTERM, and wait for the exit (a graceful exit writes Node's compile cache). */
-  stop(): Promise<void>;
 }
 
 /** Every process this bench starts, killed on exit even if the bench fails half-way. */
@@ -31,43 +29,14 @@ process.once("exit", () => {
 for (const signal of ["SIGINT", "SIGTERM"] as const) process.once(signal, () => process.exit(130));
 
 /** Start `node args…` with an explicit environment (nothing from the developer's shell) and wait for `listening`. */
-export function start(node: string, args: string[], env: Record<string, string> = {}): Promise<Proc> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(node, args, {
-      env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOST: "127.0.0.1", PORT: "0", LOG_LEVEL: "warn", ...env },
-      stdio: ["ignore", "pipe", "ignore"],
-    });
-    children.add(child);
-    child.once("exit", () => children.delete(child));
-    let buf = "";
-    const timer = setTimeout(() => {
-      child.kill("SIGKILL");
-      reject(new Error("no listening line"));
-    }, 20_000);
-    child.stdout?.on("data", (d: Buffer) => {
-      buf += d.toString();
-      for (const line of buf.split("\n")) {
-        if (!line.includes('"listening"')) continue;
-        clearTimeout(timer);
-        const url = (JSON.parse(line) as { url: string }).url;
-        child.stdout?.removeAllListeners("data");
-        child.stdout?.resume();
-        resolve({
-          url,
-          pid: child.pid as number,
-          child,
-          kill: () => child.kill("SIGKILL"),
-          stop: () =>
-            new Promise<void>((done) => {
-              if (child.exitCode !== null) return done();
-              child.once("exit", () => done());
-              child.kill("SIGTERM");
-            }),
-        });
-        return;
-      }
-    });
+export async function start(node: string, args: string[], env: Record<string, string> = {}): Promise<Proc> {
+  const { url, pid, child } = await spawnListening([node, ...args], {
+    env: { LOG_LEVEL: "warn", ...env },
+    timeoutMs: 20_000,
   });
+  children.add(child);
+  child.once("exit", () => children.delete(child));
+  return { url, pid, child, kill: () => child.kill("SIGKILL") };
 }
 
 /** n timed runs after a short warm-up. */
@@ -94,10 +63,7 @@ export async function post(url: string, body: unknown, headers: Record<string, s
 
 export interface Load {
   rps: number;
-  p50: number;
-  p99: number;
   non2xx: number;
-  errors: number;
 }
 
 /** autocannon for `seconds` at `connections`. */
@@ -107,10 +73,7 @@ export async function load(
   connections = 16,
 ): Promise<Load> {
   const r = await autocannon({ ...opts, connections, duration: seconds });
-  return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx, errors: r.errors };
+  return { rps: r.requests.average, non2xx: r.non2xx };
 }
 
-export function rssMb(pid: number): number {
-  const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
-  return Number(m?.[1] ?? 0) / 1024;
-}
+export { rssMb } from "@roadnerd/conventions/testing";

@@ -54,12 +54,11 @@ export async function benchStartup(node: string, label: string, entry: string, s
   const warm: number[] = [];
   for (let i = 0; i < starts; i++) {
     // Interleaved so drift on the machine hits every series alike.
-    let t0 = process.hrtime.bigint();
+    const t0 = process.hrtime.bigint();
     await run(node, ["-e", "0"]);
     bare.push(ms(t0));
     const cache = mkdtempSync(join(tmpdir(), "rn-bench-cache-"));
     try {
-      t0 = process.hrtime.bigint();
       cold.push(await startOnce(node, entry, { NODE_COMPILE_CACHE: cache }));
       warm.push(await startOnce(node, entry, { NODE_COMPILE_CACHE: cache }));
     } finally {

@@ -4,7 +4,7 @@
  * on an idle server but the deliberate 503 E_BUSY, subprocesses never above MAX_PROCS (counted from /proc,
  * outside the server), /healthz answered throughout. LOAD_SECONDS sets the duration (CI: 8; the bench: 60).
  */
-import { readdirSync, readFileSync } from "node:fs";
+import { pidsWhere, rssMb } from "@roadnerd/conventions/testing";
 import { loadServer, readRegistry } from "@roadnerd/registry";
 import { spawnServer } from "@roadnerd/testkit";
 import autocannon from "autocannon";
@@ -16,21 +16,7 @@ const MAX_PROCS = 4;
 // Low enough that 50 connections reach it: the 503s are part of what is checked.
 const MAX_CALLS = 6;
 
-function childrenOf(pid: number): number {
-  let n = 0;
-  for (const entry of readdirSync("/proc")) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const status = readFileSync(`/proc/${entry}/status`, "utf8");
-      if (new RegExp(`^PPid:\\s+${pid}$`, "m").test(status)) n += 1;
-    } catch {
-      // Gone between the listing and the read.
-    }
-  }
-  return n;
-}
-
-const rssMb = (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1]) / 1024;
+const childrenOf = (pid: number) => pidsWhere("status", (s) => new RegExp(`^PPid:\\s+${pid}$`, "m").test(s)).length;
 
 describe.each(readRegistry())("load on $name", (registered) => {
   it(

@@ -1,14 +1,3 @@
-/**
- * No process is ever spawned with an argument outside its command's template, across an injection corpus,
- * and no process outlives its deadline.
- *
- * 1. Every slot of every command of every registered server, fed the corpus: refused, or an argv that fits
- *    the template exactly with the value in its slot and never as an option.
- * 2. Every tool of every server, fuzzed through the kernel with recording fake binaries on EXEC_PATH: every
- *    argv that reached a process fits one of that tool's own templates.
- * 3. 1,000 forced timeouts of a program that leaves a grandchild behind: no process of theirs survives.
- */
-import { readdirSync, readFileSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { command } from "@roadnerd/conventions";
@@ -20,7 +9,7 @@ import {
   liveProcessGroups,
   matchesTemplate,
 } from "@roadnerd/conventions/internal";
-import { callTool, fakeBinaries } from "@roadnerd/conventions/testing";
+import { callTool, fakeBinaries, isLive, pidsWhere } from "@roadnerd/conventions/testing";
 import { loadServer, readRegistry } from "@roadnerd/registry";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
@@ -169,17 +158,5 @@ describe("no process outlives its deadline", () => {
 
 /** Live (not zombie) processes whose command line carries the marker. */
 function survivorsOf(marker: string): number[] {
-  const found: number[] = [];
-  for (const entry of readdirSync("/proc")) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const cmdline = readFileSync(`/proc/${entry}/cmdline`, "utf8");
-      if (!cmdline.includes(marker)) continue;
-      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
-      if (stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3) !== "Z") found.push(Number(entry));
-    } catch {
-      // Gone between the listing and the read.
-    }
-  }
-  return found;
+  return pidsWhere("cmdline", (c) => c.includes(marker)).filter(isLive);
 }

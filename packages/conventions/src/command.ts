@@ -25,7 +25,7 @@ type SlotName<E> = E extends ArgSlot<infer N> ? N : never;
 /** Values for a command's slots, by slot name. */
 export type SlotValues<N extends string> = Readonly<Record<N, string | number>>;
 
-export const MAX_SLOT_VALUE = 4096;
+const MAX_SLOT_VALUE = 4096;
 const BINARY_NAME = /^[A-Za-z0-9][A-Za-z0-9._+-]{0,63}$/;
 
 export function slot<N extends string>(name: N, pattern: RegExp, options: { prefix?: string } = {}): ArgSlot<N> {

@@ -36,7 +36,8 @@ export function isAllowedHost(hostHeader: string | undefined, options: GuardOpti
   return bind !== "0.0.0.0" && bind !== "::" && name === bind;
 }
 
-function isLoopback(name: string): boolean {
+/** localhost, ::1 or 127.x.x.x (a hostname as hostnameOf gives it: lower case, no brackets). */
+export function isLoopback(name: string): boolean {
   return LOCAL_NAMES.includes(name) || /^127\.\d+\.\d+\.\d+$/.test(name);
 }
 

@@ -8,6 +8,7 @@ import { clientErrorHandler } from "./http/client-errors.ts";
 import { registerCors } from "./http/cors.ts";
 import { registerErrorReplies } from "./http/error-replies.ts";
 import { registerJsonBody } from "./http/json-body.ts";
+import { BODY_LIMIT_BYTES } from "./limits.ts";
 import type { Logger } from "./logger.ts";
 import { maskUrl } from "./mask.ts";
 import { registerActions } from "./routes/actions.ts";
@@ -17,22 +18,19 @@ import { END_FLUSH_MS, registerSse, type SseTracker } from "./routes/sse.ts";
 import { createRuntime, type Runtime, type RuntimeOptions } from "./runtime.ts";
 import type { ServerDef } from "./server-def.ts";
 
-export const BODY_LIMIT_BYTES = 64 * 1024;
 /** Headers must be complete this soon, and the whole request (body included) this soon: a stalled client is dropped. */
-export const HEADERS_TIMEOUT_MS = 5_000;
-export const REQUEST_TIMEOUT_MS = 10_000;
+const HEADERS_TIMEOUT_MS = 5_000;
+const REQUEST_TIMEOUT_MS = 10_000;
 /** An idle keep-alive connection is closed after this long. */
-export const KEEP_ALIVE_MS = 5_000;
+const KEEP_ALIVE_MS = 5_000;
 /** How often Node looks for stalled requests (its default, 30 s, would let them live that much longer). */
-export const CONNECTIONS_CHECK_MS = 1_000;
+const CONNECTIONS_CHECK_MS = 1_000;
 /** Below the usual 1,024 file descriptors, leaving room for subprocess pipes and outbound probes. */
-export const MAX_CONNECTIONS = 768;
-
-const LEVELS = ["trace", "debug", "info", "warn", "error", "fatal", "silent"];
+const MAX_CONNECTIONS = 768;
 
 /** Fastify's own info lines ("Server listening at …") would precede ours; it gets warn and above only. */
 function fastifyLogger(log: Logger): FastifyBaseLogger {
-  const level = LEVELS.indexOf(log.level) > LEVELS.indexOf("warn") ? log.level : "warn";
+  const level = log.levelVal > (log.levels.values.warn ?? 40) ? log.level : "warn";
   return log.child({}, { level }) as FastifyBaseLogger;
 }
 

@@ -31,7 +31,7 @@ export {
 } from "./limits.ts";
 export type { Logger } from "./logger.ts";
 export { runMain } from "./main.ts";
-export { isSecretHeader, MASK, maskHeaders, maskText, maskUrl } from "./mask.ts";
+export { isSecretHeader, MASK, maskHeaders, maskText, maskUrl, shownUrl } from "./mask.ts";
 export {
   type ChainStop,
   DEFAULT_BODY_PREFIX_BYTES,
@@ -61,7 +61,6 @@ export {
   DEADLINE_MARGIN_MS,
   DIAGNOSIS_CODES,
   type DiagnosisCode,
-  errnoOf,
   hostPort,
   type SocketFailure,
   type SocketFailureKind,

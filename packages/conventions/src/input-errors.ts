@@ -16,7 +16,7 @@ export function invalidInput(tool: InputSpec, error: z.ZodError): DiagError {
   const seen = new Set<string>();
   const issues = error.issues.filter((issue) => {
     const key = issue.code === "unrecognized_keys" ? "(keys)" : issue.path.join(".");
-    if (seen.has(key) || /9007199254740991/.test(issue.message)) return false;
+    if (seen.has(key) || implicitSafeIntBound(issue)) return false;
     seen.add(key);
     return true;
   });
@@ -30,6 +30,11 @@ export function invalidInput(tool: InputSpec, error: z.ZodError): DiagError {
   return new DiagError("E_INVALID_INPUT", `${tool.name}: ${parts.join("; ")}`, {
     hint: `example: ${JSON.stringify(tool.example)}`,
   });
+}
+
+function implicitSafeIntBound(issue: z.core.$ZodIssue): boolean {
+  const bound = (issue as { maximum?: unknown; minimum?: unknown }).maximum ?? (issue as { minimum?: unknown }).minimum;
+  return bound === Number.MAX_SAFE_INTEGER || bound === Number.MIN_SAFE_INTEGER;
 }
 
 // biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point

@@ -4,7 +4,7 @@
  */
 
 export { type Capabilities, detectCapabilities, detectContainer } from "./capabilities.ts";
-export { binariesOf, buildArgv, checkAllowed, fitsSlot, matchesTemplate } from "./command.ts";
+export { buildArgv, checkAllowed, matchesTemplate } from "./command.ts";
 export { baseEnvShape, DEFAULT_EXEC_PATH, DEFAULT_HOST, loadConfig } from "./config.ts";
 export { renderErrorTable } from "./error-table.ts";
 export { ERROR_CODES, ERROR_MEANING, ERROR_STATUS, type ErrorBody, errorBody, toDiagError } from "./errors.ts";
@@ -13,9 +13,7 @@ export {
   DEFAULT_EXEC_MAX_BYTES,
   type Exec,
   type ExecOptions,
-  KILL_GRACE_MS,
   liveProcessGroups,
-  spawnChecked,
 } from "./exec.ts";
 export { commonInputShape, MIN_TIMEOUT_MS, runIdField } from "./fields.ts";
 export {
@@ -26,20 +24,19 @@ export {
   isAllowedHost,
   isAllowedOrigin,
 } from "./guards.ts";
-export { BODY_LIMIT_BYTES, buildApp, buildHttpApp } from "./http-app.ts";
+export { buildApp, buildHttpApp } from "./http-app.ts";
 export { MAX_INPUT_STRING } from "./input-errors.ts";
 export { createLogger } from "./logger.ts";
 export { buildOpenApi } from "./openapi.ts";
 export {
   createOutboundPolicy,
-  DEFAULT_DENY,
   type OutboundConfig,
   toProbeFailure,
   unwrapIPv4,
 } from "./outbound/index.ts";
-export { METADATA_ENTRIES, renderMetadataTable, UNROUTABLE } from "./outbound/metadata.ts";
-export { runParsedStream, runStream, type StreamEnd, type StreamOptions } from "./run-stream.ts";
-export { DEADLINE_GRACE_MS, parseInput, runParsedTool, runTool, type ToolCallOptions } from "./run-tool.ts";
+export { renderMetadataTable } from "./outbound/metadata.ts";
+export { runStream, type StreamEnd } from "./run-stream.ts";
+export { parseInput, runParsedTool, runTool } from "./run-tool.ts";
 export { createRuntime, type Runtime, type RuntimeOptions } from "./runtime.ts";
 export { inputJsonSchema, type JsonSchema, outputJsonSchema } from "./schemas.ts";
 export { renderServerReference } from "./server-docs.ts";

@@ -9,9 +9,6 @@ export type Release = () => void;
 export interface Limiter {
   readonly max: number;
   readonly active: number;
-  readonly waiting: number;
-  /** The highest `active` seen: what the load suite checks against `max`. */
-  readonly peak: number;
   /** A slot now, or E_BUSY naming `what`. */
   take(what: string): Release;
   /** E_BUSY now if there is no free slot (the slot itself is taken later). */
@@ -25,11 +22,9 @@ export const RETRY_AFTER_S = 1;
 
 export function createLimiter(max: number, kind: string): Limiter {
   let active = 0;
-  let peak = 0;
   const queue: Array<() => void> = [];
   const grant = (): Release => {
     active += 1;
-    peak = Math.max(peak, active);
     let released = false;
     return () => {
       if (released) return;
@@ -42,12 +37,6 @@ export function createLimiter(max: number, kind: string): Limiter {
     max,
     get active() {
       return active;
-    },
-    get waiting() {
-      return queue.length;
-    },
-    get peak() {
-      return peak;
     },
     take(what) {
       this.check(what);

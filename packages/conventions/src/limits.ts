@@ -5,6 +5,9 @@ export const DEFAULT_LIST_LIMIT = 20;
 export const MAX_LIST_LIMIT = 500;
 export const DEFAULT_TEXT_LIMIT = 300;
 
+/** The largest request body over HTTP and the largest message over stdio: tool inputs are small. */
+export const BODY_LIMIT_BYTES = 64 * 1024;
+
 /** The `limit` input every list-returning tool accepts. */
 export const limitInput = z
   .number()

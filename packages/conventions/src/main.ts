@@ -1,6 +1,7 @@
 /** Process entry for every server: HTTP by default, `--stdio` for MCP over stdin/stdout. */
 import module from "node:module";
 import type { BaseConfig } from "./config.ts";
+import { isLoopback } from "./guards.ts";
 import { createRuntime, type Runtime } from "./runtime.ts";
 import type { ServerDef } from "./server-def.ts";
 
@@ -66,17 +67,16 @@ async function serveStdioMain<C extends BaseConfig>(def: ServerDef<C>): Promise<
   for (const signal of ["SIGTERM", "SIGINT", "SIGHUP"] as const) process.once(signal, () => process.exit(0));
 }
 
-/** A bind that other machines (or containers) can reach: anything but loopback. */
-export function isLoopbackHost(host: string): boolean {
-  const h = host.replace(/^\[|\]$/g, "").toLowerCase();
-  return h === "localhost" || h === "::1" || /^127\.\d+\.\d+\.\d+$/.test(h);
-}
-
 async function serveHttpMain<C extends BaseConfig>(def: ServerDef<C>): Promise<void> {
   const runtime = runtimeOrExit(def, 1);
   if (!runtime) return;
   const { config, log } = runtime;
-  if (!isLoopbackHost(config.HOST) && !config.AUTH_TOKEN && !config.ALLOW_UNAUTHENTICATED) {
+  // A bind that other machines (or containers) can reach: anything but loopback.
+  if (
+    !isLoopback(config.HOST.replace(/^\[|\]$/g, "").toLowerCase()) &&
+    !config.AUTH_TOKEN &&
+    !config.ALLOW_UNAUTHENTICATED
+  ) {
     process.stderr.write(
       `refusing to bind ${config.HOST} without AUTH_TOKEN: anyone who can reach it could run these tools. ` +
         "Set AUTH_TOKEN (16+ chars), bind 127.0.0.1, or — only for a container whose port is published on the " +

@@ -1,4 +1,5 @@
 /** Secret masking for everything we echo or log: headers, URLs, free text. */
+import { cutText } from "./limits.ts";
 
 export const MASK = "[masked]";
 
@@ -44,6 +45,11 @@ export function maskHeaders(headers: Record<string, string | string[] | undefine
 /** Every absolute URL inside a header value (Refresh: 0; url=…, Link: <…>; rel=…) masked in place. */
 function maskUrlsIn(value: string): string {
   return value.replace(/https?:\/\/[^\s<>"',;]+/gi, (u) => maskUrl(u));
+}
+
+/** A URL as a result shows it: masked, then cut to `max` characters. */
+export function shownUrl(raw: string, max = 300): string {
+  return cutText(maskUrl(raw), max);
 }
 
 /** Mask userinfo and secret-looking query parameters in a URL; non-URLs pass through maskText. */

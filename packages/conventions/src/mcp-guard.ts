@@ -5,23 +5,17 @@
  */
 import {
   CallToolRequestSchema,
-  ErrorCode,
   InitializeRequestSchema,
   type JSONRPCMessage,
   JSONRPCMessageSchema,
   ListToolsRequestSchema,
   PingRequestSchema,
 } from "@modelcontextprotocol/sdk/types.js";
-import type { ErrorCode as OurCode } from "./errors.ts";
-
-export interface RpcError {
-  jsonrpc: "2.0";
-  id: string | number | null;
-  error: { code: number; message: string; data: { code: OurCode } };
-}
+import { RPC, type RpcError, rpcError } from "./mcp-rpc.ts";
 
 export type Checked =
-  | { ok: true; message: JSONRPCMessage }
+  /** `isRequest` (an id and a method) and `isInitialize`, known from the checks already made. */
+  | { ok: true; message: JSONRPCMessage; isRequest: boolean; isInitialize: boolean }
   /** `response` is undefined for a bad notification: there is nobody to answer. */
   | { ok: false; status: number; response: RpcError | undefined };
 
@@ -31,10 +25,6 @@ const PARAMS_SCHEMAS: Readonly<Record<string, { safeParse(v: unknown): { success
   "tools/call": CallToolRequestSchema,
   ping: PingRequestSchema,
 };
-
-export function rpcError(id: string | number | null, code: number, message: string, ours: OurCode): RpcError {
-  return { jsonrpc: "2.0", id, error: { code, message, data: { code: ours } } };
-}
 
 /** "params.arguments: expected record, received array" — the first issues, no dump. */
 function cleanIssues(error: unknown): string {
@@ -79,14 +69,14 @@ export function checkMessage(raw: unknown): Checked {
     return {
       ok: false,
       status: 400,
-      response: rpcError(null, ErrorCode.InvalidRequest, `${message}: send one message per request`, "E_INVALID_INPUT"),
+      response: rpcError(null, RPC.InvalidRequest, `${message}: send one message per request`, "E_INVALID_INPUT"),
     };
   }
   if (!raw || typeof raw !== "object") {
     return {
       ok: false,
       status: 400,
-      response: rpcError(null, ErrorCode.InvalidRequest, "not a JSON-RPC 2.0 message", "E_INVALID_INPUT"),
+      response: rpcError(null, RPC.InvalidRequest, "not a JSON-RPC 2.0 message", "E_INVALID_INPUT"),
     };
   }
   const message = raw as Record<string, unknown>;
@@ -100,11 +90,12 @@ export function checkMessage(raw: unknown): Checked {
     const parsed = schema.safeParse({ method: message.method, params: message.params });
     if (!parsed.success) {
       const text = `${message.method}: invalid params: ${cleanIssues(parsed.error)}`;
-      return { ok: false, status: 200, response: rpcError(id, ErrorCode.InvalidParams, text, "E_INVALID_INPUT") };
+      return { ok: false, status: 200, response: rpcError(id, RPC.InvalidParams, text, "E_INVALID_INPUT") };
     }
   }
+  const known = { isRequest, isInitialize: message.method === "initialize" };
   // The common case costs no schema parse: a request or notification with the envelope's basic shape.
-  if (wellFormed(message)) return { ok: true, message: message as JSONRPCMessage };
+  if (wellFormed(message)) return { ok: true, message: message as JSONRPCMessage, ...known };
   // The mistakes a hand-written message makes, said plainly (the union schema's own words are not).
   const plain =
     message.jsonrpc !== "2.0"
@@ -115,12 +106,7 @@ export function checkMessage(raw: unknown): Checked {
           ? "method must be a string"
           : undefined;
   if (plain) {
-    const response = rpcError(
-      null,
-      ErrorCode.InvalidRequest,
-      `not a JSON-RPC 2.0 message: ${plain}`,
-      "E_INVALID_INPUT",
-    );
+    const response = rpcError(null, RPC.InvalidRequest, `not a JSON-RPC 2.0 message: ${plain}`, "E_INVALID_INPUT");
     return { ok: false, status: 400, response };
   }
   const envelope = JSONRPCMessageSchema.safeParse(raw);
@@ -129,8 +115,8 @@ export function checkMessage(raw: unknown): Checked {
     return {
       ok: false,
       status: 400,
-      response: "id" in message ? rpcError(id, ErrorCode.InvalidRequest, text, "E_INVALID_INPUT") : undefined,
+      response: "id" in message ? rpcError(id, RPC.InvalidRequest, text, "E_INVALID_INPUT") : undefined,
     };
   }
-  return { ok: true, message: envelope.data };
+  return { ok: true, message: envelope.data, ...known };
 }

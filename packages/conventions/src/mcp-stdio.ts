@@ -4,8 +4,9 @@
  * same guard as HTTP; a closed or full stdout ends the process quietly (exit 0), never with a stack.
  */
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import { ErrorCode, type JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
-import { checkMessage, type RpcError, rpcError } from "./mcp-guard.ts";
+import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+import { checkMessage } from "./mcp-guard.ts";
+import { RPC, type RpcError, rpcError } from "./mcp-rpc.ts";
 
 export class LineTransport implements Transport {
   onclose?: () => void;
@@ -65,9 +66,7 @@ export class LineTransport implements Transport {
   #tooLarge(): void {
     this.#chunks = [];
     this.#size = 0;
-    this.#reply(
-      rpcError(null, ErrorCode.InvalidRequest, `message larger than ${this.#maxBytes} bytes`, "E_INVALID_INPUT"),
-    );
+    this.#reply(rpcError(null, RPC.InvalidRequest, `message larger than ${this.#maxBytes} bytes`, "E_INVALID_INPUT"));
   }
 
   #handle(line: string): void {
@@ -75,7 +74,7 @@ export class LineTransport implements Transport {
     try {
       raw = JSON.parse(line);
     } catch {
-      this.#reply(rpcError(null, ErrorCode.ParseError, "Parse error: not JSON", "E_INVALID_INPUT"));
+      this.#reply(rpcError(null, RPC.ParseError, "Parse error: not JSON", "E_INVALID_INPUT"));
       return;
     }
     const checked = checkMessage(raw);

@@ -7,23 +7,17 @@
  */
 
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import {
-  ErrorCode,
-  isInitializeRequest,
-  isJSONRPCRequest,
-  type JSONRPCRequest,
-  SUPPORTED_PROTOCOL_VERSIONS,
-} from "@modelcontextprotocol/sdk/types.js";
+import { type JSONRPCRequest, SUPPORTED_PROTOCOL_VERSIONS } from "@modelcontextprotocol/sdk/types.js";
 import type { FastifyReply, FastifyRequest } from "fastify";
-import { RETRY_AFTER_S } from "./limiter.ts";
+import type { DiagError } from "./errors.ts";
+import { callerGone } from "./http/caller-gone.ts";
+import { BODY_LIMIT_BYTES } from "./limits.ts";
 import { callTool, createMcpServer, listTools } from "./mcp.ts";
-import { checkMessage, rpcError } from "./mcp-guard.ts";
+import { checkMessage } from "./mcp-guard.ts";
 import { MuxTransport } from "./mcp-mux.ts";
+import { RPC, rpcError, transportErrorBody } from "./mcp-rpc.ts";
 import { LineTransport } from "./mcp-stdio.ts";
 import type { Runtime } from "./runtime.ts";
-
-/** The largest stdio message, as the HTTP body limit: tool inputs are small. */
-export const MAX_STDIO_MESSAGE_BYTES = 64 * 1024;
 
 const servers = new WeakMap<Runtime<unknown>, { server: Server; mux: MuxTransport }>();
 
@@ -48,9 +42,8 @@ function directResult(runtime: Runtime<unknown>, message: JSONRPCRequest, signal
   return callTool(runtime, params, signal);
 }
 
-/** As the SDK's transport answers a request it cannot take: a JSON-RPC error with id null. */
 function transportError(reply: FastifyReply, status: number, message: string): void {
-  void reply.code(status).send({ jsonrpc: "2.0", error: { code: -32000, message }, id: null });
+  void reply.code(status).send(transportErrorBody(message));
 }
 
 export async function handleMcpPost(
@@ -71,7 +64,7 @@ export async function handleMcpPost(
     return void reply.code(checked.status).send(checked.response);
   }
   const message = checked.message;
-  if (!isInitializeRequest(message)) {
+  if (!checked.isInitialize) {
     const version = request.headers["mcp-protocol-version"];
     if (typeof version === "string" && !SUPPORTED_PROTOCOL_VERSIONS.includes(version)) {
       return transportError(
@@ -82,24 +75,27 @@ export async function handleMcpPost(
     }
   }
   const mux = await muxFor(runtime);
-  if (!isJSONRPCRequest(message)) {
+  if (!checked.isRequest) {
     mux.notify(message);
     return void reply.code(202).send();
   }
+  const rpcRequest = message as JSONRPCRequest;
   // At the call bound, refuse before anything runs: 503 with Retry-After, as on /actions.
-  if (message.method === "tools/call" && runtime.calls.active >= runtime.calls.max) {
-    const busy = rpcError(message.id, ErrorCode.InternalError, "server busy: retry later", "E_BUSY");
-    return void reply.code(503).header("retry-after", String(RETRY_AFTER_S)).send(busy);
+  if (rpcRequest.method === "tools/call") {
+    try {
+      runtime.calls.check("/mcp");
+    } catch (err) {
+      const busy = err as DiagError;
+      const body = rpcError(rpcRequest.id, RPC.InternalError, "server busy: retry later", busy.code);
+      return void reply.code(busy.status).header("retry-after", String(busy.retryAfterS)).send(body);
+    }
   }
-  const gone = new AbortController();
-  reply.raw.once("close", () => {
-    if (!reply.raw.writableFinished) gone.abort();
-  });
+  const gone = callerGone(reply);
   // tools/list and tools/call, already checked, go straight to the same handlers the Server uses: the SDK's
   // request machinery (three more schema parses, a result parse) would double the cost of a call.
-  const direct = directResult(runtime, message, gone.signal);
-  if (direct) return void reply.code(200).send({ jsonrpc: "2.0", id: message.id, result: await direct });
-  const response = await mux.request(message, gone.signal);
+  const direct = directResult(runtime, rpcRequest, gone);
+  if (direct) return void reply.code(200).send({ jsonrpc: "2.0", id: rpcRequest.id, result: await direct });
+  const response = await mux.request(rpcRequest, gone);
   if (!response) return; // The client went away; its call was cancelled.
   return void reply.code(200).header("content-type", "application/json").send(response);
 }
@@ -108,5 +104,5 @@ export async function serveStdio(runtime: Runtime<unknown>): Promise<void> {
   // A reader that went away (EPIPE) or a full disk behind stdout: nothing left to say to anyone; leave quietly.
   process.stdout.on("error", () => process.exit(0));
   const server = createMcpServer(runtime);
-  await server.connect(new LineTransport(process.stdin, process.stdout, MAX_STDIO_MESSAGE_BYTES));
+  await server.connect(new LineTransport(process.stdin, process.stdout, BODY_LIMIT_BYTES));
 }

@@ -123,7 +123,6 @@ async function execute<T extends AnyTool>(
   runtime: Runtime<unknown>,
   signal: AbortSignal,
 ): Promise<Stamped> {
-  const options = { signal };
   const timeoutMs = (input.timeout_ms as number | undefined) ?? DEFAULT_TIMEOUT_MS;
   const runId = input.run_id as string | undefined;
   const started = performance.now();
@@ -133,8 +132,8 @@ async function execute<T extends AnyTool>(
     timeoutMs,
   );
   const onCallerGone = () => controller.abort(new DiagError("E_TIMEOUT", `${tool.name} cancelled by the caller`));
-  if (options.signal?.aborted) onCallerGone();
-  options.signal?.addEventListener("abort", onCallerGone, { once: true });
+  if (signal.aborted) onCallerGone();
+  signal.addEventListener("abort", onCallerGone, { once: true });
   const remaining = () => Math.max(1, Math.round(timeoutMs - (performance.now() - started)));
   const ctx: ToolContext<unknown> = {
     log: runtime.log.child({ tool: tool.name, run_id: runId }),
@@ -169,7 +168,7 @@ async function execute<T extends AnyTool>(
   } finally {
     clearTimeout(deadline);
     clearTimeout(hardStop);
-    options.signal?.removeEventListener("abort", onCallerGone);
+    signal.removeEventListener("abort", onCallerGone);
     // The call has answered: whatever the handler still has in flight (a probe, a process) stops now.
     controller.abort(new DiagError("E_TIMEOUT", `${tool.name} already answered`));
   }

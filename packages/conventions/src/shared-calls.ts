@@ -19,17 +19,14 @@ export interface SharedCalls {
     cacheMs: number,
     work: (signal: AbortSignal) => Promise<T>,
   ): Promise<T>;
-  /** Executions in flight and cache entries, for tests and the bench. */
-  stats(): { inFlight: number; cached: number; joined: number };
 }
 
 /** At most this many cached snapshots; the oldest goes first. */
-export const MAX_CACHED = 256;
+const MAX_CACHED = 256;
 
 export function createSharedCalls(): SharedCalls {
   const flights = new Map<string, Flight<unknown>>();
   const cache = new Map<string, { value: unknown; expires: number }>();
-  let joined = 0;
 
   function cached(key: string): { value: unknown } | undefined {
     const hit = cache.get(key);
@@ -83,10 +80,7 @@ export function createSharedCalls(): SharedCalls {
       const hit = cached(key);
       if (hit) return Promise.resolve(hit.value as T);
       const current = flights.get(key) as Flight<T> | undefined;
-      if (current) {
-        joined += 1;
-        return wait(current, signal);
-      }
+      if (current) return wait(current, signal);
       const controller = new AbortController();
       const flight: Flight<T> = { promise: Promise.resolve() as Promise<T>, controller, waiters: 0 };
       flight.promise = (async () => {
@@ -101,7 +95,6 @@ export function createSharedCalls(): SharedCalls {
       flights.set(key, flight as Flight<unknown>);
       return wait(flight, signal);
     },
-    stats: () => ({ inFlight: flights.size, cached: cache.size, joined }),
   };
 }
 

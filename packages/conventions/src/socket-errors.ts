@@ -36,7 +36,7 @@ const CLOSED = new Set(["ECONNRESET", "EPIPE", "UND_ERR_SOCKET", "UND_ERR_CLOSED
 const TIMEOUTS = new Set(["ETIMEDOUT", "UND_ERR_CONNECT_TIMEOUT", "UND_ERR_HEADERS_TIMEOUT", "UND_ERR_BODY_TIMEOUT"]);
 const DNS = new Set(["ENOTFOUND", "EAI_AGAIN", "EAI_NONAME", "EAI_FAIL", "EAI_NODATA"]);
 
-export const CODE_OF_KIND: Readonly<Record<SocketFailureKind, DiagnosisCode>> = {
+const CODE_OF_KIND: Readonly<Record<SocketFailureKind, DiagnosisCode>> = {
   refused: "E_CONN_REFUSED",
   closed: "E_CONN_REFUSED",
   timeout: "E_TIMEOUT",

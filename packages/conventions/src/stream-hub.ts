@@ -62,9 +62,11 @@ export function createStreamHub(runtime: () => Runtime<unknown>): StreamHub {
     else pump(sub, stamped);
   }
 
-  /** Run the producer; called once its first subscriber is in, so its first message has someone to reach. */
-  function run(key: string, producer: Producer, stream: AnyStream, input: Record<string, unknown>): void {
-    const { run_id: _r, duration_ms: _d, ...shared } = input;
+  /**
+   * Run the producer on the input its subscribers share (no run_id, no duration); called once its first
+   * subscriber is in, so its first message has someone to reach.
+   */
+  function run(key: string, producer: Producer, stream: AnyStream, shared: Record<string, unknown>): void {
     runParsedStream(stream, shared, runtime(), {
       signal: producer.controller.signal,
       unbounded: true,
@@ -94,8 +96,8 @@ export function createStreamHub(runtime: () => Runtime<unknown>): StreamHub {
       if (stream.shared === false) {
         return runParsedStream(stream, input, runtime(), { send: options.send, signal: options.signal });
       }
-      const { duration_ms: _d, ...rest } = input;
-      const key = callKey(stream.name, rest);
+      const { duration_ms: _d, run_id: _r, ...shared } = input;
+      const key = callKey(stream.name, shared);
       const existing = producers.get(key);
       const producer: Producer = existing ?? { subs: new Set(), controller: new AbortController() };
       if (!existing) producers.set(key, producer);
@@ -128,7 +130,7 @@ export function createStreamHub(runtime: () => Runtime<unknown>): StreamHub {
         producer.subs.add(sub);
         if (options.signal?.aborted) return onGone();
         options.signal?.addEventListener("abort", onGone, { once: true });
-        if (!existing) run(key, producer, stream, input);
+        if (!existing) run(key, producer, stream, shared);
       });
     },
     stats() {

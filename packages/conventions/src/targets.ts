@@ -4,6 +4,7 @@
  * and a probe never starts for a target the policy forbids. Names are resolved, and checked again, only when
  * the work connects.
  */
+import { portOf } from "./outbound/http-probe.ts";
 import type { OutboundPolicy } from "./outbound/policy.ts";
 
 export type TargetKind = "url" | "host" | "ip";
@@ -22,7 +23,6 @@ export function checkTargets(
       continue;
     }
     const url = new URL(value);
-    const port = url.port ? Number(url.port) : url.protocol === "https:" ? 443 : 80;
-    policy.checkTarget(url.hostname, port);
+    policy.checkTarget(url.hostname, portOf(url));
   }
 }

@@ -1,8 +1,9 @@
 import type { FastifyInstance } from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { BODY_LIMIT_BYTES, buildApp } from "../src/http-app.ts";
+import { buildApp } from "../src/http-app.ts";
+import { BODY_LIMIT_BYTES } from "../src/limits.ts";
+import { silentLogger } from "../src/testing/silent-logger.ts";
 import { demoServer, earlyWork } from "./fixtures/demo-server.ts";
-import { silentLogger } from "./fixtures/silent-logger.ts";
 
 let app: FastifyInstance;
 

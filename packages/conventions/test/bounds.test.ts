@@ -3,15 +3,15 @@
  * calls and streams beyond their bounds get 503 E_BUSY with Retry-After while /healthz still answers;
  * subprocesses beyond MAX_PROCS wait their turn; identical calls run once; identical streams share one producer.
  */
-import { readFile } from "node:fs/promises";
+import { readFile, rm } from "node:fs/promises";
 import type { AddressInfo } from "node:net";
 import type { FastifyInstance } from "fastify";
 import { request } from "undici";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { buildHttpApp } from "../src/http-app.ts";
-import { createRuntime, type Runtime } from "../src/runtime.ts";
+import type { Runtime } from "../src/runtime.ts";
 import { type FakeBinaries, fakeBinaries } from "../src/testing/fake-binaries.ts";
-import { silentLogger } from "../src/testing/silent-logger.ts";
+import { testRuntime } from "../src/testing/inject.ts";
 import { boundsServer, producers } from "./fixtures/bounds-server.ts";
 
 let bin: FakeBinaries;
@@ -26,9 +26,8 @@ beforeAll(async () => {
     probe:
       'start=$(/bin/date +%s%N); /bin/sleep "$(/usr/bin/printf "0.%03d" "$2")"; echo "$1 $start $(/bin/date +%s%N)" >> "$(/usr/bin/dirname "$0")/runs.log"; echo "ran $1"',
   });
-  runtime = createRuntime(boundsServer, {
+  runtime = testRuntime(boundsServer, {
     env: { EXEC_PATH: bin.dir, MAX_CALLS: "4", MAX_STREAMS: "3", MAX_PROCS: "2" },
-    logger: silentLogger(),
   });
   app = await buildHttpApp(runtime);
   await app.listen({ host: "127.0.0.1", port: 0 });
@@ -76,7 +75,7 @@ function peakOverlap(intervals: Array<{ start: number; end: number }>): number {
 }
 
 beforeEach(async () => {
-  await import("node:fs/promises").then((fs) => fs.rm(log(), { force: true }));
+  await rm(log(), { force: true });
 });
 
 describe("bounds on concurrent work", () => {
@@ -177,7 +176,6 @@ describe("identical work runs once", () => {
   });
 
   it("identical streams share one producer; each keeps its run_id and its own duration", async () => {
-    producers.peak = producers.active;
     const startedBefore = producers.started;
     const read = async (runId: string, duration: number) => {
       const res = await request(
@@ -208,9 +206,7 @@ describe("shutdown", () => {
     const warnings: string[] = [];
     const onWarning = (w: Error) => warnings.push(`${w.name}: ${w.message}`);
     process.on("warning", onWarning);
-    const closing = await buildHttpApp(
-      createRuntime(boundsServer, { env: { MAX_STREAMS: "64" }, logger: silentLogger() }),
-    );
+    const closing = await buildHttpApp(testRuntime(boundsServer, { env: { MAX_STREAMS: "64" } }));
     await closing.listen({ host: "127.0.0.1", port: 0 });
     const url = `http://127.0.0.1:${(closing.server.address() as AddressInfo).port}`;
     const reads = Array.from({ length: 50 }, async (_, n) => {

@@ -1,4 +1,3 @@
-import { readFileSync } from "node:fs";
 import { chmod, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -6,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildArgv, checkAllowed, command, slot } from "../src/command.ts";
 import { DiagError } from "../src/errors.ts";
 import { createExec } from "../src/exec.ts";
+import { isLive } from "../src/testing/procfs.ts";
 
 let dir: string;
 
@@ -13,16 +13,6 @@ async function fake(name: string, script: string): Promise<void> {
   const path = join(dir, name);
   await writeFile(path, `#!/bin/sh\n${script}\n`);
   await chmod(path, 0o755);
-}
-
-/** Running (not gone, not a zombie waiting for a reaper that is not ours). */
-function alive(pid: number): boolean {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    return stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3) !== "Z";
-  } catch {
-    return false;
-  }
 }
 
 beforeAll(async () => {
@@ -133,7 +123,7 @@ describe("createExec", () => {
     expect(grandchild).toBeGreaterThan(0);
     // SIGKILL follows SIGTERM after a short grace; give the kernel a moment to reap.
     await new Promise((r) => setTimeout(r, 400));
-    expect(alive(grandchild)).toBe(false);
+    expect(isLive(grandchild)).toBe(false);
   });
 
   it("aborts when the caller's signal fires", async () => {

@@ -10,8 +10,7 @@ import { pino } from "pino";
 import { request } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildHttpApp } from "../src/http-app.ts";
-import { createRuntime } from "../src/runtime.ts";
-import { silentLogger } from "../src/testing/silent-logger.ts";
+import { testRuntime } from "../src/testing/inject.ts";
 import { boundsServer } from "./fixtures/bounds-server.ts";
 import { demoServer } from "./fixtures/demo-server.ts";
 
@@ -23,7 +22,7 @@ const logged: Array<Record<string, unknown>> = [];
 beforeAll(async () => {
   const logger = pino({ level: "warn" }, { write: (line: string) => void logged.push(JSON.parse(line)) });
   app = await buildHttpApp(
-    createRuntime(demoServer, { env: { AUTH_TOKEN: TOKEN, ALLOWED_ORIGINS: "https://inspector.example" }, logger }),
+    testRuntime(demoServer, { env: { AUTH_TOKEN: TOKEN, ALLOWED_ORIGINS: "https://inspector.example" }, logger }),
   );
   await app.listen({ host: "127.0.0.1", port: 0 });
   port = (app.server.address() as AddressInfo).port;
@@ -201,7 +200,7 @@ describe("CORS for browser MCP clients", () => {
 
 describe("a client that stops reading a stream", () => {
   it("loses it at its duration, and pings do not pile up listeners", async () => {
-    const bounds = await buildHttpApp(createRuntime(boundsServer, { env: {}, logger: silentLogger() }));
+    const bounds = await buildHttpApp(testRuntime(boundsServer, { env: {} }));
     await bounds.listen({ host: "127.0.0.1", port: 0 });
     const warnings: string[] = [];
     const onWarning = (w: Error) => warnings.push(w.name);

@@ -5,8 +5,8 @@ import type { FastifyInstance } from "fastify";
 import { request } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildApp } from "../src/http-app.ts";
+import { silentLogger } from "../src/testing/silent-logger.ts";
 import { demoServer } from "./fixtures/demo-server.ts";
-import { silentLogger } from "./fixtures/silent-logger.ts";
 
 let app: FastifyInstance;
 let base: string;

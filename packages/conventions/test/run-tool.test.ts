@@ -1,11 +1,9 @@
 /** runTool without HTTP: a tool runs only its own commands, with the call's deadline; results keep their type. */
-import { chmod, mkdtemp, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { command } from "../src/command.ts";
 import { createKit } from "../src/kit.ts";
+import { type FakeBinaries, fakeBinaries } from "../src/testing/fake-binaries.ts";
 import { callTool } from "../src/testing/inject.ts";
 import { demoPackage } from "./fixtures/demo-server.ts";
 
@@ -54,14 +52,14 @@ const greet = kit.defineTool({
 });
 
 const server = kit.defineServer({ package: demoPackage, instructions: "x", tools: [hang, thief, greet] });
+let bin: FakeBinaries;
 let dir: string;
 
 beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), "rn-run-tool-"));
-  await writeFile(join(dir, "hang"), "#!/bin/sh\nexec /bin/sleep 30\n");
-  await chmod(join(dir, "hang"), 0o755);
+  bin = await fakeBinaries({ hang: "exec /bin/sleep 30" });
+  dir = bin.dir;
 });
-afterAll(() => rm(dir, { recursive: true, force: true }));
+afterAll(() => bin?.cleanup());
 
 describe("runTool", () => {
   it("the server's allowlist is the union of its tools' commands", () => {

@@ -13,8 +13,5 @@ export const PLANNED_PORTS: Readonly<Record<string, number>> = {
 export function plannedPort(name: string, used: readonly number[]): number {
   const planned = Object.hasOwn(PLANNED_PORTS, name) ? PLANNED_PORTS[name] : undefined;
   if (planned !== undefined) return planned;
-  const taken = new Set([...used, ...Object.values(PLANNED_PORTS)]);
-  let port = Math.max(...taken) + 1;
-  while (taken.has(port)) port += 1;
-  return port;
+  return Math.max(...used, ...Object.values(PLANNED_PORTS)) + 1;
 }

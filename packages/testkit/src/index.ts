@@ -33,4 +33,12 @@ export {
   type TestServerOptions,
 } from "./http-servers.ts";
 export { createNetnsLab, NetnsLab, netnsSkipReason, type VethEnd } from "./netns.ts";
-export { REPO_ROOT, type SpawnedServer, type SpawnOptions, serverEntry, spawnServer } from "./spawn-server.ts";
+export {
+  type ListeningProcess,
+  type ListenOptions,
+  type SpawnedServer,
+  type SpawnOptions,
+  serverEntry,
+  spawnListening,
+  spawnServer,
+} from "./spawn-server.ts";

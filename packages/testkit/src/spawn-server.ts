@@ -1,49 +1,46 @@
-/** Spawn a built server (servers/<name>/dist/main.js) on port 0 and wait for its "listening" log line. */
+/** Spawn a process that logs a JSON "listening" line with its url (a built server), and wait for that line. */
 import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync } from "node:fs";
-import { fileURLToPath } from "node:url";
-
-export const REPO_ROOT = fileURLToPath(new URL("../../../", import.meta.url));
+import { join } from "node:path";
+import { REPO_ROOT } from "@roadnerd/registry";
 
 export function serverEntry(name: string): string {
-  const entry = `${REPO_ROOT}servers/${name}/dist/main.js`;
+  const entry = join(REPO_ROOT, "servers", name, "dist/main.js");
   if (!existsSync(entry)) throw new Error(`${entry} is missing: run \`pnpm build\` first`);
   return entry;
 }
 
-export interface SpawnedServer {
+export interface ListeningProcess {
   url: string;
   pid: number;
   child: ChildProcess;
   /** Every stdout line so far (JSON log lines). */
   lines: string[];
-  /** The AUTH_TOKEN it runs with, if any (pass it to createClient). */
-  token: string | undefined;
+  /** SIGTERM, SIGKILL after 2 s; resolves on exit. */
   stop(): Promise<void>;
 }
 
-export interface SpawnOptions {
+export interface ListenOptions {
+  /** Added to a clean environment: PATH, HOST=127.0.0.1, PORT=0 (nothing else from the caller's shell). */
   env?: Record<string, string>;
-  /** Prefix the command, e.g. ["ip", "netns", "exec", "rn-ns1"]. */
-  wrap?: string[];
-  args?: string[];
   timeoutMs?: number;
 }
 
-export async function spawnServer(name: string, options: SpawnOptions = {}): Promise<SpawnedServer> {
-  const cmd = [...(options.wrap ?? []), process.execPath, serverEntry(name), ...(options.args ?? [])];
+/** Start `cmd` and resolve once it logs `{"msg":"listening","url":…}`; a process that exits or stalls first is killed. */
+export async function spawnListening(cmd: readonly string[], options: ListenOptions = {}): Promise<ListeningProcess> {
   const child = spawn(cmd[0] as string, cmd.slice(1), {
-    env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOST: "127.0.0.1", PORT: "0", LOG_LEVEL: "info", ...options.env },
+    env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOST: "127.0.0.1", PORT: "0", ...options.env },
     stdio: ["ignore", "pipe", "pipe"],
   });
+  const label = cmd.join(" ").slice(0, 120);
   const lines: string[] = [];
   let stderr = "";
   child.stderr?.on("data", (d: Buffer) => {
-    stderr += d.toString();
+    if (stderr.length < 16_384) stderr += d.toString();
   });
   const started = new Promise<string>((resolve, reject) => {
     const timer = setTimeout(
-      () => reject(new Error(`${name} did not start in time; stderr: ${stderr}`)),
+      () => reject(new Error(`${label} did not start in time; stderr: ${stderr}`)),
       options.timeoutMs ?? 15_000,
     );
     let buf = "";
@@ -66,14 +63,14 @@ export async function spawnServer(name: string, options: SpawnOptions = {}): Pro
     });
     child.once("exit", (code) => {
       clearTimeout(timer);
-      reject(new Error(`${name} exited with ${code} before listening; stderr: ${stderr}`));
+      reject(new Error(`${label} exited with ${code} before listening; stderr: ${stderr}`));
     });
   });
   let url: string;
   try {
     url = await started;
   } catch (err) {
-    // Never leave a half-started server behind.
+    // Never leave a half-started process behind.
     if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
     throw err;
   }
@@ -82,7 +79,6 @@ export async function spawnServer(name: string, options: SpawnOptions = {}): Pro
     pid: child.pid as number,
     child,
     lines,
-    token: options.env?.AUTH_TOKEN,
     stop: () =>
       new Promise<void>((resolve) => {
         if (child.exitCode !== null || child.signalCode !== null) return resolve();
@@ -91,4 +87,22 @@ export async function spawnServer(name: string, options: SpawnOptions = {}): Pro
         setTimeout(() => child.kill("SIGKILL"), 2000).unref();
       }),
   };
+}
+
+export interface SpawnedServer extends ListeningProcess {
+  /** The AUTH_TOKEN it runs with, if any (pass it to createClient). */
+  token: string | undefined;
+}
+
+export interface SpawnOptions extends ListenOptions {
+  /** Prefix the command, e.g. ["ip", "netns", "exec", "rn-ns1"]. */
+  wrap?: string[];
+  args?: string[];
+}
+
+/** A built server (servers/<name>/dist/main.js) on port 0, logging at info. */
+export async function spawnServer(name: string, options: SpawnOptions = {}): Promise<SpawnedServer> {
+  const cmd = [...(options.wrap ?? []), process.execPath, serverEntry(name), ...(options.args ?? [])];
+  const server = await spawnListening(cmd, { ...options, env: { LOG_LEVEL: "info", ...options.env } });
+  return { ...server, token: options.env?.AUTH_TOKEN };
 }

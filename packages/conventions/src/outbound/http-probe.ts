@@ -8,6 +8,7 @@ import type { Client } from "undici";
 import { DiagError } from "../errors.ts";
 import { DEFAULT_TIMEOUT_MS } from "../fields.ts";
 import { isSecretHeader } from "../mask.ts";
+import { hostPort } from "../socket-errors.ts";
 import { type PinnedConnection, pinnedConnection, type TlsFacts } from "./pinned-connector.ts";
 import type { OutboundPolicy, ResolvedTarget } from "./policy.ts";
 import { type ProbeFailure, type ProbePhase, toProbeFailure } from "./probe-failure.ts";
@@ -38,6 +39,8 @@ export interface HopResponse {
   headers: Record<string, string | string[]>;
   /** The raw Location header, if any. */
   location: string | null;
+  /** Location resolved against this hop's URL; null when absent or not a URL. */
+  redirectUrl: string | null;
   /** The body prefix as UTF-8 text (empty for HEAD). */
   body: string;
   /** Bytes read into `body`. */
@@ -139,10 +142,6 @@ function parseTarget(raw: string | URL): URL {
 const ms = (from: number | undefined, to: number | undefined) =>
   from === undefined || to === undefined ? 0 : Math.max(0, Math.round((to - from) * 10) / 10);
 
-function formatWhere(address: string, port: number): string {
-  return address.includes(":") ? `[${address}]:${port}` : `${address}:${port}`;
-}
-
 async function readPrefix(
   body: AsyncIterable<unknown>,
   max: number,
@@ -186,7 +185,7 @@ async function hop(
   const started = performance.now();
   const host = url.hostname.replace(/^\[|\]$/g, "");
   const https = url.protocol === "https:";
-  const port = url.port ? Number(url.port) : https ? 443 : 80;
+  const port = portOf(url);
   const method = options.method ?? "GET";
   let resolved: ResolvedTarget | undefined;
   let conn: PinnedConnection | undefined;
@@ -212,16 +211,9 @@ async function hop(
   };
 
   try {
-    resolved = await policy.resolveTarget(host, deadline.signal);
+    resolved = await policy.resolveTarget(host, deadline.signal, port);
     conn = pinnedConnection(
-      {
-        host,
-        address: resolved.address,
-        fallbacks: resolved.addresses,
-        port,
-        tls: https,
-        offerH2: options.offerH2 ?? true,
-      },
+      { host, addresses: resolved.addresses, port, tls: https, offerH2: options.offerH2 ?? true },
       policy,
       deadline.signal,
     );
@@ -257,6 +249,7 @@ async function hop(
         status: res.statusCode,
         headers,
         location: typeof location === "string" ? location : null,
+        redirectUrl: typeof location === "string" ? resolvedUrl(location, url) : null,
         body: body.text,
         bodyBytes: body.bytes,
         bodyComplete: body.complete,
@@ -268,7 +261,7 @@ async function hop(
     const failure = toProbeFailure(err, {
       phase: phase(),
       host,
-      where: resolved ? formatWhere(conn?.connectedAddress() ?? resolved.address, port) : undefined,
+      where: resolved ? hostPort(conn?.connectedAddress() ?? resolved.address, port) : undefined,
       timeoutMs: deadline.timeoutMs,
       timedOut: deadline.signal.aborted,
     });
@@ -344,14 +337,12 @@ export async function httpProbe(
       const res = result.response;
       hops.push(res);
       if (!follow || !isRedirectStatus(res.status) || res.location === null) return done({});
-      let next: URL;
-      try {
-        next = new URL(res.location, url);
-      } catch {
+      if (res.redirectUrl === null) {
         return done({
           stopped: { url: res.location.slice(0, 200), reason: "bad_location", detail: "Location is not a URL" },
         });
       }
+      const next = new URL(res.redirectUrl);
       if (next.protocol !== "http:" && next.protocol !== "https:") {
         return done({
           stopped: { url: next.href, reason: "bad_location", detail: `not followed: ${next.protocol} URL` },
@@ -370,4 +361,18 @@ export async function httpProbe(
   } finally {
     deadline.dispose();
   }
+}
+
+/** `location` against `base`, or null when it is not a URL. */
+function resolvedUrl(location: string, base: URL): string | null {
+  try {
+    return new URL(location, base).href;
+  } catch {
+    return null;
+  }
+}
+
+/** The port a URL connects to: its own, or its scheme's. */
+export function portOf(url: URL): number {
+  return url.port ? Number(url.port) : url.protocol === "https:" ? 443 : 80;
 }

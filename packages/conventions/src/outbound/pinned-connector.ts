@@ -37,10 +37,8 @@ export interface ConnectMarks {
 export interface PinnedTarget {
   /** Host as written in the URL (no brackets): SNI and certificate name check use it. */
   host: string;
-  /** The checked IP to connect to. */
-  address: string;
-  /** The other checked addresses of the name, tried in turn when one refuses or has no route (as curl does). */
-  fallbacks?: readonly string[];
+  /** The checked IPs, in the resolver's order: the next is tried when one refuses or has no route (as curl does). */
+  addresses: readonly string[];
   port: number;
   tls: boolean;
   /** Offer h2 by ALPN (undici speaks it when the server picks it). */
@@ -89,9 +87,8 @@ export function tlsFacts(socket: TLSSocket, host: string): TlsFacts {
 }
 
 /**
- * One connector per request hop. It dials only `target.address` (re-checked here, so an IP-literal
- * URL that never went through a lookup is judged too) and only once: a second dial on the same hop
- * would be a retry we did not ask for.
+ * One connector per request hop. It dials only `target.addresses` (each re-checked here, just before its
+ * dial), in turn, and only for one request: a second dial on the same hop would be a retry we did not ask for.
  */
 export function pinnedConnection(target: PinnedTarget, policy: OutboundPolicy, signal: AbortSignal): PinnedConnection {
   const marks: ConnectMarks = {};
@@ -99,8 +96,8 @@ export function pinnedConnection(target: PinnedTarget, policy: OutboundPolicy, s
   let dialled = false;
   let open: Socket | undefined;
 
-  const candidates = [target.address, ...(target.fallbacks ?? []).filter((a) => a !== target.address)];
-  let connectedTo = target.address;
+  const candidates = target.addresses;
+  let connectedTo = candidates[0] as string;
 
   const connector: buildConnector.connector = (_opts, callback) => {
     if (dialled) return callback(coded("refusing a second connection on one probe hop", "ERR_PROBE_REDIAL"), null);

@@ -30,8 +30,11 @@ export interface ResolvedTarget {
 }
 
 export interface OutboundPolicy {
-  /** Resolve `host` (or take an IP literal), check every address, return the one to pin. E_FORBIDDEN / E_DNS_FAIL. */
-  resolveTarget(host: string, signal?: AbortSignal): Promise<ResolvedTarget>;
+  /**
+   * Resolve `host` (or take an IP literal), check every address (on `port`, when known), return them in the
+   * resolver's order. E_FORBIDDEN / E_DNS_FAIL.
+   */
+  resolveTarget(host: string, signal?: AbortSignal, port?: number): Promise<ResolvedTarget>;
   /** Before any lookup: a literal IP checked (with its port, when known), a name checked against the name rules. */
   checkTarget(host: string, port?: number): void;
   /** Throw E_FORBIDDEN if this IP (on this port, when known) may not be reached. */
@@ -200,10 +203,10 @@ export function createPolicy(config: OutboundConfig): OutboundPolicy {
     }
   }
 
-  async function resolveTarget(rawHost: string, signal?: AbortSignal): Promise<ResolvedTarget> {
+  async function resolveTarget(rawHost: string, signal?: AbortSignal, port?: number): Promise<ResolvedTarget> {
     const host = numericHost(rawHost.replace(/^\[|\]$/g, ""));
     const started = performance.now();
-    checkTarget(host);
+    checkTarget(host, port);
     const literal = isIP(host);
     if (literal) return { host, address: host, addresses: [host], family: literal as 4 | 6, dnsMs: 0 };
     let addresses: Array<{ address: string; family: number }>;
@@ -214,7 +217,7 @@ export function createPolicy(config: OutboundConfig): OutboundPolicy {
       const code = (err as { code?: string }).code ?? "EFAIL";
       throw new DiagError("E_DNS_FAIL", `${host} did not resolve (${code})`, { cause: err });
     }
-    for (const a of addresses) checkAddress(a.address, host);
+    for (const a of addresses) checkAddress(a.address, host, port);
     const first = addresses[0];
     if (!first) throw new DiagError("E_DNS_FAIL", `${host} has no addresses`);
     return {
@@ -232,14 +235,17 @@ export function createPolicy(config: OutboundConfig): OutboundPolicy {
     const wildcard = bound === "0.0.0.0" || bound === "::";
     // A wildcard bind answers on every local address; a specific one only on itself (0.0.0.0 as a
     // destination means "this host", and is denied by default anyway).
-    const local = new Set((wildcard ? localAddresses() : [bound]).map(canonicalIp));
-    self = {
-      port,
-      matches: (raw) => {
-        const ip = canonicalIp(raw);
-        return local.has(ip) || (wildcard && (/^127\./.test(ip) || ip === "::1"));
-      },
-    };
+    // A BlockList, like every other rule: it matches an address however it is spelled.
+    const local = new BlockList();
+    for (const ip of wildcard ? localAddresses() : [bound]) {
+      const family = isIP(ip);
+      if (family) local.addAddress(ip, family === 4 ? "ipv4" : "ipv6");
+    }
+    if (wildcard) {
+      local.addSubnet("127.0.0.0", 8, "ipv4");
+      local.addAddress("::1", "ipv6");
+    }
+    self = { port, matches: (ip) => ipMatches(unwrapIPv4(ip), local) };
   }
 
   return { resolveTarget, checkAddress, checkTarget, setSelf };
@@ -257,12 +263,6 @@ function numericHost(host: string): string {
   } catch {
     return host;
   }
-}
-
-/** One spelling per address: IPv4 as is, IPv6 as the URL parser writes it (zeros compressed, lower case). */
-function canonicalIp(ip: string): string {
-  const bare = unwrapIPv4(ip);
-  return isIP(bare) === 6 ? new URL(`http://[${bare}]/`).hostname.slice(1, -1) : bare;
 }
 
 /** This machine's interface addresses, IPv4-in-IPv6 forms unwrapped. */

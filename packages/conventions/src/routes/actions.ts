@@ -2,6 +2,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { compactSchemas } from "../compact-schemas.ts";
 import { DiagError } from "../errors.ts";
+import { callerGone } from "../http/caller-gone.ts";
 import { runTool } from "../run-tool.ts";
 import type { Runtime } from "../runtime.ts";
 import { inputJsonSchema, outputJsonSchema } from "../schemas.ts";
@@ -49,12 +50,7 @@ export function registerActions(app: FastifyInstance, runtime: Runtime<unknown>)
 
   const call = async (request: FastifyRequest<{ Params: ToolParams }>, reply: FastifyReply) => {
     const tool = find(request.params);
-    // The caller hanging up cancels the work (subprocesses included).
-    const gone = new AbortController();
-    reply.raw.once("close", () => {
-      if (!reply.raw.writableFinished) gone.abort();
-    });
-    return runTool(tool, request.body, runtime, { signal: gone.signal });
+    return runTool(tool, request.body, runtime, { signal: callerGone(reply) });
   };
   app.post<{ Params: ToolParams }>("/actions/:tool", call);
   app.post<{ Params: ToolParams }>("/actions/:server/:tool", call);

@@ -4,13 +4,9 @@
  */
 import type { FastifyInstance } from "fastify";
 import { toDiagError } from "../errors.ts";
+import { MalformedJsonError } from "../http/json-body.ts";
+import { RPC, rpcError, transportErrorBody } from "../mcp-rpc.ts";
 import type { Runtime } from "../runtime.ts";
-
-const rpc = (code: number, message: string, ours: string) => ({
-  jsonrpc: "2.0" as const,
-  id: null,
-  error: { code, message, data: { code: ours } },
-});
 
 export function registerMcpHttp(app: FastifyInstance, runtime: Runtime<unknown>): void {
   app.post(
@@ -21,14 +17,23 @@ export function registerMcpHttp(app: FastifyInstance, runtime: Runtime<unknown>)
           // As the SDK's transport says it.
           return void reply
             .code(415)
-            .send(rpc(-32000, "Unsupported Media Type: Content-Type must be application/json", "E_INVALID_INPUT"));
+            .send(
+              rpcError(
+                null,
+                RPC.TransportError,
+                "Unsupported Media Type: Content-Type must be application/json",
+                "E_INVALID_INPUT",
+              ),
+            );
         }
         const diag = toDiagError(err);
-        const parse = diag.code === "E_INVALID_INPUT" && /malformed JSON/.test(diag.message);
+        const parse = diag instanceof MalformedJsonError;
         if (diag.retryAfterS !== undefined) void reply.header("retry-after", String(diag.retryAfterS));
         if (diag.code === "E_INTERNAL") runtime.log.error({ err }, "mcp request failed");
-        const code = parse ? -32700 : diag.code === "E_INTERNAL" ? -32603 : -32600;
-        void reply.code(diag.status).send(rpc(code, parse ? `Parse error: ${diag.message}` : diag.message, diag.code));
+        const code = parse ? RPC.ParseError : diag.code === "E_INTERNAL" ? RPC.InternalError : RPC.InvalidRequest;
+        void reply
+          .code(diag.status)
+          .send(rpcError(null, code, parse ? `Parse error: ${diag.message}` : diag.message, diag.code));
       },
     },
     async (request, reply) => {
@@ -43,10 +48,6 @@ export function registerMcpHttp(app: FastifyInstance, runtime: Runtime<unknown>)
       reply
         .code(405)
         .header("allow", "POST")
-        .send({
-          jsonrpc: "2.0",
-          error: { code: -32000, message: "Method not allowed: this server is stateless, use POST" },
-          id: null,
-        }),
+        .send(transportErrorBody("Method not allowed: this server is stateless, use POST")),
   });
 }

@@ -3,7 +3,7 @@
  * certificate the client can verify (RFC 8908 §4, §4.1) and answers application/captive+json with at least
  * a boolean `captive` (§5). Android does the same when DHCP option 114 gives it the URL.
  */
-import { cutText, DIAGNOSIS_CODES, httpProbe, maskUrl, type OutboundPolicy } from "@roadnerd/conventions";
+import { DIAGNOSIS_CODES, httpProbe, maskUrl, type OutboundPolicy, shownUrl } from "@roadnerd/conventions";
 import { z } from "zod";
 
 export const CAPPORT_MEDIA_TYPE = "application/captive+json";
@@ -26,7 +26,7 @@ export const capportResult = z.object({
 
 export type CapportInfo = z.output<typeof capportResult>;
 
-const cleanUrl = (v: unknown) => (typeof v === "string" ? cutText(maskUrl(v), 300) : undefined);
+const cleanUrl = (v: unknown) => (typeof v === "string" ? shownUrl(v) : undefined);
 const num = (v: unknown) => (typeof v === "number" && Number.isFinite(v) && v >= 0 ? Math.floor(v) : undefined);
 
 /** Throws E_FORBIDDEN when the policy denies the API URL itself; every other problem is a detail. */

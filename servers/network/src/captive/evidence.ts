@@ -4,9 +4,9 @@
  * redirect of its own where no answer is known, TLS interception. A network that does not answer at all is
  * "no connectivity", not a portal; empty answers are a proxy, not a portal.
  */
-import { cutText, type HopResponse, type HttpProbeResult, isRedirectStatus, maskUrl } from "@roadnerd/conventions";
+import { type HopResponse, type HttpProbeResult, isRedirectStatus, shownUrl } from "@roadnerd/conventions";
 import { describeExpected, type Expected } from "./known-answers.ts";
-import { pageEvidence } from "./page-evidence.ts";
+import { pageEvidence, siteOf } from "./page-evidence.ts";
 
 export interface ProbeRun {
   url: string;
@@ -23,7 +23,6 @@ export interface Assessment {
   portalUrl?: string;
 }
 
-const siteOf = (host: string) => host.toLowerCase().replace(/^www\./, "");
 const hostOf = (url: string) => new URL(url).host;
 const trusted = (h: HopResponse) => h.tls === null || h.tls.authorized;
 /** Android ignores 200s of 4 bytes or less: nobody can log in on an empty page. */
@@ -42,30 +41,28 @@ export function matches(expect: Expected | null, r: HttpProbeResult | undefined)
 function crossHostRedirect(run: ProbeRun): { hop: HopResponse; to: URL } | undefined {
   const start = siteOf(new URL(run.url).hostname);
   for (const hop of run.result?.hops ?? []) {
-    if (!isRedirectStatus(hop.status) || hop.location === null) continue;
-    try {
-      const to = new URL(hop.location, hop.url);
-      if (siteOf(to.hostname) !== start) return { hop, to };
-    } catch {}
+    if (!isRedirectStatus(hop.status) || hop.redirectUrl === null) continue;
+    const to = new URL(hop.redirectUrl);
+    if (siteOf(to.hostname) !== start) return { hop, to };
   }
   return undefined;
 }
 
 /** Where a 511 page points: a meta refresh, else the first absolute link. */
-export function linkIn(hop: HopResponse): string | undefined {
+function linkIn(hop: HopResponse): string | undefined {
   const found =
     /http-equiv=["']?refresh["']?[^>]*url=([^"'>\s]+)/i.exec(hop.body)?.[1] ??
     /href=["'](https?:\/\/[^"']+)["']/i.exec(hop.body)?.[1] ??
     /https?:\/\/[^\s"'<>]+/i.exec(hop.body)?.[0];
   if (!found) return undefined;
   try {
-    return cutText(maskUrl(new URL(found, hop.url).href), 300);
+    return shownUrl(new URL(found, hop.url).href);
   } catch {
     return undefined;
   }
 }
 
-const where = (url: string) => cutText(maskUrl(url), 120);
+const where = (url: string) => shownUrl(url, 120);
 
 export function assess(
   runs: readonly ProbeRun[],
@@ -93,7 +90,7 @@ export function assess(
   for (const run of runs) {
     const cross = crossHostRedirect(run);
     if (cross) {
-      const portalUrl = cutText(maskUrl(cross.to.href), 300);
+      const portalUrl = shownUrl(cross.to.href);
       return {
         suspected: true,
         reason: `${where(run.url)} was redirected (${cross.hop.status}) to ${cross.to.host}`,
@@ -109,7 +106,7 @@ export function assess(
       return {
         suspected: true,
         reason: `${where(run.url)} should give ${expected} but gave ${f.status} with a ${f.bodyBytes}${f.bodyComplete ? "" : "+"}-byte page: a login page`,
-        portalUrl: cutText(maskUrl(f.url), 300),
+        portalUrl: shownUrl(f.url),
       };
     }
   }
@@ -121,7 +118,7 @@ export function assess(
       return {
         suspected: true,
         reason: `${where(run.url)} answered ${f.status} with ${page.says}`,
-        portalUrl: page.target ?? cutText(maskUrl(f.url), 300),
+        portalUrl: page.target ?? shownUrl(f.url),
       };
     }
   }

@@ -13,7 +13,7 @@ export interface Expected {
 const APPLE_SUCCESS = "<HTML><HEAD><TITLE>Success</TITLE></HEAD><BODY>Success</BODY></HTML>";
 
 /** Path (lower case) → the answer, with who asks it. */
-export const KNOWN_ANSWERS: ReadonlyArray<{ path: string; expected: Expected; asker: string }> = [
+const KNOWN_ANSWERS: ReadonlyArray<{ path: string; expected: Expected; asker: string }> = [
   { path: "/generate_204", expected: { status: 204 }, asker: "Android, Chrome, ChromeOS" },
   { path: "/gen_204", expected: { status: 204 }, asker: "Google" },
   { path: "/hotspot-detect.html", expected: { status: 200, body: APPLE_SUCCESS }, asker: "Apple" },
@@ -47,9 +47,14 @@ export function knownAnswer(url: string): Expected | undefined {
   return KNOWN_ANSWERS.find((k) => k.path === path)?.expected;
 }
 
+/** A status, an exact body, or both; a body alone means a 200 with that body. */
+export function expectation(status: number | undefined, body: string | undefined): Expected {
+  return body === undefined ? { status: status ?? 200 } : { status: status ?? 200, body };
+}
+
 /** A configured probe's `expect` (a status or an exact body) as an Expected. */
 export function expectedOf(expect: number | string): Expected {
-  return typeof expect === "number" ? { status: expect } : { status: 200, body: expect };
+  return typeof expect === "number" ? expectation(expect, undefined) : expectation(undefined, expect);
 }
 
 /** "status 204", "its expected text", "status 200 and its expected text". */

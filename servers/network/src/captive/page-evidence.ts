@@ -3,7 +3,7 @@
  * login or terms form, or sends the browser on with a meta refresh or a script to its own host. A page of
  * the site itself does neither.
  */
-import { cutText, type HopResponse, maskUrl } from "@roadnerd/conventions";
+import { type HopResponse, shownUrl } from "@roadnerd/conventions";
 
 export interface PageEvidence {
   kind: "login_form" | "meta_refresh" | "script_redirect";
@@ -13,7 +13,8 @@ export interface PageEvidence {
   target?: string;
 }
 
-const siteOf = (host: string) => host.toLowerCase().replace(/^www\./, "");
+/** A host without its www: one site for the redirect rules. */
+export const siteOf = (host: string) => host.toLowerCase().replace(/^www\./, "");
 
 /** A form that asks for a password, a voucher or room, or to accept terms or connect. */
 const FORM = /<form\b[\s\S]*?<\/form>/i;
@@ -43,7 +44,7 @@ export function pageEvidence(hop: HopResponse): PageEvidence | undefined {
     return {
       kind: "meta_refresh",
       says: `a meta refresh to ${refresh.host}`,
-      target: cutText(maskUrl(refresh.href), 300),
+      target: shownUrl(refresh.href),
     };
   }
   const script = SCRIPT_REDIRECT.exec(hop.body);
@@ -52,7 +53,7 @@ export function pageEvidence(hop: HopResponse): PageEvidence | undefined {
     return {
       kind: "script_redirect",
       says: `a script redirect to ${scripted.host}`,
-      target: cutText(maskUrl(scripted.href), 300),
+      target: shownUrl(scripted.href),
     };
   }
   return undefined;

@@ -88,7 +88,9 @@ export function tcpExchange(
     if (o.signal?.aborted) return onAbort();
     o.signal?.addEventListener("abort", onAbort, { once: true });
     socket.on("connect", () => socket.write(framed));
-    socket.on("error", (err: NodeJS.ErrnoException) => finish({ kind: "error", message: socketError(err, o, "tcp") }));
+    socket.on("error", (err: NodeJS.ErrnoException) =>
+      finish({ kind: "error", message: socketError(err, o, "tcp", socket.connecting) }),
+    );
     socket.on("close", () => finish({ kind: "error", message: "server closed the TCP connection without an answer" }));
     socket.on("data", (chunk: Buffer) => {
       buffered = Buffer.concat([buffered, chunk]);
@@ -107,10 +109,13 @@ export function tcpExchange(
   });
 }
 
-/** OS errors through the kernel's one socket-error boundary, with the address in the message. */
-function socketError(err: NodeJS.ErrnoException, o: QueryOptions, proto = "udp"): string {
+/**
+ * OS errors through the kernel's one socket-error boundary, with the address in the message. UDP "connects"
+ * only to set its peer, so its errors count as connect-time; TCP says whether it was still connecting.
+ */
+function socketError(err: NodeJS.ErrnoException, o: QueryOptions, proto = "udp", connecting = true): string {
   const where = `${o.server} port ${o.port ?? DNS_PORT}/${proto}`;
-  const failure = classifySocketError(err.code, true);
+  const failure = classifySocketError(err.code, connecting);
   if (failure.kind === "refused") return `nothing listens on ${where} (connection refused)`;
   if (failure.kind === "unreachable") return `${failure.reason} (${where}, ${failure.errno})`;
   return `${failure.errno} on ${where}`;

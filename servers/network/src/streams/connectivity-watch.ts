@@ -3,8 +3,9 @@
  * message per round, for a bounded duration. Calls the tools themselves through the kernel (ctx.call), so a
  * round is exactly what three separate calls would say, typed by the tools' own result schemas.
  */
-import { hostnameField, httpUrlField, ipField } from "@roadnerd/conventions";
+import { DEFAULT_TIMEOUT_MS, hostnameField, httpUrlField, ipField } from "@roadnerd/conventions";
 import { z } from "zod";
+import { DEFAULT_TEST_URL } from "../captive-config.ts";
 import { defineStream } from "../kit.ts";
 import { dnsResolve } from "../tools/dns-resolve.ts";
 import { httpCheck } from "../tools/http-check.ts";
@@ -18,7 +19,10 @@ const probe = z.object({
 
 type Probe = z.infer<typeof probe>;
 
-export const VERDICTS = ["ok", "no_gateway", "dns", "http", "unknown"] as const;
+const DEFAULT_INTERVAL_MS = 2000;
+const DEFAULT_URL = `${DEFAULT_TEST_URL}/`;
+
+const VERDICTS = ["ok", "no_gateway", "dns", "http", "unknown"] as const;
 
 async function timed<R>(fn: () => Promise<R>, judge: (r: R) => Omit<Probe, "ms">): Promise<Probe> {
   const started = performance.now();
@@ -35,10 +39,16 @@ export const connectivityWatch = defineStream({
   name: "connectivity_watch",
   summary: "Watch gateway, DNS and HTTP each interval; one message per round.",
   input: {
-    interval_ms: z.number().int().min(500).max(60_000).optional().describe("ms between rounds (default 2000)"),
+    interval_ms: z
+      .number()
+      .int()
+      .min(500)
+      .max(60_000)
+      .optional()
+      .describe(`ms between rounds (default ${DEFAULT_INTERVAL_MS})`),
     qname: hostnameField.optional().describe("name to resolve each round (default example.com)"),
     dns_server: ipField.optional().describe("resolver to ask (default: the system's)"),
-    url: httpUrlField.optional().describe("URL to fetch each round (default http://neverssl.com/)"),
+    url: httpUrlField.optional().describe(`URL to fetch each round (default ${DEFAULT_URL})`),
   },
   message: {
     round: z.number().int().describe("1, 2, 3…"),
@@ -47,7 +57,7 @@ export const connectivityWatch = defineStream({
     http: probe,
     verdict: z.enum(VERDICTS).describe("first layer that failed"),
   },
-  example: { interval_ms: 2000, qname: "example.com", url: "http://neverssl.com/" },
+  example: { interval_ms: DEFAULT_INTERVAL_MS, qname: "example.com", url: DEFAULT_URL },
   openWorld: true,
   targets: { url: "url", dns_server: "ip" },
   summarize: (m) => {
@@ -56,11 +66,11 @@ export const connectivityWatch = defineStream({
     return `${m.verdict === "no_gateway" ? "gateway" : m.verdict} failing: ${failing.detail}`;
   },
   async run(input, ctx) {
-    const interval = input.interval_ms ?? 2000;
-    const timeout_ms = Math.min(interval, 2000);
+    const interval = input.interval_ms ?? DEFAULT_INTERVAL_MS;
+    const timeout_ms = Math.min(interval, DEFAULT_TIMEOUT_MS);
     const qname = input.qname ?? "example.com";
     const server = input.dns_server;
-    const url = input.url ?? "http://neverssl.com/";
+    const url = input.url ?? DEFAULT_URL;
     // Bounded: the stream's duration ends it; the cap on rounds is a second guard.
     for (let round = 1; round <= 10_000; round++) {
       const [gateway, dns, http] = await Promise.all([

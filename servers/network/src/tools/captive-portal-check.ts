@@ -12,14 +12,15 @@ import {
   httpUrlField,
   isRedirectStatus,
   maskUrl,
+  shownUrl,
   type ToolContext,
 } from "@roadnerd/conventions";
 import { z } from "zod";
 import { type CapportInfo, capportResult, fetchCapport, probeError } from "../captive/capport.ts";
 import { assess, matches, type ProbeRun } from "../captive/evidence.ts";
-import { type Expected, expectedOf, knownAnswer } from "../captive/known-answers.ts";
+import { type Expected, expectation, expectedOf, knownAnswer } from "../captive/known-answers.ts";
 import { osVerdicts } from "../captive/os-verdicts.ts";
-import { type CaptiveProbe, DEFAULT_TEST_URL } from "../captive-config.ts";
+import { DEFAULT_TEST_URL } from "../captive-config.ts";
 import { defineTool, type NetworkConfig } from "../kit.ts";
 
 const verdict = z.enum(["online", "portal", "no_internet", "unknown"]);
@@ -40,49 +41,56 @@ type ProbeOut = z.input<typeof probeOut>;
 const PAGE_PREFIX_BYTES = 16 * 1024;
 
 /** A configured probe: its answer is known by configuration. */
-interface ConfiguredRun extends ProbeRun {
-  configured: number | string;
-}
+type ConfiguredRun = ProbeRun & { expect: Expected };
 
-async function run(
-  ctx: ToolContext<NetworkConfig>,
-  url: string,
-  expect: Expected | null,
+/** A URL the caller chose and the policy denies is the caller's error; a configured one is reported. */
+async function reportingDenied<T>(
   userGiven: boolean,
-): Promise<ProbeRun> {
+  work: () => Promise<T>,
+  denied: (message: string) => T,
+): Promise<T> {
   try {
-    const result = await httpProbe(ctx.outbound, url, {
-      signal: ctx.signal,
-      timeoutMs: ctx.remaining(),
-      maxBodyBytes: PAGE_PREFIX_BYTES,
-      // The portal's own login host may be outside the allowlist: the redirect is evidence enough.
-      deniedRedirect: "stop",
-    });
-    return { url, expect, result };
+    return await work();
   } catch (err) {
-    // A URL the caller chose and the policy denies is the caller's error; a configured one is reported.
-    if (!userGiven && err instanceof DiagError && err.code === "E_FORBIDDEN")
-      return { url, expect, denied: err.message };
+    if (!userGiven && err instanceof DiagError && err.code === "E_FORBIDDEN") return denied(err.message);
     throw err;
   }
 }
 
-async function configuredRun(ctx: ToolContext<NetworkConfig>, probe: CaptiveProbe): Promise<ConfiguredRun> {
-  return { ...(await run(ctx, probe.url, expectedOf(probe.expect), false)), configured: probe.expect };
+function run<E extends Expected | null>(
+  ctx: ToolContext<NetworkConfig>,
+  url: string,
+  expect: E,
+  userGiven: boolean,
+): Promise<ProbeRun & { expect: E }> {
+  return reportingDenied<ProbeRun & { expect: E }>(
+    userGiven,
+    async () => {
+      const result = await httpProbe(ctx.outbound, url, {
+        signal: ctx.signal,
+        timeoutMs: ctx.budget(),
+        maxBodyBytes: PAGE_PREFIX_BYTES,
+        // The portal's own login host may be outside the allowlist: the redirect is evidence enough.
+        deniedRedirect: "stop",
+      });
+      return { url, expect, result };
+    },
+    (message) => ({ url, expect, denied: message }),
+  );
 }
 
 function probeEntry(r: ConfiguredRun): ProbeOut {
   const res = r.result;
   const entry: ProbeOut = {
-    url: cutText(maskUrl(r.url), 300),
-    expected: typeof r.configured === "string" ? cutText(r.configured, 120) : r.configured,
+    url: shownUrl(r.url),
+    expected: r.expect.body !== undefined ? cutText(r.expect.body, 120) : (r.expect.status ?? 200),
     status: res?.final?.status ?? null,
     matched: matches(r.expect, res),
     redirects: res ? res.hops.filter((h) => isRedirectStatus(h.status)).length : 0,
   };
   if (r.denied) return { ...entry, error: "E_FORBIDDEN", detail: cutText(r.denied, 200) };
   if (res?.failure) return { ...entry, error: res.failure.code, detail: res.failure.detail };
-  if (res?.stopped) return { ...entry, detail: `${res.stopped.detail}: ${cutText(maskUrl(res.stopped.url), 160)}` };
+  if (res?.stopped) return { ...entry, detail: `${res.stopped.detail}: ${shownUrl(res.stopped.url, 160)}` };
   const untrusted = res?.hops.find((h) => h.tls && !h.tls.authorized);
   if (untrusted) return { ...entry, detail: `certificate not trusted (${untrusted.tls?.authorizationError})` };
   return entry;
@@ -92,11 +100,7 @@ function redirectsOf(result: HttpProbeResult | undefined): Array<{ status: numbe
   const out: Array<{ status: number; host: string }> = [];
   for (const hop of result?.hops ?? []) {
     if (!isRedirectStatus(hop.status) || hop.location === null) continue;
-    try {
-      out.push({ status: hop.status, host: new URL(hop.location, hop.url).host });
-    } catch {
-      out.push({ status: hop.status, host: "" });
-    }
+    out.push({ status: hop.status, host: hop.redirectUrl === null ? "" : new URL(hop.redirectUrl).host });
   }
   return out;
 }
@@ -107,22 +111,17 @@ async function capportFor(
   userGiven: boolean,
 ): Promise<CapportInfo | undefined> {
   if (!url) return undefined;
-  try {
-    return await fetchCapport(ctx.outbound, url, { signal: ctx.signal, timeoutMs: ctx.remaining() });
-  } catch (err) {
-    if (!userGiven && err instanceof DiagError && err.code === "E_FORBIDDEN") {
-      return { url: maskUrl(url), captive: null, error: "E_FORBIDDEN", detail: cutText(err.message, 200) };
-    }
-    throw err;
-  }
+  return reportingDenied(
+    userGiven,
+    () => fetchCapport(ctx.outbound, url, { signal: ctx.signal, timeoutMs: ctx.budget() }),
+    (message) => ({ url: maskUrl(url), captive: null, error: "E_FORBIDDEN", detail: cutText(message, 200) }),
+  );
 }
 
-/** What the caller says test_url answers on a free network (a body alone means a 200 with that body). */
+/** What the caller says test_url answers on a free network. */
 function statedExpectation(input: { expect_status?: number | undefined; expect_body?: string | undefined }) {
   if (input.expect_status === undefined && input.expect_body === undefined) return undefined;
-  const expected: Expected = { status: input.expect_status ?? 200 };
-  if (input.expect_body !== undefined) expected.body = input.expect_body;
-  return expected;
+  return expectation(input.expect_status, input.expect_body);
 }
 
 const shownExpected = (e: Expected) => ({
@@ -200,20 +199,23 @@ export const captivePortalCheck = defineTool({
     const [test, capport, ...probes] = await Promise.all([
       run(ctx, testUrl, testExpected, input.test_url !== undefined),
       capportFor(ctx, input.capport_url ?? config.CAPPORT_URL, input.capport_url !== undefined),
-      ...config.CAPTIVE_PROBES.map((p) => configuredRun(ctx, p)),
+      ...config.CAPTIVE_PROBES.map((p) => run(ctx, p.url, expectedOf(p.expect), false)),
     ]);
     const verdictProbes = probes.filter((p) => p.result);
-    const bodyProbe = verdictProbes.find((p) => typeof p.configured === "string");
+    const bodyProbe = verdictProbes.find((p) => p.expect.body !== undefined);
     const verdicts = osVerdicts({
-      statusProbe: verdictProbes.find((p) => typeof p.configured === "number")?.result,
-      bodyProbe: bodyProbe?.result ? { result: bodyProbe.result, expected: String(bodyProbe.configured) } : undefined,
+      statusProbe: verdictProbes.find((p) => p.expect.body === undefined)?.result,
+      bodyProbe:
+        bodyProbe?.result && bodyProbe.expect.body !== undefined
+          ? { result: bodyProbe.result, expected: bodyProbe.expect.body }
+          : undefined,
       capportCaptive: capport?.captive ?? null,
     });
     const { suspected, reason, portalUrl } = assess([test, ...probes], capport);
     const failure = test.result?.failure;
     return {
       suspected,
-      final_url: cutText(maskUrl(test.result?.finalUrl ?? testUrl), 300),
+      final_url: shownUrl(test.result?.finalUrl ?? testUrl),
       redirects: redirectsOf(test.result),
       reason,
       status: test.result?.final?.status ?? null,

@@ -31,7 +31,8 @@ export const dnsResolve = defineTool({
         hint: `example: ${JSON.stringify({ qname: input.qname, type: "PTR" })}`,
       });
     }
-    const name = reverse ?? input.qname.replace(/\.$/, "");
+    const asked = input.qname.replace(/\.$/, "");
+    const name = reverse ?? asked;
     const { resolver, from } = await pickResolver(input.server, ctx);
     const outcome = await queryDns({
       name,
@@ -47,7 +48,7 @@ export const dnsResolve = defineTool({
     return {
       qname: input.qname,
       type,
-      ...(name !== input.qname.replace(/\.$/, "") ? { query_name: name } : {}),
+      ...(name !== asked ? { query_name: name } : {}),
       answers: items,
       resolver,
       resolver_from: from,

@@ -17,6 +17,7 @@ import {
   maskHeaders,
   maskUrl,
   oneLine,
+  shownUrl,
   type TlsFacts,
   truncationFields,
 } from "@roadnerd/conventions";
@@ -89,11 +90,7 @@ function tlsOut(t: TlsFacts): z.input<typeof tlsShape> {
 }
 
 function redirectOf(hop: HopResponse): { status: number; location: string } {
-  let location = hop.location ?? "";
-  try {
-    location = new URL(location, hop.url).href;
-  } catch {}
-  return { status: hop.status, location: cutText(maskUrl(location), 300) };
+  return { status: hop.status, location: shownUrl(hop.redirectUrl ?? hop.location ?? "") };
 }
 
 export const httpCheck = defineTool({
@@ -154,7 +151,7 @@ export const httpCheck = defineTool({
       headers: input.headers ?? {},
       followRedirects: input.follow ?? true,
       signal: ctx.signal,
-      timeoutMs: ctx.remaining(),
+      timeoutMs: ctx.budget(),
     });
     const last = result.final;
     const lastTiming: HopTiming | undefined = result.failure?.timing ?? last?.timing;
@@ -179,7 +176,7 @@ export const httpCheck = defineTool({
       },
       ...(lastTls ? { tls: tlsOut(lastTls) } : {}),
       ...(result.failure ? { error: result.failure.code, detail: result.failure.detail } : {}),
-      ...(result.stopped ? { detail: `${result.stopped.detail}: ${cutText(maskUrl(result.stopped.url), 200)}` } : {}),
+      ...(result.stopped ? { detail: `${result.stopped.detail}: ${shownUrl(result.stopped.url, 200)}` } : {}),
     };
   },
 });

@@ -68,9 +68,10 @@ function probe(address: string, port: number, waitMs: number, signal: AbortSigna
   });
 }
 
-async function resolve(host: string, ctx: ToolContext) {
+async function resolve(host: string, port: number, ctx: ToolContext) {
   try {
-    return await ctx.outbound.resolveTarget(host, ctx.signal);
+    // Every address is checked on this port too: a server is never aimed at itself.
+    return await ctx.outbound.resolveTarget(host, ctx.signal, port);
   } catch (err) {
     // A name that does not resolve (or not in time) is the diagnosis; a denied target stays an error.
     if (err instanceof DiagError && (err.code === "E_DNS_FAIL" || err.code === "E_TIMEOUT")) return err;
@@ -115,7 +116,7 @@ export const tcpPortCheck = defineTool({
   },
   async handler(input, ctx) {
     const { host, port } = input;
-    const target = await resolve(host, ctx);
+    const target = await resolve(host, port, ctx);
     if (target instanceof DiagError) {
       return {
         host,
@@ -130,21 +131,19 @@ export const tcpPortCheck = defineTool({
       };
     }
     // Each address the name resolved to, in turn, as a client would try them: `localhost` is ::1 first, and a
-    // service on 127.0.0.1 only is still open. Each is checked again with the port (never this server itself).
-    const tried: Probe[] = [];
+    // service on 127.0.0.1 only is still open.
+    const tried: string[] = [];
     let result: (Probe & { address: string }) | undefined;
     for (const [i, address] of target.addresses.entries()) {
-      ctx.outbound.checkAddress(address, host === address ? undefined : host, port);
       // What is left is shared by the addresses still to try; the last one gets all of it.
       const waitMs = Math.max(1, Math.floor(ctx.budget() / (target.addresses.length - i)));
       const attempt = await probe(address, port, waitMs, ctx.signal);
-      tried.push(attempt);
+      tried.push(address);
       result = { ...attempt, address };
       if (attempt.state === "open" || ctx.signal.aborted) break;
     }
     const { state, ms, detail, address } = result as Probe & { address: string };
-    const others =
-      tried.length > 1 && state !== "open" ? `; also tried ${target.addresses.slice(0, -1).join(", ")}` : "";
+    const others = tried.length > 1 && state !== "open" ? `; also tried ${tried.slice(0, -1).join(", ")}` : "";
     return {
       host,
       port,

@@ -8,6 +8,7 @@ const page = (body: string, url = "http://site.example/"): HopResponse => ({
   port: 80,
   status: 200,
   headers: {},
+  redirectUrl: null,
   location: null,
   body,
   bodyBytes: body.length,

@@ -1,0 +1,31 @@
+/** What tests and the bench read of processes from /proc, outside the process itself. */
+import { readdirSync, readFileSync } from "node:fs";
+
+/** Resident memory in MB. */
+export function rssMb(pid: number): number {
+  return Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? 0) / 1024;
+}
+
+/** Running: not gone, and not a zombie waiting for a reaper that is not ours. */
+export function isLive(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3) !== "Z";
+  } catch {
+    return false;
+  }
+}
+
+/** Every process whose /proc/<pid>/<file> (status, cmdline) passes `test`. */
+export function pidsWhere(file: "status" | "cmdline", test: (text: string) => boolean): number[] {
+  const found: number[] = [];
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      if (test(readFileSync(`/proc/${entry}/${file}`, "utf8"))) found.push(Number(entry));
+    } catch {
+      // Gone between the listing and the read.
+    }
+  }
+  return found;
+}
