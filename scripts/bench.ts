@@ -12,7 +12,7 @@
 import { spawn, spawnSync } from "node:child_process";
 import { cpus } from "node:os";
 import { join } from "node:path";
-import { loadServer, REPO_ROOT, readRegistry } from "@roadnerd/registry";
+import { loadServer, REPO_ROOT, selectedServers } from "@roadnerd/registry";
 import { f1, load, quick, rssMb, start } from "./bench/lib.ts";
 import { benchMcpCost, benchToolsList } from "./bench/mcp-cost.ts";
 import { benchRssCurve } from "./bench/rss-curve.ts";
@@ -49,7 +49,7 @@ async function serverModule(name: string): Promise<ServerBench> {
 
 const bare = await start(node20, [join(REPO_ROOT, "scripts/bench/bare-fastify.mjs")]);
 
-for (const registered of readRegistry()) {
+for (const registered of selectedServers()) {
   const entry = join(REPO_ROOT, registered.entry);
   const def = await loadServer(registered.name);
   const mod = await serverModule(registered.name);

@@ -3,7 +3,7 @@
 // with no TypeScript work at start-up. The list of servers is the registry's.
 import { chmod, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { REPO_ROOT, readRegistry } from "@roadnerd/registry";
+import { REPO_ROOT, selectedServers } from "@roadnerd/registry";
 import { build } from "esbuild";
 
 const banner = [
@@ -24,7 +24,7 @@ const LAUNCHER = [
   "",
 ].join("\n");
 
-for (const server of readRegistry()) {
+for (const server of selectedServers()) {
   const dir = join(REPO_ROOT, server.dir);
   const outdir = join(dir, "dist");
   await rm(outdir, { recursive: true, force: true });

@@ -5,7 +5,7 @@
 // starts passing, so the list cannot go stale.
 import { spawnSync } from "node:child_process";
 import { join } from "node:path";
-import { REPO_ROOT, readRegistry } from "@roadnerd/registry";
+import { REPO_ROOT, selectedServers } from "@roadnerd/registry";
 import { spawnServer } from "@roadnerd/testkit";
 // @ts-expect-error plain .mjs helper
 import { conformanceCli, nodeBinary } from "./lib/tools.mjs";
@@ -14,7 +14,7 @@ const node: string = nodeBinary(24);
 const cli: string = conformanceCli();
 let failed = 0;
 
-for (const server of readRegistry()) {
+for (const server of selectedServers()) {
   // warn: the suite runs synchronously, so nothing drains the server's stdout meanwhile; keep it quiet.
   const { url, stop } = await spawnServer(server.name, { env: { LOG_LEVEL: "warn" } });
   console.log(`conformance: ${server.name} at ${url}/mcp`);

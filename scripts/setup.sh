@@ -6,8 +6,10 @@ cd "$(dirname "$0")/.."
 
 PNPM_VERSION=10.34.8
 # iproute2: `ip` for iface_info/route_info, `ip netns` in tests; util-linux: `unshare` for sealed runs;
-# curl: the test that runs the README examples. Each server's run-time packages (roadnerd.debian) must be here too.
-DEB_PACKAGES=(iproute2 util-linux curl)
+# curl: the test that runs the README examples; systemd: systemctl/journalctl for the service server and the
+# booted-systemd test harness; chromium: webcheck's headless browser. Each server's run-time packages
+# (roadnerd.debian) must be here too.
+DEB_PACKAGES=(iproute2 util-linux curl systemd chromium)
 
 missing=()
 for pkg in "${DEB_PACKAGES[@]}"; do

@@ -6,12 +6,12 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { curlExamples, runCurlExample } from "@roadnerd/conventions/testing";
-import { REPO_ROOT, readRegistry } from "@roadnerd/registry";
+import { REPO_ROOT, selectedServers } from "@roadnerd/registry";
 import { type SpawnedServer, spawnServer } from "@roadnerd/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type World, worldFor } from "./suites/lib/worlds.ts";
 
-const servers = readRegistry();
+const servers = selectedServers();
 const read = (path: string) => readFileSync(join(REPO_ROOT, path), "utf8");
 
 const live = new Map<string, { server: SpawnedServer; world: World | undefined }>();

@@ -10,13 +10,13 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { createClient } from "@roadnerd/client";
 import type { BaseConfig, ServerDef } from "@roadnerd/conventions";
-import { loadServer, readRegistry } from "@roadnerd/registry";
+import { loadServer, selectedServers } from "@roadnerd/registry";
 import { type SpawnedServer, serverEntry, spawnServer } from "@roadnerd/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 const run = promisify(execFile);
 
-describe.each(readRegistry())("roadnerd-$name", (s) => {
+describe.each(selectedServers())("roadnerd-$name", (s) => {
   // One server, as its bin starts it, for every test that only talks to it.
   let def: ServerDef<BaseConfig>;
   let server: SpawnedServer;

@@ -7,7 +7,7 @@
 import type { AddressInfo } from "node:net";
 import { buildApp, ERROR_CODES, ERROR_STATUS, inputJsonSchema } from "@roadnerd/conventions/internal";
 import { silentLogger } from "@roadnerd/conventions/testing";
-import { loadServer, readRegistry } from "@roadnerd/registry";
+import { loadServer, selectedServers } from "@roadnerd/registry";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { inputArb } from "./lib/schema-arbitrary.ts";
@@ -27,7 +27,7 @@ function checkError(error: { code?: unknown; message?: unknown } | undefined, st
   expect(typeof error?.message).toBe("string");
 }
 
-describe.each(readRegistry())("fuzz $name", (registered) => {
+describe.each(selectedServers())("fuzz $name", (registered) => {
   let world: World | undefined;
   let app: Awaited<ReturnType<typeof buildApp>>;
   let base: string;

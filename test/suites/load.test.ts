@@ -5,7 +5,7 @@
  * outside the server), /healthz answered throughout. LOAD_SECONDS sets the duration (CI: 8; the bench: 60).
  */
 import { pidsWhere, rssMb } from "@roadnerd/conventions/testing";
-import { loadServer, readRegistry } from "@roadnerd/registry";
+import { loadServer, selectedServers } from "@roadnerd/registry";
 import { spawnServer } from "@roadnerd/testkit";
 import autocannon from "autocannon";
 import { describe, expect, it } from "vitest";
@@ -18,7 +18,7 @@ const MAX_CALLS = 6;
 
 const childrenOf = (pid: number) => pidsWhere("status", (s) => new RegExp(`^PPid:\\s+${pid}$`, "m").test(s)).length;
 
-describe.each(readRegistry())("load on $name", (registered) => {
+describe.each(selectedServers())("load on $name", (registered) => {
   it(
     `${SECONDS} s, 50 connections: bounded, typed, responsive`,
     async () => {

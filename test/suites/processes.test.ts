@@ -10,7 +10,7 @@ import {
   matchesTemplate,
 } from "@roadnerd/conventions/internal";
 import { callTool, fakeBinaries, isLive, pidsWhere } from "@roadnerd/conventions/testing";
-import { loadServer, readRegistry } from "@roadnerd/registry";
+import { loadServer, selectedServers } from "@roadnerd/registry";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { HOSTILE_VALUES, inputArb } from "./lib/schema-arbitrary.ts";
@@ -47,7 +47,7 @@ const INJECTION = [
   ...HOSTILE_VALUES.filter((v): v is string => typeof v === "string"),
 ];
 
-const servers = readRegistry();
+const servers = selectedServers();
 
 describe("argv never leaves its template", () => {
   it.each(servers)("$name: every slot, the whole corpus", async ({ name }) => {

@@ -40,3 +40,20 @@ export function readRegistry(root: string = REPO_ROOT): RegisteredServer[] {
   }
   return found.sort((a, b) => a.defaultPort - b.defaultPort || a.name.localeCompare(b.name));
 }
+
+/**
+ * The servers a build, bench or per-server suite works on: all of them, or those named in `ROADNERD_ONLY`
+ * (comma-separated), so work on one server does not rebuild or retest the others. A name that is not
+ * registered is an error, not an empty run.
+ */
+export function selectedServers(env: NodeJS.ProcessEnv = process.env, root: string = REPO_ROOT): RegisteredServer[] {
+  const all = readRegistry(root);
+  const only = (env.ROADNERD_ONLY ?? "")
+    .split(",")
+    .map((s) => s.trim())
+    .filter(Boolean);
+  if (only.length === 0) return all;
+  const unknown = only.filter((name) => !all.some((s) => s.name === name));
+  if (unknown.length > 0) throw new Error(`ROADNERD_ONLY names unknown servers: ${unknown.join(", ")}`);
+  return all.filter((s) => only.includes(s.name));
+}
