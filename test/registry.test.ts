@@ -6,7 +6,7 @@
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { curlExamples } from "@roadnerd/conventions/testing";
-import { loadServer, PLANNED_PORTS, REPO_ROOT, readRegistry } from "@roadnerd/registry";
+import { loadServer, PLANNED_PORTS, REPO_ROOT, readRegistry, selectedServers } from "@roadnerd/registry";
 import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
 
@@ -24,6 +24,18 @@ describe("the server registry", () => {
       if (Object.hasOwn(PLANNED_PORTS, s.name)) expect(s.defaultPort).toBe(PLANNED_PORTS[s.name]);
       else expect(Object.values(PLANNED_PORTS)).not.toContain(s.defaultPort);
     }
+  });
+});
+
+describe("ROADNERD_ONLY", () => {
+  it("narrows the servers a build or suite works on, and refuses a name that is not registered", () => {
+    expect(selectedServers({}).map((s) => s.name)).toEqual(servers.map((s) => s.name));
+    const [first, last] = [servers[0], servers.at(-1)];
+    if (!first || !last) throw new Error("no servers registered");
+    expect(selectedServers({ ROADNERD_ONLY: ` ${last.name}, ${first.name} ` }).map((s) => s.name)).toEqual(
+      [first.name, last.name].filter((n, i, a) => a.indexOf(n) === i),
+    );
+    expect(() => selectedServers({ ROADNERD_ONLY: "no-such-server" })).toThrow(/unknown servers: no-such-server/);
   });
 });
 

@@ -1,0 +1,2 @@
+/** @roadnerd/orchestrator — work in progress. */
+export {};
