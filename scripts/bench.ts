@@ -13,6 +13,7 @@ import { spawn, spawnSync } from "node:child_process";
 import { cpus } from "node:os";
 import { join } from "node:path";
 import { loadServer, REPO_ROOT, selectedServers } from "@roadnerd/registry";
+import { worldFor } from "../test/suites/lib/worlds.ts";
 import { f1, load, quick, rssMb, start } from "./bench/lib.ts";
 import { benchMcpCost, benchToolsList } from "./bench/mcp-cost.ts";
 import { benchRssCurve } from "./bench/rss-curve.ts";
@@ -58,7 +59,10 @@ for (const registered of selectedServers()) {
   await benchStartup(node20, version(node20), entry, STARTS);
   if (node24) await benchStartup(node24, version(node24), entry, STARTS);
 
-  const srv = await start(node20, [entry], { OUTBOUND_ALLOW: "127.0.0.0/8" });
+  // The server's README world (a booted systemd, a served page…), so its example calls are real answers.
+  const world = await worldFor(registered);
+  const env = { OUTBOUND_ALLOW: "127.0.0.0/8", ...world?.env };
+  const srv = await start(node20, [entry], env);
   const idleRss = rssMb(srv.pid);
   await benchToolsList(srv.url, def.tools);
 
@@ -89,9 +93,10 @@ for (const registered of selectedServers()) {
   idle.kill("SIGKILL");
   srv.kill();
 
-  const fresh = await start(node20, [entry], { OUTBOUND_ALLOW: "127.0.0.0/8" });
+  const fresh = await start(node20, [entry], env);
   await benchRssCurve(fresh.url, fresh.pid, def.tools, CALLS, IDLE_S);
   fresh.kill();
+  await world?.close();
 }
 bare.kill();
 

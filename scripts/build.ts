@@ -3,8 +3,10 @@
 // with no TypeScript work at start-up. The list of servers is the registry's.
 import { chmod, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { REPO_ROOT, selectedServers } from "@roadnerd/registry";
 import { build } from "esbuild";
+// The registry's reader, not its index: the index re-exports loadServer, whose glob import would bundle
+// every server's source into this script, so one server mid-edit would break every build.
+import { REPO_ROOT, readRegistry, selectedServers } from "../packages/registry/src/read-registry.ts";
 
 const banner = [
   // CommonJS dependencies inside an ESM bundle still call require().
@@ -24,8 +26,39 @@ const LAUNCHER = [
   "",
 ].join("\n");
 
-for (const server of selectedServers()) {
-  const dir = join(REPO_ROOT, server.dir);
+/** `orchestrator` in ROADNERD_ONLY names the roadnerd CLI (packages/orchestrator), not a server. */
+const ORCHESTRATOR = "orchestrator";
+const only = (process.env.ROADNERD_ONLY ?? "")
+  .split(",")
+  .map((s) => s.trim())
+  .filter(Boolean);
+const serverNames = only.filter((n) => n !== ORCHESTRATOR);
+const servers =
+  only.length === 0
+    ? selectedServers()
+    : serverNames.length
+      ? selectedServers({ ROADNERD_ONLY: serverNames.join(",") })
+      : [];
+// A server's `roadnerd.runtime` packages stay out of its bundle (and out of the orchestrator's, which bundles
+// every server's definitions for its catalog): they are loaded from node_modules when first used.
+const runtimeExternal = [...new Set(readRegistry().flatMap((s) => s.runtime))];
+const targets: Array<{ label: string; dir: string; entry: string; external: string[] }> = servers.map((s) => ({
+  label: s.packageName,
+  dir: s.dir,
+  entry: s.entry,
+  external: [...s.runtime],
+}));
+if (only.length === 0 || only.includes(ORCHESTRATOR)) {
+  targets.push({
+    label: "@roadnerd/orchestrator",
+    dir: "packages/orchestrator",
+    entry: "packages/orchestrator/dist/main.js",
+    external: runtimeExternal,
+  });
+}
+
+for (const target of targets) {
+  const dir = join(REPO_ROOT, target.dir);
   const outdir = join(dir, "dist");
   await rm(outdir, { recursive: true, force: true });
   const started = performance.now();
@@ -41,9 +74,10 @@ for (const server of selectedServers()) {
     minifySyntax: true,
     legalComments: "none",
     banner: { js: banner },
+    external: target.external,
     logLevel: "warning",
   });
   await writeFile(join(outdir, "main.js"), LAUNCHER);
   await chmod(join(outdir, "main.js"), 0o755);
-  console.log(`built ${server.packageName} -> ${server.entry} (${Math.round(performance.now() - started)} ms)`);
+  console.log(`built ${target.label} -> ${target.entry} (${Math.round(performance.now() - started)} ms)`);
 }

@@ -13,6 +13,7 @@ import type { BaseConfig, ServerDef } from "@roadnerd/conventions";
 import { loadServer, selectedServers } from "@roadnerd/registry";
 import { type SpawnedServer, serverEntry, spawnServer } from "@roadnerd/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type World, worldFor } from "./suites/lib/worlds.ts";
 
 const run = promisify(execFile);
 
@@ -20,11 +21,17 @@ describe.each(selectedServers())("roadnerd-$name", (s) => {
   // One server, as its bin starts it, for every test that only talks to it.
   let def: ServerDef<BaseConfig>;
   let server: SpawnedServer;
+  // In the server's README world (a booted systemd, a served page…), so its example calls succeed.
+  let world: World | undefined;
   beforeAll(async () => {
     def = await loadServer(s.name);
-    server = await spawnServer(s.name);
+    world = await worldFor(s);
+    server = await spawnServer(s.name, { env: world?.env ?? {} });
   });
-  afterAll(() => server?.stop());
+  afterAll(async () => {
+    await server?.stop();
+    await world?.close();
+  });
 
   it("HTTP: one listening line first, then /healthz, /actions, each tool's schema and /openapi.json", async () => {
     const first = JSON.parse(server.lines[0] ?? "{}") as { msg?: string; url?: string };

@@ -14,6 +14,7 @@ import { loadServer, selectedServers } from "@roadnerd/registry";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { HOSTILE_VALUES, inputArb } from "./lib/schema-arbitrary.ts";
+import { worldFor } from "./lib/worlds.ts";
 
 /** Values an attacker would put in a slot. */
 const INJECTION = [
@@ -78,43 +79,51 @@ describe("argv never leaves its template", () => {
 
   it.each(servers)(
     "$name: every tool, fuzzed, runs only its own templates",
-    async ({ name }) => {
+    async (registered) => {
+      const { name } = registered;
       const def = await loadServer(name);
       const binaries = [...new Set(def.commands.map((c) => c.binary))];
+      // The server's README world (e.g. a booted systemd), so tools reach their commands instead of a
+      // precondition error; the binaries themselves are the recording fakes below.
+      const world = def.commands.length > 0 ? await worldFor(registered) : undefined;
       let runs = 0;
-      for (const tool of def.tools.filter((t) => t.commands.length > 0)) {
-        // Each fake records its argv (one line, arguments joined by \x01) and prints an empty JSON list.
-        const bin = await fakeBinaries(
-          Object.fromEntries(
-            binaries.map((b) => [
-              b,
-              // One write per run (a whole line), so runs in parallel do not interleave.
-              `t=$(/bin/mktemp); /usr/bin/printf '%s\\001' "$@" > "$t"; echo >> "$t"; /bin/cat "$t" >> "$(/usr/bin/dirname "$0")/argv.log"; /bin/rm -f "$t"; echo '[]'`,
-            ]),
-          ),
-        );
-        try {
-          await fc.assert(
-            fc.asyncProperty(
-              inputArb(inputJsonSchema(tool.inputSchema), tool.example as Record<string, unknown>),
-              async (input) => {
-                await callTool(def, tool, input as Record<string, unknown>, { env: { EXEC_PATH: bin.dir } }).catch(
-                  () => {},
-                );
-              },
+      try {
+        for (const tool of def.tools.filter((t) => t.commands.length > 0)) {
+          // Each fake records its argv (one line, arguments joined by \x01) and prints an empty JSON list.
+          const bin = await fakeBinaries(
+            Object.fromEntries(
+              binaries.map((b) => [
+                b,
+                // One write per run (a whole line), so runs in parallel do not interleave.
+                `t=$(/bin/mktemp); /usr/bin/printf '%s\\001' "$@" > "$t"; echo >> "$t"; /bin/cat "$t" >> "$(/usr/bin/dirname "$0")/argv.log"; /bin/rm -f "$t"; echo '[]'`,
+              ]),
             ),
-            { numRuns: Number(process.env.FUZZ_RUNS ?? 20) },
           );
-          const log = await readFile(join(bin.dir, "argv.log"), "utf8").catch(() => "");
-          for (const line of log.split("\n").filter((l) => l.length > 0)) {
-            runs += 1;
-            const argv = line.split("\u0001").slice(0, -1);
-            const fits = tool.commands.some((c) => matchesTemplate(argv, c.args));
-            expect(fits, `${tool.name} ran: ${JSON.stringify(argv).slice(0, 200)}`).toBe(true);
+          try {
+            await fc.assert(
+              fc.asyncProperty(
+                inputArb(inputJsonSchema(tool.inputSchema), tool.example as Record<string, unknown>),
+                async (input) => {
+                  await callTool(def, tool, input as Record<string, unknown>, {
+                    env: { ...world?.env, EXEC_PATH: bin.dir },
+                  }).catch(() => {});
+                },
+              ),
+              { numRuns: Number(process.env.FUZZ_RUNS ?? 20) },
+            );
+            const log = await readFile(join(bin.dir, "argv.log"), "utf8").catch(() => "");
+            for (const line of log.split("\n").filter((l) => l.length > 0)) {
+              runs += 1;
+              const argv = line.split("\u0001").slice(0, -1);
+              const fits = tool.commands.some((c) => matchesTemplate(argv, c.args));
+              expect(fits, `${tool.name} ran: ${JSON.stringify(argv).slice(0, 200)}`).toBe(true);
+            }
+          } finally {
+            await bin.cleanup();
           }
-        } finally {
-          await bin.cleanup();
         }
+      } finally {
+        await world?.close();
       }
       console.log(`processes ${name}: ${runs} recorded runs, every one inside its tool's templates`);
     },

@@ -3,7 +3,7 @@ import { createParser, type EventSourceMessage } from "eventsource-parser";
 import { type Dispatcher, request } from "undici";
 import { remoteErrorFrom } from "./remote-error.ts";
 
-export type SseEventName = "ping" | "message" | "error" | "end";
+export type SseEventName = "ping" | "progress" | "message" | "error" | "end";
 
 export interface SseEvent {
   event: SseEventName;

@@ -1,8 +1,11 @@
 /**
  * The one module that spawns processes. Read-only by construction: a binary runs only as one of the
  * commands its tool declared (command.ts), there is no shell, the environment is scrubbed, and a timeout
- * or the caller going away kills the whole process group.
+ * or the caller going away kills the whole process group. Two shapes: run to completion and capture
+ * (spawnChecked, over execa), or stream stdout line by line for a follow mode (spawnLines, over
+ * child_process, whose stream we read as it comes).
  */
+import { spawn } from "node:child_process";
 import { execa } from "execa";
 import { buildArgv, type Command, checkAllowed, type SlotValues } from "./command.ts";
 import { DiagError } from "./errors.ts";
@@ -167,4 +170,174 @@ export function createExec(allowed: readonly Command[], execPath: string, procs?
     }
     return spawnChecked(allowed, execPath, cmd.binary, argv, { procs, ...options });
   }) as Exec;
+}
+
+/** Longest line a line stream yields whole; longer lines are cut (an ellipsis marks the cut). */
+export const DEFAULT_MAX_LINE_CHARS = 16 * 1024;
+const STDERR_TAIL_CHARS = 4096;
+
+export interface LinesOptions {
+  /** Ends the process when it aborts (the stream is over or its consumer left). */
+  signal?: AbortSignal | undefined;
+  /** Hard bound on the process's life. */
+  timeoutMs: number;
+  maxLineChars?: number;
+}
+
+/** How a line process ended: on its own (`exit`), at its deadline, aborted, or stopped by its reader. */
+export interface LinesEnd {
+  reason: "exit" | "timeout" | "aborted" | "stopped";
+  exitCode: number | null;
+  /** The last few KiB of stderr. */
+  stderr: string;
+}
+
+/**
+ * A long-running read command (journalctl --follow) as lines of stdout. Iterate it once; leaving the loop
+ * (break, throw, return) ends the process group. `ended` settles once the process is gone.
+ */
+export interface LineProcess extends AsyncIterable<string> {
+  readonly pid: number;
+  readonly ended: Promise<LinesEnd>;
+  /** SIGTERM the process group, SIGKILL after KILL_GRACE_MS. */
+  stop(): void;
+}
+
+/** Run one of the allowed commands and stream its stdout line by line. */
+export interface ExecLines {
+  (cmd: Command<never>, values: undefined, options: LinesOptions): Promise<LineProcess>;
+  <N extends string>(cmd: Command<N>, values: SlotValues<N>, options: LinesOptions): Promise<LineProcess>;
+}
+
+/**
+ * Spawn `binary argv` after checking it against `allowed` and stream its stdout as lines: the same allowlist,
+ * scrubbed environment and own process group as spawnChecked, killed at `timeoutMs`, when `signal` aborts or
+ * when the reader stops. It takes no MAX_PROCS slot: it lives as long as its stream (bounded by MAX_STREAMS and
+ * the stream's duration), and holding a slot that long would starve every tool call.
+ */
+export async function spawnLines(
+  allowed: readonly Command[],
+  execPath: string,
+  binary: string,
+  args: readonly string[],
+  options: LinesOptions,
+): Promise<LineProcess> {
+  checkAllowed(allowed, binary, args);
+  if (options.signal?.aborted) throw new DiagError("E_TIMEOUT", `${binary} not started: request already ended`);
+  installExitHook();
+  const child = spawn(binary, args, {
+    shell: false,
+    detached: true,
+    stdio: ["ignore", "pipe", "pipe"],
+    env: { PATH: execPath, LC_ALL: "C", LANG: "C", TZ: "UTC" },
+  });
+  await new Promise<void>((resolve, reject) => {
+    child.once("spawn", resolve);
+    child.once("error", (err: NodeJS.ErrnoException) => {
+      if (err.code === "ENOENT") {
+        reject(
+          new DiagError("E_NO_BINARY", `${binary} is not installed (searched ${execPath})`, {
+            hint: `install the package that provides ${binary}`,
+          }),
+        );
+      } else {
+        reject(new DiagError("E_EXEC_FAILED", `${binary} could not be run (${err.code ?? "error"})`, { cause: err }));
+      }
+    });
+  });
+  const pgid = child.pid as number;
+  liveGroups.add(pgid);
+  let reason: LinesEnd["reason"] | undefined;
+  const stop = (why: LinesEnd["reason"]) => {
+    if (reason) return;
+    reason = why;
+    killGroup(pgid, "SIGTERM");
+    setTimeout(() => killGroup(pgid, "SIGKILL"), KILL_GRACE_MS).unref();
+  };
+  const timer = setTimeout(() => stop("timeout"), options.timeoutMs);
+  const onAbort = () => stop("aborted");
+  options.signal?.addEventListener("abort", onAbort, { once: true });
+  let stderr = "";
+  child.stderr.setEncoding("utf8");
+  child.stderr.on("data", (d: string) => {
+    stderr = (stderr + d).slice(-STDERR_TAIL_CHARS);
+  });
+  const ended = new Promise<LinesEnd>((resolve) => {
+    child.once("close", (code) => {
+      clearTimeout(timer);
+      options.signal?.removeEventListener("abort", onAbort);
+      // The leader is gone; nothing it left behind in its group lives on.
+      killGroup(pgid, "SIGKILL");
+      liveGroups.delete(pgid);
+      resolve({ reason: reason ?? "exit", exitCode: reason ? null : code, stderr });
+    });
+  });
+  const max = options.maxLineChars ?? DEFAULT_MAX_LINE_CHARS;
+  let iterated = false;
+  return {
+    pid: pgid,
+    ended,
+    stop: () => stop("stopped"),
+    [Symbol.asyncIterator]() {
+      if (iterated) throw new Error(`${binary}: a line process can be read once`);
+      iterated = true;
+      return readLines(child.stdout, max, () => stop("stopped"));
+    },
+  };
+}
+
+/** Split a stream into lines, each cut at `max` characters; `done` runs however the reader leaves. */
+async function* readLines(stdout: NodeJS.ReadableStream, max: number, done: () => void): AsyncGenerator<string> {
+  stdout.setEncoding("utf8");
+  let buf = "";
+  // Past `max` characters the rest of the line is dropped up to its newline: memory stays bounded.
+  let dropping = false;
+  let finished = false;
+  try {
+    for await (const chunk of stdout as AsyncIterable<string>) {
+      let text = chunk;
+      let nl = text.indexOf("\n");
+      while (nl >= 0) {
+        const part = text.slice(0, nl);
+        text = text.slice(nl + 1);
+        if (dropping) dropping = false;
+        else yield cutLine(buf + part, max);
+        buf = "";
+        nl = text.indexOf("\n");
+      }
+      if (dropping) continue;
+      buf += text;
+      if (buf.length > max) {
+        yield cutLine(buf, max);
+        buf = "";
+        dropping = true;
+      }
+    }
+    if (buf.length > 0 && !dropping) yield cutLine(buf, max);
+    finished = true;
+  } finally {
+    // The reader left early: the program is not wanted any more. (At the end of its output it exits on its
+    // own, and the deadline and signal still bound it if it does not.)
+    if (!finished) done();
+  }
+}
+
+function cutLine(line: string, max: number): string {
+  return line.length <= max ? line : `${line.slice(0, Math.max(0, max - 1))}…`;
+}
+
+/** An ExecLines that runs only `allowed` (a stream's own commands), finding binaries on `execPath`. */
+export function createExecLines(allowed: readonly Command[], execPath: string): ExecLines {
+  return ((cmd: Command, values: Readonly<Record<string, string | number>> | undefined, options: LinesOptions) => {
+    if (!allowed.includes(cmd)) {
+      return Promise.reject(new DiagError("E_UNSUPPORTED", `command not declared by this stream: ${cmd.binary}`));
+    }
+    let argv: string[];
+    try {
+      argv = buildArgv(cmd, values);
+    } catch (err) {
+      return Promise.reject(err);
+    }
+    return spawnLines(allowed, execPath, cmd.binary, argv, options);
+  }) as ExecLines;
 }

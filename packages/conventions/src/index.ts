@@ -7,7 +7,7 @@
 export { type ArgSlot, type Command, command, type SlotValues, slot } from "./command.ts";
 export type { BaseConfig } from "./config.ts";
 export { DiagError, type ErrorCode } from "./errors.ts";
-export type { ExecResult } from "./exec.ts";
+export type { ExecResult, LineProcess, LinesEnd } from "./exec.ts";
 export {
   DEFAULT_TIMEOUT_MS,
   hostField,
@@ -19,6 +19,7 @@ export {
   portField,
 } from "./fields.ts";
 export { type ConfigOf, createKit, defineServer, type Kit } from "./kit.ts";
+export { createLimiter, type Limiter, type Release } from "./limiter.ts";
 export {
   type Capped,
   capList,
@@ -31,7 +32,16 @@ export {
 } from "./limits.ts";
 export type { Logger } from "./logger.ts";
 export { runMain } from "./main.ts";
-export { isSecretHeader, MASK, maskHeaders, maskText, maskUrl, shownUrl } from "./mask.ts";
+export {
+  isSecretHeader,
+  MASK,
+  maskArgv,
+  maskCommandLine,
+  maskHeaders,
+  maskText,
+  maskUrl,
+  shownUrl,
+} from "./mask.ts";
 export {
   type ChainStop,
   DEFAULT_BODY_PREFIX_BYTES,
@@ -66,5 +76,23 @@ export {
   type SocketFailureKind,
   UNREACHABLE_REASONS,
 } from "./socket-errors.ts";
-export { type AnyStream, defineStream, type MessageOf, type Stream, type StreamContext } from "./stream.ts";
+export {
+  type AnyStream,
+  defineStream,
+  type LinesCallOptions,
+  type MessageOf,
+  type Stream,
+  type StreamContext,
+  type StreamExecLines,
+} from "./stream.ts";
+export {
+  DEFAULT_LISTEN_TIMEOUT_MS,
+  liveSupervised,
+  SUPERVISE_KILL_GRACE_MS,
+  type Supervised,
+  type SupervisedExit,
+  SuperviseError,
+  type SuperviseOptions,
+  superviseListening,
+} from "./supervise.ts";
 export { type AnyTool, defineTool, type InputOf, type ResultOf, type Tool, type ToolContext } from "./tool.ts";

@@ -10,10 +10,15 @@ export { renderErrorTable } from "./error-table.ts";
 export { ERROR_CODES, ERROR_MEANING, ERROR_STATUS, type ErrorBody, errorBody, toDiagError } from "./errors.ts";
 export {
   createExec,
+  createExecLines,
   DEFAULT_EXEC_MAX_BYTES,
+  DEFAULT_MAX_LINE_CHARS,
   type Exec,
+  type ExecLines,
   type ExecOptions,
+  type LinesOptions,
   liveProcessGroups,
+  spawnLines,
 } from "./exec.ts";
 export { commonInputShape, MIN_TIMEOUT_MS, runIdField } from "./fields.ts";
 export {

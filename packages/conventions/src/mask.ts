@@ -82,3 +82,70 @@ export function maskText(text: string): string {
     )
     .replace(JWT, MASK);
 }
+
+/** An option or variable name whose value is a secret: --password=…, DB_PASSWORD=…, -Dtrust.keyStorePassword=… */
+const SECRET_ARG_NAME = new RegExp(`${SECRET_NAME.source}|(pass|pwd|key)$`, "i");
+/** A flag whose NEXT argument is the secret (`--password hunter2`): only names that end in the secret word. */
+const SECRET_FLAG =
+  /^--?[A-Za-z0-9_.-]*(password|passwd|passphrase|pass|pwd|secret|token|api[-_]?key|apikey|credentials?)$/i;
+/** Userinfo in any URL inside an argument: scheme://user:pass@ → scheme://[masked]@ */
+const URL_USERINFO = /\b([a-z][a-z0-9+.-]*:\/\/)[^/@\s?#]+@/gi;
+/**
+ * Programs whose short options carry a password, where `-p` is not a port: `-p` glued to its value for the
+ * MySQL clients (`-psecret`; a bare `-p` prompts), the next argument for sshpass and redis-cli.
+ */
+const SHORT_SECRET: Record<string, { glued?: string; next?: string }> = {
+  mysql: { glued: "-p" },
+  mysqldump: { glued: "-p" },
+  mysqladmin: { glued: "-p" },
+  mariadb: { glued: "-p" },
+  "mariadb-dump": { glued: "-p" },
+  sshpass: { next: "-p" },
+  "redis-cli": { next: "-a" },
+};
+
+/**
+ * Mask the secrets in a process's argv: `--password=…` and `NAME=…` with a secret-looking name, the argument
+ * after `--password`/`--token`…, `-p…` only for programs where it is a password, URL userinfo, and whatever
+ * maskText finds (bearer tokens, JWTs, `token=` inside a value).
+ */
+export function maskArgv(argv: readonly string[]): string[] {
+  const program = (argv[0] ?? "").split("/").pop() ?? "";
+  const short = SHORT_SECRET[program];
+  const out: string[] = [];
+  let maskNext = false;
+  for (const arg of argv) {
+    if (maskNext && !arg.startsWith("-")) {
+      out.push(MASK);
+      maskNext = false;
+      continue;
+    }
+    maskNext = false;
+    if (out.length > 0 && (SECRET_FLAG.test(arg) || arg === short?.next)) {
+      out.push(arg);
+      maskNext = true;
+      continue;
+    }
+    if (short?.glued && arg.startsWith(short.glued) && arg.length > short.glued.length && !arg.startsWith("--")) {
+      out.push(`${short.glued}${MASK}`);
+      continue;
+    }
+    const eq = arg.indexOf("=");
+    const name = eq > 0 ? arg.slice(0, eq) : "";
+    if (name && !name.includes("://") && SECRET_ARG_NAME.test(name.replace(/^-+D?/, ""))) {
+      out.push(`${name}=${MASK}`);
+      continue;
+    }
+    out.push(maskText(arg.replace(URL_USERINFO, `$1${MASK}@`)));
+  }
+  return out;
+}
+
+/**
+ * A command line as we show it: argv (or a line already joined by spaces) with secrets masked, joined by
+ * spaces. Cut it after masking (a cut before could leave half a secret unmasked).
+ */
+export function maskCommandLine(argv: readonly string[] | string): string {
+  const args = typeof argv === "string" ? argv.split(/\s+/).filter(Boolean) : argv;
+  return maskArgv(args).join(" ");
+}

@@ -4,11 +4,21 @@
  * processes included) when the duration ends or the consumer goes away. No HTTP here: the SSE route and
  * unit tests are both consumers.
  */
+import type { Command } from "./command.ts";
 import { DiagError } from "./errors.ts";
+import { createExecLines } from "./exec.ts";
 import { DEFAULT_TIMEOUT_MS } from "./fields.ts";
 import { boundExec, checkAndSummarize, parseInput, runTool } from "./run-tool.ts";
 import type { Runtime } from "./runtime.ts";
-import { type AnyStream, DEFAULT_STREAM_DURATION_MS, type MessageOf, type StreamContext } from "./stream.ts";
+import {
+  type AnyStream,
+  DEFAULT_STREAM_DURATION_MS,
+  type LinesCallOptions,
+  MAX_STREAM_DURATION_MS,
+  type MessageOf,
+  type StreamContext,
+  type StreamExecLines,
+} from "./stream.ts";
 
 /** Why a stream ended: its work finished, its duration ran out, or the consumer went away. */
 export type StreamEnd = "done" | "duration" | "closed";
@@ -69,11 +79,18 @@ export async function runParsedStream<S extends AnyStream>(
   const signal = controller.signal;
   const left = () => (options.unbounded ? DEFAULT_TIMEOUT_MS : duration - (performance.now() - started));
   const remaining = () => Math.max(1, Math.min(DEFAULT_TIMEOUT_MS, Math.round(left())));
+  const boundLines = (cmd: Command, values?: Readonly<Record<string, string | number>>, opts: LinesCallOptions = {}) =>
+    createExecLines(stream.commands, runtime.config.EXEC_PATH)(cmd as Command<never>, values as undefined, {
+      signal,
+      timeoutMs: opts.timeoutMs ?? (options.unbounded ? MAX_STREAM_DURATION_MS : Math.max(1, Math.round(left()))),
+      ...(opts.maxLineChars === undefined ? {} : { maxLineChars: opts.maxLineChars }),
+    });
   const ctx: StreamContext<unknown> = {
     log: runtime.log.child({ stream: stream.name, run_id: runId }),
     outbound: runtime.outbound,
     config: runtime.config,
     exec: boundExec(runtime, stream, signal, remaining),
+    execLines: boundLines as StreamExecLines,
     signal,
     runId,
     sleep: (ms) => abortableSleep(ms, signal),

@@ -21,6 +21,8 @@ export type Stamped = Record<string, unknown> & { summary: string; run_id?: stri
 export interface ToolCallOptions {
   /** Aborts when the caller goes away (HTTP socket closed, MCP cancellation). */
   signal?: AbortSignal | undefined;
+  /** The caller shows progress (SSE `progress` events): what the handler passes to ctx.progress. */
+  onProgress?: ((progress: Record<string, unknown>) => void) | undefined;
 }
 
 /** Validate raw input against a tool's (or stream's) strict schema. Throws E_INVALID_INPUT. */
@@ -100,19 +102,18 @@ export async function runParsedTool<T extends AnyTool>(
 ): Promise<ResultOf<T>> {
   const runId = input.run_id as string | undefined;
   checkTargets(tool.targets, input, runtime.outbound);
-  const result = await runtime.shared.run(
-    callKey(tool.name, input),
-    options.signal,
-    tool.snapshotMs ?? 0,
-    async (signal) => {
-      const release = runtime.calls.take(tool.name);
-      try {
-        return await execute(tool, input, runtime, signal);
-      } finally {
-        release();
-      }
-    },
-  );
+  const own = async (signal: AbortSignal) => {
+    const release = runtime.calls.take(tool.name);
+    try {
+      return await execute(tool, input, runtime, signal, options.onProgress);
+    } finally {
+      release();
+    }
+  };
+  // A caller that shows progress gets its own execution: a shared one reports to its first caller only.
+  const result = options.onProgress
+    ? await own(options.signal ?? new AbortController().signal)
+    : await runtime.shared.run(callKey(tool.name, input), options.signal, tool.snapshotMs ?? 0, own);
   return (runId ? { ...result, run_id: runId } : result) as ResultOf<T>;
 }
 
@@ -122,6 +123,7 @@ async function execute<T extends AnyTool>(
   input: Record<string, unknown>,
   runtime: Runtime<unknown>,
   signal: AbortSignal,
+  onProgress: ToolCallOptions["onProgress"],
 ): Promise<Stamped> {
   const timeoutMs = (input.timeout_ms as number | undefined) ?? DEFAULT_TIMEOUT_MS;
   const runId = input.run_id as string | undefined;
@@ -145,6 +147,9 @@ async function execute<T extends AnyTool>(
     runId,
     remaining,
     budget: () => Math.max(1, remaining() - DEADLINE_MARGIN_MS),
+    progress: (p) => {
+      if (!controller.signal.aborted) onProgress?.(p);
+    },
   };
   let hardStop: NodeJS.Timeout | undefined;
   try {

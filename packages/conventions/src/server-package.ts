@@ -20,6 +20,12 @@ const packageSchema = z.object({
       .default([])
       .describe("Debian packages its commands need at run time (the image installs them)"),
     compose: z.record(z.string(), z.unknown()).default({}).describe("extra docker-compose keys for its service"),
+    runtime: z
+      .array(z.string().regex(/^(@[a-z0-9-]+\/)?[a-z0-9][a-z0-9._-]*$/))
+      .default([])
+      .describe(
+        "npm dependencies loaded from node_modules at run time, not bundled (they read files beside their code)",
+      ),
   }),
 });
 
@@ -37,6 +43,8 @@ export interface ServerIdentity {
   debian: readonly string[];
   /** Extra docker-compose keys for its service (volumes, pid…). */
   compose: Readonly<Record<string, unknown>>;
+  /** npm dependencies left out of the bundle and loaded from node_modules (the image copies them). */
+  runtime: readonly string[];
 }
 
 /** Throws with every problem named when a server's package.json does not declare it fully. */
@@ -64,5 +72,6 @@ export function parseServerPackage(pkg: unknown, where = "package.json"): Server
     bin,
     debian: p.roadnerd.debian,
     compose: p.roadnerd.compose,
+    runtime: p.roadnerd.runtime,
   };
 }

@@ -1,7 +1,8 @@
 /** defineStream: a bounded stream that emits `message` events until its work, its duration or the client ends. */
 import { z } from "zod";
-import type { Command } from "./command.ts";
+import type { Command, SlotValues } from "./command.ts";
 import type { BaseConfig } from "./config.ts";
+import type { LineProcess } from "./exec.ts";
 import { runIdField } from "./fields.ts";
 import { type AnyTool, checkName, type InputOf, type ResultOf, resultCommonShape, type ToolContext } from "./tool.ts";
 
@@ -9,10 +10,26 @@ export const DEFAULT_STREAM_DURATION_MS = 10_000;
 export const MAX_STREAM_DURATION_MS = 300_000;
 export const PING_INTERVAL_MS = 1000;
 
+export interface LinesCallOptions {
+  /** Default: the time left in the stream (for a shared producer, MAX_STREAM_DURATION_MS). */
+  timeoutMs?: number;
+  maxLineChars?: number;
+}
+
+/**
+ * `ctx.execLines`: run one of the commands this stream declared and read its stdout line by line (a follow
+ * mode such as journalctl --follow); ended when the stream ends, its consumer leaves or the reader stops.
+ */
+export interface StreamExecLines {
+  (cmd: Command<never>, values?: undefined, options?: LinesCallOptions): Promise<LineProcess>;
+  <N extends string>(cmd: Command<N>, values: SlotValues<N>, options?: LinesCallOptions): Promise<LineProcess>;
+}
+
 export interface StreamContext<C = BaseConfig, M extends z.ZodRawShape = z.ZodRawShape>
-  extends Omit<ToolContext<C>, "timeoutMs" | "remaining" | "budget"> {
+  extends Omit<ToolContext<C>, "timeoutMs" | "remaining" | "budget" | "progress"> {
   /** Send one `message` (checked against the stream's message schema; summary and run_id added). False once the client is gone. */
   emit(data: z.input<z.ZodObject<M>>): Promise<boolean>;
+  execLines: StreamExecLines;
   /** Abortable sleep: resolves false when the stream is over. */
   sleep(ms: number): Promise<boolean>;
   /** Call a tool through the kernel (validation, deadline, result schema), typed by its definition. */

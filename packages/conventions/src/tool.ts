@@ -34,6 +34,12 @@ export interface ToolContext<C = BaseConfig> {
   outbound: OutboundPolicy;
   /** The server's config, typed by its kit's env schema. */
   config: C;
+  /**
+   * How far a long call got (directories walked, bytes scanned): sent as an SSE `progress` event to a caller
+   * of /sse/<tool>, dropped for every other caller and while the client is slow. Call it at most a few times
+   * a second.
+   */
+  progress(progress: Record<string, unknown>): void;
 }
 
 export const resultCommonShape = {

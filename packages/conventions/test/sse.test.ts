@@ -44,6 +44,22 @@ describe("SSE", () => {
     expect(events.at(-2)).toEqual({ event: "message", data: { waited: 1500, summary: "waited 1500" } });
   });
 
+  it("/sse/<tool>: what the tool passes to ctx.progress arrives as progress events before its message", async () => {
+    const events = await collect("sleepy", { ms: 400 });
+    expect(events.filter((e) => e.event !== "ping")).toEqual([
+      { event: "progress", data: { waited_so_far: 200 } },
+      { event: "message", data: { waited: 400, summary: "waited 400" } },
+      { event: "end", data: { reason: "done" } },
+    ]);
+    // The same call over /actions answers only the result.
+    const res = await request(`${base}/actions/sleepy`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ ms: 400 }),
+    });
+    expect(await res.body.json()).toEqual({ waited: 400, summary: "waited 400" });
+  });
+
   it("a tool failure is an error event then end", async () => {
     const events = await collect("broken", { mode: "diag" });
     expect(events.slice(1)).toEqual([

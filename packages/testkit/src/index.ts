@@ -42,3 +42,13 @@ export {
   spawnListening,
   spawnServer,
 } from "./spawn-server.ts";
+export {
+  BootedSystemd,
+  type BootOptions,
+  bootSystemd,
+  DEFAULT_BOOT_TIMEOUT_MS,
+  HARNESS_TARGET,
+  type HarnessUnit,
+  type RunResult,
+  systemdSkipReason,
+} from "./systemd-harness.ts";

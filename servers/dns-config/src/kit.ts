@@ -1,4 +1,7 @@
-/** DnsConfig's typed kit: add this server's env vars here; handlers see them typed on ctx.config. */
-import { createKit } from "@roadnerd/conventions";
+/** DnsConfig's typed kit: every tool defined with it sees ctx.config with dnsConfigEnv's fields. */
+import { type ConfigOf, createKit } from "@roadnerd/conventions";
+import { dnsConfigEnv } from "./config.ts";
 
-export const { defineTool, defineStream, defineServer } = createKit({ env: {} });
+export type DnsConfigConfig = ConfigOf<typeof dnsConfigEnv>;
+
+export const { defineTool, defineStream, defineServer } = createKit({ env: dnsConfigEnv });

@@ -1,4 +1,7 @@
-/** Ports's typed kit: add this server's env vars here; handlers see them typed on ctx.config. */
-import { createKit } from "@roadnerd/conventions";
+/** Ports's typed kit: every tool and stream defined with it sees ctx.config with portsEnv's fields. */
+import { type ConfigOf, createKit } from "@roadnerd/conventions";
+import { portsEnv } from "./config.ts";
 
-export const { defineTool, defineStream, defineServer } = createKit({ env: {} });
+export type PortsConfig = ConfigOf<typeof portsEnv>;
+
+export const { defineTool, defineStream, defineServer } = createKit({ env: portsEnv });

@@ -1,4 +1,7 @@
-/** Proxy's typed kit: add this server's env vars here; handlers see them typed on ctx.config. */
-import { createKit } from "@roadnerd/conventions";
+/** Proxy's typed kit: every tool defined with it sees ctx.config with proxyEnv's fields. */
+import { type ConfigOf, createKit } from "@roadnerd/conventions";
+import { proxyEnv } from "./config.ts";
 
-export const { defineTool, defineStream, defineServer } = createKit({ env: {} });
+export type ProxyConfig = ConfigOf<typeof proxyEnv>;
+
+export const { defineTool, defineStream, defineServer } = createKit({ env: proxyEnv });

@@ -1,4 +1,7 @@
-/** Service's typed kit: add this server's env vars here; handlers see them typed on ctx.config. */
-import { createKit } from "@roadnerd/conventions";
+/** Service's typed kit: every tool and stream defined with it sees ctx.config with serviceEnv's fields. */
+import { type ConfigOf, createKit } from "@roadnerd/conventions";
+import { serviceEnv } from "./config.ts";
 
-export const { defineTool, defineStream, defineServer } = createKit({ env: {} });
+export type ServiceConfig = ConfigOf<typeof serviceEnv>;
+
+export const { defineTool, defineStream, defineServer } = createKit({ env: serviceEnv });

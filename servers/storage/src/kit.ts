@@ -1,4 +1,7 @@
-/** Storage's typed kit: add this server's env vars here; handlers see them typed on ctx.config. */
-import { createKit } from "@roadnerd/conventions";
+/** Storage's typed kit: every tool and stream defined with it sees ctx.config with storageEnv's fields. */
+import { type ConfigOf, createKit } from "@roadnerd/conventions";
+import { storageEnv } from "./config.ts";
 
-export const { defineTool, defineStream, defineServer } = createKit({ env: {} });
+export type StorageConfig = ConfigOf<typeof storageEnv>;
+
+export const { defineTool, defineStream, defineServer } = createKit({ env: storageEnv });

@@ -1,11 +1,12 @@
-/** Storage: the list of tools and streams (by hand: the list is the table of contents). */
+/** Storage: the list of tools and streams. "Disk full?" in two calls: disk_usage, then top_consumers. */
 import pkg from "../package.json" with { type: "json" };
 import { defineServer } from "./kit.ts";
-import { uptime } from "./tools/uptime.ts";
+import { diskUsage } from "./tools/disk-usage.ts";
+import { topConsumers } from "./tools/top-consumers.ts";
 
 export const server = defineServer({
   package: pkg,
-  instructions: "Disk usage and the biggest directories: is a disk (or its inodes) full, and by what?",
-  tools: [uptime],
-  streams: [],
+  instructions:
+    "Read-only disk diagnostics. For 'disk full': disk_usage (which filesystem, space or inodes?), then top_consumers on a directory of it (what takes the space?).",
+  tools: [diskUsage, topConsumers],
 });

@@ -1,4 +1,7 @@
-/** Webcheck's typed kit: add this server's env vars here; handlers see them typed on ctx.config. */
-import { createKit } from "@roadnerd/conventions";
+/** Webcheck's typed kit: every tool and stream defined with it sees ctx.config with webcheckEnv's fields. */
+import { type ConfigOf, createKit } from "@roadnerd/conventions";
+import { webcheckEnv } from "./config.ts";
 
-export const { defineTool, defineStream, defineServer } = createKit({ env: {} });
+export type WebcheckConfig = ConfigOf<typeof webcheckEnv>;
+
+export const { defineTool, defineStream, defineServer } = createKit({ env: webcheckEnv });

@@ -1,12 +1,15 @@
 /** Webcheck: the list of tools and streams (by hand: the list is the table of contents). */
 import pkg from "../package.json" with { type: "json" };
 import { defineServer } from "./kit.ts";
-import { uptime } from "./tools/uptime.ts";
+import { snapshot } from "./streams/snapshot.ts";
+import { head } from "./tools/head.ts";
+import { screenshots } from "./tools/screenshots.ts";
+import { tlsInfo } from "./tools/tls-info.ts";
 
 export const server = defineServer({
   package: pkg,
   instructions:
-    "A web page as a user sees it: status and headers, the TLS certificate and why it fails, a headless-browser screenshot.",
-  tools: [uptime],
-  streams: [],
+    "A web page as a user sees it. Reaches only what OUTBOUND_ALLOW names. head (status, headers, redirect), tls_info (certificate: trusted? why not?), /sse/snapshot (headless-browser screenshot file), screenshots (the files saved).",
+  tools: [head, tlsInfo, screenshots],
+  streams: [snapshot],
 });

@@ -1,7 +1,7 @@
 /**
- * SSE routes: `/sse/<tool>` for every tool (ping while it runs, one message, end) and `/sse/<stream>` for
- * defined streams, fed by the stream hub (one producer per distinct input). Events: ping, message (JSON),
- * error (JSON {code,message}), end. Every stream is bounded: by MAX_STREAMS (503 E_BUSY before it starts), by
+ * SSE routes: `/sse/<tool>` for every tool (ping while it runs, `progress` when it reports how far it got, one
+ * message, end) and `/sse/<stream>` for defined streams, fed by the stream hub (one producer per distinct
+ * input). Events: ping, progress (JSON), message (JSON), error (JSON {code,message}), end. Every stream is bounded: by MAX_STREAMS (503 E_BUSY before it starts), by
  * its duration even when the client stops reading, and by the server's shutdown (which sends `end` first).
  * Its work (subprocesses included) is aborted when the client goes away. Event names are our fixed set and
  * ids are counters we make: @fastify/sse writes both unescaped.
@@ -16,7 +16,7 @@ import { PING_INTERVAL_MS } from "../stream.ts";
 import { unknownTool } from "../suggest.ts";
 import { checkTargets } from "../targets.ts";
 
-type EventName = "ping" | "message" | "error" | "end";
+type EventName = "ping" | "progress" | "message" | "error" | "end";
 
 /** How long a client that stopped reading gets to take the final `end` before its connection is cut. */
 export const END_FLUSH_MS = 1000;
@@ -91,7 +91,13 @@ export function registerSse(app: FastifyInstance, runtime: Runtime<unknown>, tra
             if (stream) {
               return runtime.hub.subscribe(stream, input, { signal, send: (m) => out.send("message", m) });
             }
-            if (tool) await out.send("message", await runParsedTool(tool, input, runtime, { signal }));
+            if (tool) {
+              // Progress is lossy: skipped while the client has not read the last event.
+              const onProgress = (p: Record<string, unknown>) => {
+                if (!out.blocked) void out.send("progress", p);
+              };
+              await out.send("message", await runParsedTool(tool, input, runtime, { signal, onProgress }));
+            }
             return "done";
           });
         } finally {

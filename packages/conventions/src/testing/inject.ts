@@ -14,6 +14,8 @@ export interface CallOptions {
   env?: NodeJS.ProcessEnv;
   logger?: Logger;
   signal?: AbortSignal;
+  /** Receives what the tool passes to ctx.progress, as an /sse/<tool> caller would. */
+  onProgress?: (progress: Record<string, unknown>) => void;
 }
 
 export function testRuntime<C extends BaseConfig>(def: ServerDef<C>, options: CallOptions = {}): Runtime<C> {
@@ -27,7 +29,7 @@ export function callTool<C extends BaseConfig, T extends AnyTool>(
   input: InputOf<T> | Record<string, unknown>,
   options: CallOptions = {},
 ): Promise<ResultOf<T>> {
-  return runTool(tool, input, testRuntime(def, options), { signal: options.signal });
+  return runTool(tool, input, testRuntime(def, options), { signal: options.signal, onProgress: options.onProgress });
 }
 
 /** Run a stream to its end and return every message and why it ended. */

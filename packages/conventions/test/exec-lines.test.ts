@@ -1,0 +1,203 @@
+/**
+ * spawnLines / createExecLines / ctx.execLines: a long-running read command streamed line by line, with the
+ * same allowlist, scrubbed environment and process-group kill as exec; refused before any process exists.
+ */
+import { access, chmod, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { z } from "zod";
+import { command, slot } from "../src/command.ts";
+import { createExecLines, liveProcessGroups, spawnLines } from "../src/exec.ts";
+import { defineServer } from "../src/kit.ts";
+import { defineStream } from "../src/stream.ts";
+import { collectStream } from "../src/testing/inject.ts";
+import { isLive } from "../src/testing/procfs.ts";
+import { demoPackage } from "./fixtures/demo-server.ts";
+
+let dir: string;
+
+async function fake(name: string, script: string): Promise<void> {
+  const path = join(dir, name);
+  await writeFile(path, `#!/bin/sh\n${script}\n`);
+  await chmod(path, 0o755);
+}
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), "rn-lines-"));
+  // Records that it ran, prints its argv and environment, then lines slowly, then follows forever.
+  await fake(
+    "follow",
+    `echo ran > "${dir}/follow.ran"
+for a in "$@"; do echo "arg $a"; done
+env | sort | tr '\\n' ' '; echo
+sleep 30 &
+echo $! > "${dir}/grandchild.pid"
+i=0; while [ $i -lt 3 ]; do i=$((i+1)); echo "line $i"; done
+printf 'no newline yet'; sleep 0.1; printf ' and now\\n'
+head -c 300 /dev/zero | tr '\\0' x; echo; echo after-long
+exec sleep 30`,
+  );
+  await fake("short", "echo one; echo two >&2; exit 4");
+});
+
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+const follow = command("follow", ["--follow", slot("unit", /^[a-z]+\.service$/, { prefix: "--unit=" })]);
+const short = command("short", []);
+const missing = command("missing", []);
+const path = () => `${dir}:/usr/bin:/bin`;
+
+async function firstLines(n: number, p: AsyncIterable<string>): Promise<string[]> {
+  const out: string[] = [];
+  for await (const line of p) {
+    out.push(line);
+    if (out.length === n) break;
+  }
+  return out;
+}
+
+describe("spawnLines", () => {
+  it("streams stdout as lines, cuts long ones, scrubs the environment, and stops when the reader leaves", async () => {
+    const p = await spawnLines([follow], path(), "follow", ["--follow", "--unit=ssh.service"], {
+      timeoutMs: 10_000,
+      maxLineChars: 200,
+    });
+    const lines = await firstLines(9, p);
+    expect(lines).toEqual([
+      "arg --follow",
+      "arg --unit=ssh.service",
+      // Only what exec passes: no HOME, no secrets from our environment (PWD is set by the shell itself).
+      expect.stringMatching(/^LANG=C LC_ALL=C PATH=\S+ (PWD=\S+ )?(SHLVL=1 )?TZ=UTC $/),
+      "line 1",
+      "line 2",
+      "line 3",
+      "no newline yet and now",
+      `${"x".repeat(199)}…`,
+      "after-long",
+    ]);
+    const end = await p.ended;
+    expect(end).toEqual({ reason: "stopped", exitCode: null, stderr: "" });
+    const grandchild = Number((await readFile(join(dir, "grandchild.pid"), "utf8")).trim());
+    await waitUntil(() => !isLive(grandchild));
+    expect(isLive(grandchild)).toBe(false);
+    expect(liveProcessGroups()).toBe(0);
+  });
+
+  it("ends at its deadline and when its signal aborts", async () => {
+    const timed = await spawnLines([follow], path(), "follow", ["--follow", "--unit=a.service"], { timeoutMs: 200 });
+    const all: string[] = [];
+    for await (const line of timed) all.push(line);
+    expect(all.at(-1)).toBe("after-long");
+    expect((await timed.ended).reason).toBe("timeout");
+
+    const controller = new AbortController();
+    const aborted = await spawnLines([follow], path(), "follow", ["--follow", "--unit=a.service"], {
+      timeoutMs: 10_000,
+      signal: controller.signal,
+    });
+    setTimeout(() => controller.abort(), 100);
+    for await (const _ of aborted) {
+      // drain until the abort ends it
+    }
+    expect((await aborted.ended).reason).toBe("aborted");
+    expect(liveProcessGroups()).toBe(0);
+  });
+
+  it("reports a program that ends on its own with its exit code and stderr", async () => {
+    const p = await spawnLines([short], path(), "short", [], { timeoutMs: 5000 });
+    const lines: string[] = [];
+    for await (const line of p) lines.push(line);
+    expect(lines).toEqual(["one"]);
+    expect(await p.ended).toEqual({ reason: "exit", exitCode: 4, stderr: "two\n" });
+  });
+
+  it("refuses an argv outside the templates or an undeclared binary before any process exists", async () => {
+    await rm(join(dir, "follow.ran"), { force: true });
+    for (const args of [
+      ["--follow", "--unit=-x.service"],
+      ["--follow", "--unit=a.service", "--extra"],
+      ["--follow"],
+      ["--vacuum-size=1"],
+    ]) {
+      await expect(spawnLines([follow], path(), "follow", args, { timeoutMs: 1000 })).rejects.toMatchObject({
+        code: "E_UNSUPPORTED",
+      });
+    }
+    await expect(spawnLines([follow], path(), "rm", ["-rf", "/"], { timeoutMs: 1000 })).rejects.toMatchObject({
+      code: "E_UNSUPPORTED",
+    });
+    await expect(access(join(dir, "follow.ran"))).rejects.toThrow();
+    expect(liveProcessGroups()).toBe(0);
+  });
+
+  it("maps a missing binary to E_NO_BINARY naming it", async () => {
+    await expect(spawnLines([missing], path(), "missing", [], { timeoutMs: 1000 })).rejects.toMatchObject({
+      code: "E_NO_BINARY",
+      message: expect.stringContaining("missing is not installed"),
+    });
+  });
+});
+
+describe("createExecLines", () => {
+  it("runs only the declared commands and refuses a slot value that does not fit", async () => {
+    const lines = createExecLines([follow], path());
+    await expect(lines(short, undefined, { timeoutMs: 1000 })).rejects.toMatchObject({ code: "E_UNSUPPORTED" });
+    for (const unit of ["--help", "a;b.service", "x.service y.service", "../x.service"]) {
+      await expect(lines(follow, { unit }, { timeoutMs: 1000 })).rejects.toMatchObject({ code: "E_INVALID_INPUT" });
+    }
+    expect(liveProcessGroups()).toBe(0);
+  });
+});
+
+const lineStream = defineStream({
+  name: "follow_lines",
+  summary: "Emit each line of a followed program.",
+  input: {},
+  message: { line: z.string().describe("one line") },
+  example: {},
+  commands: [follow],
+  shared: false,
+  summarize: (m) => m.line,
+  async run(_input, ctx) {
+    const p = await ctx.execLines(follow, { unit: "ssh.service" });
+    for await (const line of p) {
+      if (line.startsWith("line ")) await ctx.emit({ line });
+    }
+  },
+});
+const lineServer = defineServer({ package: demoPackage, instructions: "x", tools: [], streams: [lineStream] });
+
+describe("ctx.execLines", () => {
+  it("is ended with the stream: its duration kills the process group", async () => {
+    const { messages, end } = await collectStream(
+      lineServer,
+      lineStream,
+      { duration_ms: 500 },
+      { env: { EXEC_PATH: path() } },
+    );
+    expect(end).toBe("duration");
+    expect(messages.map((m) => m.line)).toEqual(["line 1", "line 2", "line 3"]);
+    await waitUntil(() => liveProcessGroups() === 0);
+    expect(liveProcessGroups()).toBe(0);
+  });
+
+  it("is ended when the consumer takes no more", async () => {
+    const { messages, end } = await collectStream(
+      lineServer,
+      lineStream,
+      { duration_ms: 10_000 },
+      { env: { EXEC_PATH: path() }, max: 1 },
+    );
+    expect(end).toBe("closed");
+    expect(messages.map((m) => m.line)).toEqual(["line 1"]);
+    await waitUntil(() => liveProcessGroups() === 0);
+    expect(liveProcessGroups()).toBe(0);
+  });
+});
+
+async function waitUntil(check: () => boolean): Promise<void> {
+  for (let i = 0; i < 50 && !check(); i++) await new Promise((r) => setTimeout(r, 50));
+}

@@ -1,0 +1,275 @@
+/**
+ * Attach on request: nothing runs at start. The first call to a server's tool spawns its built bin (node
+ * servers/<name>/dist/main.js, PORT=0 on 127.0.0.1) through the kernel's supervisor, waits for /healthz,
+ * reuses it afterwards, detaches it after an idle time, and restarts it once if it died. A server already
+ * running elsewhere (a configured URL) is used instead. Failures are AttachError (code E_ATTACH).
+ */
+import { join } from "node:path";
+import { createClient, type RoadNerdClient } from "@roadnerd/client";
+import { type Supervised, SuperviseError, superviseListening } from "@roadnerd/conventions";
+import { REPO_ROOT, type RegisteredServer } from "@roadnerd/registry";
+import { DEFAULT_ATTACH_TIMEOUT_MS, DEFAULT_IDLE_MS } from "./config.ts";
+import { AttachError } from "./errors.ts";
+
+export interface Launch {
+  argv: string[];
+  env: Record<string, string>;
+}
+
+export interface AttacherOptions {
+  /** The registry's servers (the attach layer only starts these). */
+  servers: readonly RegisteredServer[];
+  /** Servers already running elsewhere: used as they are, never spawned. */
+  remote?: ReadonlyMap<string, { url: string; token?: string }>;
+  idleMs?: number;
+  attachTimeoutMs?: number;
+  /** How to start a server (injectable: tests point it at a bin that never listens). */
+  launch?: (server: RegisteredServer) => Launch;
+  /** Extra env for a spawned server (its own config variables, passed through). */
+  envFor?: (server: string) => Record<string, string>;
+  /** attached / detached / restarted / exited, for progress output. */
+  onEvent?: (event: AttachEvent) => void;
+}
+
+export interface AttachEvent {
+  server: string;
+  kind: "attached" | "detached" | "exited" | "restarted";
+  url?: string;
+  pid?: number;
+  ms?: number;
+}
+
+export interface Attached {
+  client: RoadNerdClient;
+  /** True when this request attached it (spawned, or first contact with a remote URL). */
+  attached: boolean;
+  /** True when it had died and was started again. */
+  restarted: boolean;
+  attachMs: number;
+}
+
+interface Entry {
+  client?: RoadNerdClient;
+  child?: Supervised;
+  pending?: Promise<Attached>;
+  remoteChecked?: boolean;
+  busy: number;
+  idle?: NodeJS.Timeout;
+  /** It ran before and died (not stopped by us). */
+  died: boolean;
+  stopping: boolean;
+}
+
+/** Errors that mean the server process went away under the call (not a diagnosis). */
+const CONNECTION_ERRORS = new Set([
+  "ECONNREFUSED",
+  "ECONNRESET",
+  "EPIPE",
+  "UND_ERR_SOCKET",
+  "UND_ERR_CLOSED",
+  "UND_ERR_CONNECT_TIMEOUT",
+]);
+
+export function defaultLaunch(server: RegisteredServer): Launch {
+  return {
+    argv: [process.execPath, join(REPO_ROOT, server.entry)],
+    env: { HOST: "127.0.0.1", PORT: "0", LOG_LEVEL: "warn" },
+  };
+}
+
+export class Attacher {
+  readonly #options: AttacherOptions;
+  readonly #entries = new Map<string, Entry>();
+  #closed = false;
+
+  constructor(options: AttacherOptions) {
+    this.#options = options;
+  }
+
+  #entry(server: string): Entry {
+    let e = this.#entries.get(server);
+    if (!e) {
+      e = { busy: 0, died: false, stopping: false };
+      this.#entries.set(server, e);
+    }
+    return e;
+  }
+
+  /** Is a spawned child alive right now (false for remote servers and never-attached ones)? */
+  isRunning(server: string): boolean {
+    return this.#entries.get(server)?.child?.alive() ?? false;
+  }
+
+  pidOf(server: string): number | undefined {
+    const child = this.#entries.get(server)?.child;
+    return child?.alive() ? child.pid : undefined;
+  }
+
+  /** The server's client, attaching it first if needed. */
+  async ensure(server: string): Promise<Attached> {
+    if (this.#closed) throw new AttachError(server, "spawn", "the orchestrator is shutting down");
+    const e = this.#entry(server);
+    if (e.pending) return e.pending;
+    const remote = this.#options.remote?.get(server);
+    if (remote) {
+      if (e.client && e.remoteChecked) return { client: e.client, attached: false, restarted: false, attachMs: 0 };
+      e.pending = this.#checkRemote(server, remote, e).finally(() => {
+        e.pending = undefined;
+      });
+      return e.pending;
+    }
+    if (e.child?.alive() && e.client) return { client: e.client, attached: false, restarted: false, attachMs: 0 };
+    const restarted = e.died;
+    e.pending = this.#spawn(server, e, restarted).finally(() => {
+      e.pending = undefined;
+    });
+    return e.pending;
+  }
+
+  async #checkRemote(server: string, remote: { url: string; token?: string }, e: Entry): Promise<Attached> {
+    const started = performance.now();
+    const client = createClient(remote.url, remote.token ? { token: remote.token } : {});
+    await this.#waitHealthy(server, client, "remote");
+    e.client = client;
+    e.remoteChecked = true;
+    const ms = Math.round(performance.now() - started);
+    this.#options.onEvent?.({ server, kind: "attached", url: remote.url, ms });
+    return { client, attached: true, restarted: false, attachMs: ms };
+  }
+
+  async #spawn(server: string, e: Entry, restarted: boolean): Promise<Attached> {
+    const def = this.#options.servers.find((s) => s.name === server);
+    if (!def) throw new AttachError(server, "spawn", "not a registered server");
+    const started = performance.now();
+    const timeoutMs = this.#options.attachTimeoutMs ?? DEFAULT_ATTACH_TIMEOUT_MS;
+    const launch = (this.#options.launch ?? defaultLaunch)(def);
+    let child: Supervised;
+    try {
+      child = await superviseListening(launch.argv, {
+        env: { ...(this.#options.envFor?.(server) ?? {}), ...launch.env },
+        listenTimeoutMs: timeoutMs,
+        onExit: () => {
+          if (e.child !== child) return;
+          this.#clearIdle(e);
+          if (!e.stopping) {
+            e.died = true;
+            this.#options.onEvent?.({ server, kind: "exited", pid: child.pid });
+          }
+        },
+      });
+    } catch (err) {
+      const phase = err instanceof SuperviseError && err.phase === "spawn" ? "spawn" : "listen";
+      throw new AttachError(server, phase, (err as Error).message);
+    }
+    e.child = child;
+    e.stopping = false;
+    const client = createClient(child.url);
+    try {
+      await this.#waitHealthy(server, client, "health", timeoutMs - (performance.now() - started));
+    } catch (err) {
+      e.stopping = true;
+      await child.stop(500);
+      throw err;
+    }
+    e.client = client;
+    e.died = false;
+    const ms = Math.round(performance.now() - started);
+    this.#options.onEvent?.({ server, kind: restarted ? "restarted" : "attached", url: child.url, pid: child.pid, ms });
+    this.#armIdle(server, e);
+    return { client, attached: true, restarted, attachMs: ms };
+  }
+
+  /** /healthz must say ok with this server's name; retried briefly (a server may answer 503 while starting). */
+  async #waitHealthy(
+    server: string,
+    client: RoadNerdClient,
+    phase: "health" | "remote",
+    budgetMs = this.#options.attachTimeoutMs ?? DEFAULT_ATTACH_TIMEOUT_MS,
+  ): Promise<void> {
+    const deadline = performance.now() + Math.max(200, budgetMs);
+    let last = "no answer";
+    for (let attempt = 0; attempt < 50 && performance.now() < deadline; attempt += 1) {
+      try {
+        const h = await client.healthz({
+          signal: AbortSignal.timeout(Math.max(100, Math.round(deadline - performance.now()))),
+        });
+        if (h.ok && (h.name === server || h.name === `roadnerd-${server}`)) return;
+        last = `healthz answered ${JSON.stringify(h).slice(0, 120)}`;
+        if (h.ok) break; // Another server at that address: waiting will not help.
+      } catch (err) {
+        last = (err as Error).message;
+      }
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    throw new AttachError(server, phase, `${client.baseUrl}/healthz: ${last}`);
+  }
+
+  /** Call a tool, attaching (or once restarting) its server as needed. */
+  async call(
+    server: string,
+    tool: string,
+    params: Record<string, unknown>,
+    options: { signal?: AbortSignal } = {},
+  ): Promise<{ result: Record<string, unknown>; attached: boolean; restarted: boolean; attachMs: number }> {
+    let a = await this.ensure(server);
+    const e = this.#entry(server);
+    e.busy += 1;
+    this.#clearIdle(e);
+    try {
+      try {
+        const result = await a.client.call(tool, params, options);
+        return { result, attached: a.attached, restarted: a.restarted, attachMs: a.attachMs };
+      } catch (err) {
+        if (!(await this.#diedUnder(server, err))) throw err;
+        // It died under the call: start it again once and retry once.
+        const again = await this.ensure(server);
+        a = { ...again, attached: true, restarted: true, attachMs: a.attachMs + again.attachMs };
+        const result = await a.client.call(tool, params, options);
+        return { result, attached: true, restarted: true, attachMs: a.attachMs };
+      }
+    } finally {
+      e.busy -= 1;
+      this.#armIdle(server, e);
+    }
+  }
+
+  async #diedUnder(server: string, err: unknown): Promise<boolean> {
+    const e = this.#entry(server);
+    const code = (err as { code?: string; cause?: { code?: string } }).code;
+    const cause = (err as { cause?: { code?: string } }).cause?.code;
+    if (!e.child || !(CONNECTION_ERRORS.has(code ?? "") || CONNECTION_ERRORS.has(cause ?? ""))) return false;
+    // The socket error can arrive before the exit event: give the exit a moment to land.
+    await Promise.race([e.child.exited, new Promise((r) => setTimeout(r, 1000).unref())]);
+    return !e.child.alive();
+  }
+
+  #clearIdle(e: Entry): void {
+    if (e.idle) clearTimeout(e.idle);
+    e.idle = undefined;
+  }
+
+  #armIdle(server: string, e: Entry): void {
+    this.#clearIdle(e);
+    if (!e.child?.alive() || e.busy > 0) return;
+    e.idle = setTimeout(() => void this.detach(server), this.#options.idleMs ?? DEFAULT_IDLE_MS);
+    e.idle.unref();
+  }
+
+  /** Stop a spawned server (idle time, or shutdown). Remote servers are left alone. */
+  async detach(server: string): Promise<void> {
+    const e = this.#entries.get(server);
+    if (!e?.child?.alive()) return;
+    this.#clearIdle(e);
+    e.stopping = true;
+    const pid = e.child.pid;
+    await e.child.stop();
+    e.client = undefined;
+    this.#options.onEvent?.({ server, kind: "detached", pid });
+  }
+
+  /** Detach everything; later ensure() calls fail. */
+  async close(): Promise<void> {
+    this.#closed = true;
+    await Promise.all([...this.#entries.keys()].map((s) => this.detach(s)));
+  }
+}

@@ -1,0 +1,99 @@
+/**
+ * The catalog: every registered server's tools as `<server>/<tool>` with a one-line summary and its
+ * parameters, built from the servers' own definitions (the registry and loadServer), never a hand-kept
+ * list. `text()` is short enough for a 3B model's prompt.
+ */
+import type { AnyTool } from "@roadnerd/conventions";
+import { loadServer, type RegisteredServer, readRegistry } from "@roadnerd/registry";
+
+/** Inputs every tool takes; the orchestrator fills them in, so the prompt does not list them. */
+const COMMON_INPUTS = new Set(["timeout_ms", "run_id", "limit"]);
+
+export interface CatalogEntry {
+  /** `<server>/<tool>` */
+  id: string;
+  server: string;
+  tool: string;
+  summary: string;
+  /** Parameter names, optional ones suffixed with `?`. */
+  params: string[];
+  /** The tool's own strict input schema (common inputs included). */
+  definition: AnyTool;
+}
+
+export interface Catalog {
+  entries: readonly CatalogEntry[];
+  servers: readonly RegisteredServer[];
+  /** Servers whose definition could not be loaded, with why. */
+  unavailable: ReadonlyArray<{ server: string; reason: string }>;
+  get(id: string): CatalogEntry | undefined;
+  /** The config variables a server declares (its own env schema): passed through to it when spawned. */
+  envKeys(server: string): readonly string[];
+  /** One line per tool: `network/dns_resolve {qname, type?} — summary`. */
+  text(): string;
+}
+
+function paramsOf(tool: AnyTool): string[] {
+  const shape = tool.input as Record<string, { safeParse(v: unknown): { success: boolean } }>;
+  return Object.keys(shape)
+    .filter((k) => !COMMON_INPUTS.has(k))
+    .map((k) => (shape[k]?.safeParse(undefined).success ? `${k}?` : k));
+}
+
+export function entryLine(e: CatalogEntry): string {
+  return `${e.id} {${e.params.join(", ")}} — ${e.summary}`;
+}
+
+export function catalogFrom(
+  servers: readonly RegisteredServer[],
+  tools: ReadonlyMap<string, readonly AnyTool[]>,
+  unavailable: ReadonlyArray<{ server: string; reason: string }> = [],
+  envKeys: ReadonlyMap<string, readonly string[]> = new Map(),
+): Catalog {
+  const entries: CatalogEntry[] = [];
+  for (const s of servers) {
+    for (const t of tools.get(s.name) ?? []) {
+      entries.push({
+        id: `${s.name}/${t.name}`,
+        server: s.name,
+        tool: t.name,
+        summary: t.summary,
+        params: paramsOf(t),
+        definition: t,
+      });
+    }
+  }
+  const byId = new Map(entries.map((e) => [e.id, e]));
+  return {
+    entries,
+    servers,
+    unavailable,
+    get: (id) => byId.get(id),
+    envKeys: (server) => envKeys.get(server) ?? [],
+    text: () => entries.map(entryLine).join("\n"),
+  };
+}
+
+/** Every registered server's definition, loaded in-process (nothing is spawned). */
+export async function loadCatalog(servers: readonly RegisteredServer[] = readRegistry()): Promise<Catalog> {
+  const tools = new Map<string, readonly AnyTool[]>();
+  const envKeys = new Map<string, readonly string[]>();
+  const unavailable: Array<{ server: string; reason: string }> = [];
+  await Promise.all(
+    servers.map(async (s) => {
+      try {
+        const def = await loadServer(s.name);
+        tools.set(s.name, def.tools);
+        envKeys.set(s.name, Object.keys(def.env));
+      } catch (err) {
+        unavailable.push({ server: s.name, reason: (err as Error).message.slice(0, 200) });
+      }
+    }),
+  );
+  return catalogFrom(
+    servers.filter((s) => tools.has(s.name)),
+    tools,
+    unavailable,
+    envKeys,
+  );
+}

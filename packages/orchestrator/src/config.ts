@@ -1,0 +1,60 @@
+/** The orchestrator's env, read in one place through zod, defaulted once and frozen. */
+import { z } from "zod";
+
+export const DEFAULT_IDLE_MS = 120_000;
+export const DEFAULT_ATTACH_TIMEOUT_MS = 10_000;
+export const DEFAULT_CALL_TIMEOUT_MS = 2000;
+export const DEFAULT_STEP_BUDGET = 3;
+/** A planner may loop: no run makes more calls than this, whatever it is given. */
+export const MAX_STEP_BUDGET = 10;
+export const DEFAULT_PROBE_HOST = "example.com";
+
+const ms = (fallback: number, max: number) => z.coerce.number().int().min(1).max(max).default(fallback);
+
+export const orchestratorEnv = z.object({
+  ROADNERD_LOG_DIR: z.string().min(1).optional().describe("directory for one JSONL log per triage run"),
+  ROADNERD_IDLE_MS: ms(DEFAULT_IDLE_MS, 86_400_000).describe("detach an attached server after this idle time"),
+  ROADNERD_ATTACH_TIMEOUT_MS: ms(DEFAULT_ATTACH_TIMEOUT_MS, 120_000).describe("spawn → listening → /healthz"),
+  ROADNERD_PLANNER: z.enum(["rules", "openai", "scripted"]).default("rules").describe("default planner"),
+  ROADNERD_OPENAI_URL: z
+    .string()
+    .url()
+    .optional()
+    .describe("OpenAI-compatible base URL, e.g. http://127.0.0.1:8080/v1"),
+  ROADNERD_OPENAI_MODEL: z.string().min(1).optional().describe("model name sent to the endpoint"),
+  ROADNERD_OPENAI_KEY: z.string().min(1).optional().describe("bearer key for the endpoint, if it needs one"),
+  ROADNERD_MODEL_PROFILE: z.enum(["3b", "13b"]).default("3b").describe("sampling and context profile"),
+  ROADNERD_PROBE_HOST: z.string().min(1).default(DEFAULT_PROBE_HOST).describe("name the rules planner resolves"),
+  ROADNERD_SERVERS_FILE: z
+    .string()
+    .min(1)
+    .optional()
+    .describe('JSON file {"<server>":"http://host:port",…} of servers already running (compose)'),
+});
+
+export type OrchestratorConfig = Readonly<z.output<typeof orchestratorEnv>>;
+
+export function loadOrchestratorConfig(env: NodeJS.ProcessEnv = process.env): OrchestratorConfig {
+  const parsed = orchestratorEnv.safeParse(env);
+  if (!parsed.success) {
+    const issues = parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ");
+    throw new Error(`bad orchestrator environment: ${issues}`);
+  }
+  return Object.freeze(parsed.data);
+}
+
+/** `ROADNERD_SERVER_<NAME>_URL` (and `_TOKEN`), name upper-cased with - as _: servers running elsewhere. */
+export function remoteServersFromEnv(
+  names: readonly string[],
+  env: NodeJS.ProcessEnv = process.env,
+): Map<string, { url: string; token?: string }> {
+  const found = new Map<string, { url: string; token?: string }>();
+  for (const name of names) {
+    const key = `ROADNERD_SERVER_${name.toUpperCase().replace(/-/g, "_")}`;
+    const url = env[`${key}_URL`];
+    if (!url) continue;
+    const token = env[`${key}_TOKEN`];
+    found.set(name, token ? { url, token } : { url });
+  }
+  return found;
+}

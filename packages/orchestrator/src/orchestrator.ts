@@ -1,0 +1,58 @@
+/** Everything a command needs, built once from the env: config, catalog (nothing spawned), attach layer. */
+import { readFileSync } from "node:fs";
+import { readRegistry } from "@roadnerd/registry";
+import { z } from "zod";
+import { type AttachEvent, Attacher, type AttacherOptions } from "./attach.ts";
+import { type Catalog, loadCatalog } from "./catalog.ts";
+import { loadOrchestratorConfig, type OrchestratorConfig, remoteServersFromEnv } from "./config.ts";
+import { serverEnv } from "./server-env.ts";
+
+export interface Orchestrator {
+  config: OrchestratorConfig;
+  catalog: Catalog;
+  attacher: Attacher;
+}
+
+const serversFile = z.record(
+  z.string(),
+  z.union([z.string().url(), z.object({ url: z.string().url(), token: z.string().optional() })]),
+);
+
+/** Servers running elsewhere: ROADNERD_SERVERS_FILE, then ROADNERD_SERVER_<NAME>_URL (the env wins). */
+export function remoteServers(config: OrchestratorConfig, names: readonly string[], env: NodeJS.ProcessEnv) {
+  const remote = new Map<string, { url: string; token?: string }>();
+  if (config.ROADNERD_SERVERS_FILE) {
+    const parsed = serversFile.parse(JSON.parse(readFileSync(config.ROADNERD_SERVERS_FILE, "utf8")));
+    for (const [name, v] of Object.entries(parsed)) {
+      if (names.includes(name))
+        remote.set(name, typeof v === "string" ? { url: v } : { url: v.url, ...(v.token ? { token: v.token } : {}) });
+    }
+  }
+  // Env wins over the file.
+  for (const [name, v] of remoteServersFromEnv(names, env)) remote.set(name, v);
+  return remote;
+}
+
+export async function createOrchestrator(
+  env: NodeJS.ProcessEnv = process.env,
+  onEvent?: (e: AttachEvent) => void,
+  overrides: { idleMs?: number; launch?: AttacherOptions["launch"] } = {},
+): Promise<Orchestrator> {
+  const config = loadOrchestratorConfig(env);
+  const servers = readRegistry();
+  const catalog = await loadCatalog(servers);
+  const attacher = new Attacher({
+    servers,
+    remote: remoteServers(
+      config,
+      servers.map((s) => s.name),
+      env,
+    ),
+    idleMs: overrides.idleMs ?? config.ROADNERD_IDLE_MS,
+    attachTimeoutMs: config.ROADNERD_ATTACH_TIMEOUT_MS,
+    envFor: (server) => serverEnv(catalog.envKeys(server), env),
+    ...(onEvent ? { onEvent } : {}),
+    ...(overrides.launch ? { launch: overrides.launch } : {}),
+  });
+  return { config, catalog, attacher };
+}

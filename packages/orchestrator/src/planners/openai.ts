@@ -1,0 +1,108 @@
+/**
+ * A model behind any OpenAI-compatible chat endpoint (llama.cpp server, Ollama, vLLM): the spec's system
+ * and repair prompts, one tool per turn, a 3B or 13B profile (temperature, max_tokens, turns kept).
+ */
+import { cutText } from "@roadnerd/conventions";
+import { request } from "undici";
+import type { Planner, PlannerInput } from "./planner.ts";
+import {
+  FINAL_QUESTION,
+  FIRST_QUESTION,
+  type ModelProfile,
+  NEXT_QUESTION,
+  PROFILES,
+  REPAIR_PROMPT,
+  systemPrompt,
+} from "./prompts.ts";
+
+export interface OpenAiOptions {
+  /** Base URL, e.g. http://127.0.0.1:8080/v1 (…/chat/completions is appended). */
+  url: string;
+  model: string;
+  apiKey?: string;
+  profile?: "3b" | "13b" | ModelProfile;
+  /** Per request (default 60 s: a laptop CPU model is slow). */
+  timeoutMs?: number;
+}
+
+export interface ChatMessage {
+  role: "system" | "user" | "assistant";
+  content: string;
+}
+
+export class OpenAiError extends Error {
+  readonly code = "E_PLANNER" as const;
+}
+
+/** The conversation for one turn: system + symptom, the last `turns` calls with their results, then the ask. */
+export function buildMessages(input: PlannerInput, profile: ModelProfile): ChatMessage[] {
+  const earlier = input.history.slice(0, Math.max(0, input.history.length - profile.turns));
+  const kept = input.history.slice(earlier.length);
+  const intro = [`Symptom: ${input.symptom || "no internet"}`];
+  if (earlier.length) {
+    intro.push(`Already called: ${earlier.map((s) => `${s.tool} (${s.ok ? "ok" : s.error?.code})`).join(", ")}`);
+  }
+  const messages: ChatMessage[] = [
+    { role: "system", content: systemPrompt(input.catalog.text()) },
+    { role: "user", content: [...intro, FIRST_QUESTION].join("\n") },
+  ];
+  for (const s of kept) {
+    messages.push({ role: "assistant", content: JSON.stringify({ tool: s.tool, params: s.params }) });
+    const body = s.ok ? JSON.stringify(s.result) : JSON.stringify({ error: s.error });
+    messages.push({ role: "user", content: `Result: ${cutText(body, profile.result_chars)}\n${NEXT_QUESTION}` });
+  }
+  if (input.final) messages.push({ role: "user", content: FINAL_QUESTION });
+  if (input.repair) {
+    messages.push({ role: "assistant", content: cutText(input.repair.reply, 400) });
+    const hint = input.repair.suggestions?.length ? ` Did you mean: ${input.repair.suggestions.join(", ")}?` : "";
+    messages.push({ role: "user", content: `${REPAIR_PROMPT} (${input.repair.message})${hint}` });
+  }
+  return messages;
+}
+
+export class OpenAiPlanner implements Planner {
+  readonly name = "openai";
+  readonly #options: OpenAiOptions;
+  readonly #profile: ModelProfile;
+
+  constructor(options: OpenAiOptions) {
+    this.#options = options;
+    this.#profile = typeof options.profile === "object" ? options.profile : PROFILES[options.profile ?? "3b"];
+  }
+
+  async next(input: PlannerInput): Promise<string> {
+    const url = `${this.#options.url.replace(/\/+$/, "")}/chat/completions`;
+    const signal = AbortSignal.any([
+      AbortSignal.timeout(this.#options.timeoutMs ?? 60_000),
+      ...(input.signal ? [input.signal] : []),
+    ]);
+    const res = await request(url, {
+      method: "POST",
+      headers: {
+        "content-type": "application/json",
+        ...(this.#options.apiKey ? { authorization: `Bearer ${this.#options.apiKey}` } : {}),
+      },
+      body: JSON.stringify({
+        model: this.#options.model,
+        messages: buildMessages(input, this.#profile),
+        temperature: this.#profile.temperature,
+        max_tokens: this.#profile.max_tokens,
+        stream: false,
+      }),
+      signal,
+    });
+    const text = await res.body.text();
+    if (res.statusCode !== 200) {
+      throw new OpenAiError(`${url} answered ${res.statusCode}: ${cutText(text, 200)}`);
+    }
+    let body: { choices?: Array<{ message?: { content?: unknown } }> };
+    try {
+      body = JSON.parse(text) as typeof body;
+    } catch {
+      throw new OpenAiError(`${url} did not answer JSON: ${cutText(text, 200)}`);
+    }
+    const content = body.choices?.[0]?.message?.content;
+    if (typeof content !== "string") throw new OpenAiError(`${url}: no choices[0].message.content`);
+    return content;
+  }
+}

@@ -1,0 +1,143 @@
+/**
+ * The built `roadnerd` bin: list, call (pretty, --json, near-miss names, bad input), triage --json with
+ * live progress on stderr, and `up` starting every server plus the gateway and stopping them all on SIGINT.
+ */
+import { execFile, spawn } from "node:child_process";
+import { mkdtemp, readdir, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { isLive } from "@roadnerd/conventions/testing";
+import { REPO_ROOT, readRegistry } from "@roadnerd/registry";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+
+const BIN = join(REPO_ROOT, "packages/orchestrator/dist/main.js");
+const ENV = { PATH: process.env.PATH ?? "/usr/bin:/bin" };
+let logDir: string;
+
+beforeAll(async () => {
+  logDir = await mkdtemp(join(tmpdir(), "rn-cli-"));
+});
+afterAll(async () => {
+  await rm(logDir, { recursive: true, force: true });
+});
+
+function roadnerd(
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile(process.execPath, [BIN, ...args], { env: { ...ENV, ...env }, timeout: 30_000 }, (err, stdout, stderr) => {
+      resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr });
+    });
+  });
+}
+
+describe("roadnerd list / call", () => {
+  it("list: one line per tool, `<server>/<tool> {params} — summary`; --json the same as data", async () => {
+    const text = await roadnerd(["list"]);
+    expect(text.code).toBe(0);
+    expect(text.stdout).toContain("network/dns_resolve {qname, type?, server?} — Look up a DNS name");
+    const json = await roadnerd(["list", "--json"]);
+    const entries = JSON.parse(json.stdout) as Array<{ tool: string; params: string[] }>;
+    expect(entries.find((e) => e.tool === "ports/who_uses_port")?.params).toEqual(["port"]);
+    expect(entries).toHaveLength(text.stdout.trim().split("\n").length);
+  });
+
+  it("call --json: the tool's result; key=value params typed (port=9 is a number)", async () => {
+    const r = await roadnerd(["call", "ports/who_uses_port", "port=9", "run_id=cli-1", "--json"]);
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout)).toMatchObject({ port: 9, in_use: false, pids: [], run_id: "cli-1" });
+  });
+
+  it("call pretty: summary line then the fields; a near-miss name is resolved and said", async () => {
+    const r = await roadnerd(["call", "network.route_info"]);
+    expect(r.code).toBe(0);
+    expect(r.stderr).toContain("(network.route_info → network/route_info)");
+    expect(r.stdout.split("\n")[0]).toBe(
+      "no default route (IPv4 or IPv6): only local networks are reachable; 0 routes",
+    );
+    expect(r.stdout).toContain('"default_gateway": null');
+  });
+
+  it("call with an unknown tool or bad params: exit 2, the code, closest names, nothing spawned", async () => {
+    const unknown = await roadnerd(["call", "network/ping", "host=example.com"]);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain("E_UNKNOWN_TOOL: no tool named network/ping (closest:");
+    const bad = await roadnerd(["call", "network/dns_resolve"]);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/^E_INVALID_INPUT: network\/dns_resolve: qname/);
+    expect(bad.stderr).not.toContain("attached");
+  });
+});
+
+describe("roadnerd triage", () => {
+  it("--json: the outcome on stdout, each step live on stderr, the JSONL log written", async () => {
+    const r = await roadnerd(["triage", "--symptom", "no internet", "--json"], { ROADNERD_LOG_DIR: logDir });
+    expect(r.code).toBe(0);
+    const outcome = JSON.parse(r.stdout) as Record<string, unknown>;
+    expect(outcome).toMatchObject({ label: "wifi", reason: "no interface is up with a carrier", steps: 2 });
+    expect(Object.keys(outcome).sort()).toEqual(["evidence", "label", "metrics", "reason", "run_id", "steps"]);
+    expect(r.stderr).toMatch(/step 1: network\/route_info \(attached in \d+ ms\) → ok in \d+ ms/);
+    expect(r.stderr).toMatch(/step 2: network\/iface_info → ok in \d+ ms/);
+    expect(r.stderr).toContain("step 3: label wifi: no interface is up with a carrier");
+    expect(await readdir(logDir)).toContain(`triage-${outcome.run_id}.jsonl`);
+  });
+
+  it("a budget or timeout out of range is a usage error", async () => {
+    const budget = await roadnerd(["triage", "--budget", "abc"]);
+    expect(budget.code).toBe(2);
+    expect(budget.stderr).toContain("--budget: expected 1-10 tool calls, got abc");
+    const timeout = await roadnerd(["triage", "--timeout-ms", "999999"]);
+    expect(timeout.code).toBe(2);
+    expect(timeout.stderr).toMatch(/^--timeout-ms: expected \d+-\d+, got 999999/);
+  });
+
+  it("--planner openai without an endpoint is a usage error, nothing spawned", async () => {
+    const r = await roadnerd(["triage", "--planner", "openai"]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain("needs ROADNERD_OPENAI_URL and ROADNERD_OPENAI_MODEL");
+  });
+});
+
+describe("roadnerd up", () => {
+  it("starts every loadable server and the gateway, prints the table, and stops them all on SIGINT", async () => {
+    const child = spawn(process.execPath, [BIN, "up", "--port", "0"], { env: ENV, stdio: ["ignore", "pipe", "pipe"] });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (d: Buffer) => {
+      stdout += d.toString();
+    });
+    child.stderr.on("data", (d: Buffer) => {
+      stderr += d.toString();
+    });
+    const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+    try {
+      for (let i = 0; i < 300 && !stdout.includes("gateway (MCP)"); i += 1)
+        await new Promise((r) => setTimeout(r, 100));
+      const rows = stdout
+        .trim()
+        .split("\n")
+        .slice(1)
+        .map((l) => l.trim().split(/\s{2,}/));
+      const servers = rows.filter((r) => r[0] !== "gateway (MCP)");
+      expect(servers.length).toBeGreaterThanOrEqual(2);
+      const pids: number[] = [];
+      for (const [name, url, pid] of servers) {
+        // Each on its registered default port, as `pnpm start` and compose use them.
+        expect(url).toBe(`http://127.0.0.1:${readRegistry().find((s) => s.name === name)?.defaultPort}`);
+        const health = (await (await fetch(`${url}/healthz`)).json()) as { ok: boolean; name: string };
+        expect(health).toMatchObject({ ok: true, name: `roadnerd-${name}` });
+        pids.push(Number(pid));
+      }
+      const gw = rows.find((r) => r[0] === "gateway (MCP)");
+      expect(gw?.[1]).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/mcp$/);
+      expect(servers.map((r) => r[0])).toContain("network");
+      child.kill("SIGINT");
+      expect(await exited).toBe(0);
+      expect(stderr).toContain("stopped.");
+      for (const pid of pids) expect(isLive(pid)).toBe(false);
+    } finally {
+      if (child.exitCode === null) child.kill("SIGKILL");
+    }
+  }, 60_000);
+});

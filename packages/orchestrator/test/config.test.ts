@@ -1,0 +1,86 @@
+/** The orchestrator's env: defaults, refusals, remote server URLs, and what a spawned server inherits. */
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { DEFAULT_IDLE_MS, loadOrchestratorConfig, remoteServersFromEnv } from "../src/config.ts";
+import { remoteServers } from "../src/orchestrator.ts";
+import { serverEnv } from "../src/server-env.ts";
+
+describe("orchestrator config", () => {
+  it("defaults: rules planner, 3b profile, idle and attach times", () => {
+    expect(loadOrchestratorConfig({})).toMatchObject({
+      ROADNERD_PLANNER: "rules",
+      ROADNERD_MODEL_PROFILE: "3b",
+      ROADNERD_IDLE_MS: DEFAULT_IDLE_MS,
+      ROADNERD_ATTACH_TIMEOUT_MS: 10_000,
+      ROADNERD_PROBE_HOST: "example.com",
+    });
+  });
+
+  it("a bad value is refused with the variable's name", () => {
+    expect(() => loadOrchestratorConfig({ ROADNERD_PLANNER: "gpt" })).toThrow(/ROADNERD_PLANNER/);
+    expect(() => loadOrchestratorConfig({ ROADNERD_IDLE_MS: "-1" })).toThrow(/ROADNERD_IDLE_MS/);
+  });
+
+  it("ROADNERD_SERVER_<NAME>_URL and _TOKEN, names upper-cased with - as _", () => {
+    const env = {
+      ROADNERD_SERVER_DNS_CONFIG_URL: "http://127.0.0.1:7104",
+      ROADNERD_SERVER_NETWORK_URL: "http://127.0.0.1:7101",
+      ROADNERD_SERVER_NETWORK_TOKEN: "tok",
+    };
+    expect(remoteServersFromEnv(["network", "dns-config", "ports"], env)).toEqual(
+      new Map([
+        ["network", { url: "http://127.0.0.1:7101", token: "tok" }],
+        ["dns-config", { url: "http://127.0.0.1:7104" }],
+      ]),
+    );
+  });
+});
+
+describe("remoteServers: a servers file and the env", () => {
+  it("reads {name: url | {url, token}}, ignores unknown names, and the env wins", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "rn-servers-"));
+    try {
+      const file = join(dir, "servers.json");
+      await writeFile(
+        file,
+        JSON.stringify({
+          network: "http://127.0.0.1:7101",
+          ports: { url: "http://127.0.0.1:7103", token: "ports-token" },
+          nonesuch: "http://127.0.0.1:9999",
+        }),
+      );
+      const config = loadOrchestratorConfig({ ROADNERD_SERVERS_FILE: file });
+      const env = { ROADNERD_SERVER_NETWORK_URL: "http://127.0.0.1:17101" };
+      expect(remoteServers(config, ["network", "ports", "storage"], env)).toEqual(
+        new Map([
+          ["network", { url: "http://127.0.0.1:17101" }],
+          ["ports", { url: "http://127.0.0.1:7103", token: "ports-token" }],
+        ]),
+      );
+      await writeFile(file, JSON.stringify({ network: "not a url" }));
+      expect(() => remoteServers(config, ["network"], {})).toThrow();
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe("serverEnv: what a spawned server inherits", () => {
+  it("only declared config variables; the attach layer's own and everything else are dropped", () => {
+    const env = {
+      OUTBOUND_DENY: "10.0.0.0/8",
+      CAPTIVE_TEST_URL: "http://plain.example/",
+      HOST: "0.0.0.0",
+      PORT: "80",
+      AUTH_TOKEN: "secret-secret-secret",
+      AWS_SECRET_ACCESS_KEY: "nope",
+      HOME: "/root",
+    };
+    expect(serverEnv(["CAPTIVE_TEST_URL"], env)).toEqual({
+      OUTBOUND_DENY: "10.0.0.0/8",
+      CAPTIVE_TEST_URL: "http://plain.example/",
+    });
+  });
+});

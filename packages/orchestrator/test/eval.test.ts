@@ -1,0 +1,177 @@
+/**
+ * The evaluation harness in the suite: every scenario as a real namespace world, triaged by the built
+ * `roadnerd` bin inside it with the rules planner and a scripted small model. Labels, step counts, repairs
+ * and the JSONL log are asserted; every namespace and process is gone afterwards, even on failure
+ * (runScenario cleans up in finally; the lab's exit hooks are the last resort).
+ */
+import { execFileSync } from "node:child_process";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { netnsSkipReason } from "@roadnerd/testkit";
+import { describe, expect, it } from "vitest";
+import { runScenario } from "./eval/harness.ts";
+import { renderMarkdown, renderSvg, summarize } from "./eval/report.ts";
+import { SCENARIOS } from "./eval/scenarios.ts";
+
+/** Repairs the scripted replies need (their deliberate mistakes), per scenario. */
+const SCRIPTED_REPAIRS: Record<string, number> = {
+  wifi_basic: 1,
+  dns_basic: 1,
+  iface_up_no_net: 0,
+  ambiguous_inet: 1,
+  port_conflict_8080: 1,
+  captive_portal: 1,
+};
+
+/** Tools the rules planner calls per scenario, in order. */
+const RULES_PATH: Record<string, string[]> = {
+  wifi_basic: ["network/route_info"],
+  dns_basic: ["network/route_info", "network/dns_resolve"],
+  iface_up_no_net: ["network/route_info", "network/iface_info"],
+  ambiguous_inet: ["network/route_info", "network/dns_resolve", "network/captive_portal_check"],
+  port_conflict_8080: ["ports/who_uses_port"],
+  captive_portal: ["network/route_info", "network/dns_resolve", "network/captive_portal_check"],
+};
+
+const ourNamespaces = () =>
+  execFileSync("ip", ["netns", "list"], { encoding: "utf8" })
+    .split("\n")
+    .filter((l) => l.startsWith(`rn-${process.pid}-`));
+
+describe.skipIf(netnsSkipReason())("evaluation scenarios (rules and scripted planners)", () => {
+  for (const scenario of SCENARIOS) {
+    it(`${scenario.name} → ${scenario.expected}`, { timeout: 90_000 }, async () => {
+      const [rules, scripted] = await runScenario(scenario, { planners: ["rules", "scripted"] });
+      expect(ourNamespaces()).toEqual([]);
+      expect(rules).toMatchObject({
+        planner: "rules",
+        label: scenario.expected,
+        correct: true,
+        repairs: 0,
+        tool_errors: 0,
+      });
+      expect(rules?.log.filter((l) => l.requested_tool).map((l) => l.requested_tool)).toEqual(
+        RULES_PATH[scenario.name],
+      );
+      expect(rules?.valid_first_try).toBe(rules?.replies);
+      expect(scripted).toMatchObject({
+        planner: "scripted",
+        label: scenario.expected,
+        repairs: SCRIPTED_REPAIRS[scenario.name],
+        tool_errors: 0,
+      });
+      for (const r of [rules, scripted]) {
+        expect(r?.steps).toBeLessThanOrEqual(3);
+        // Every step logged, the first call attached its server, every call succeeded.
+        for (const line of r?.log ?? []) expect(line).toMatchObject({ mode: "mcp_triage", run_id: r?.run_id });
+        const callLines = (r?.log ?? []).filter((l) => l.requested_tool);
+        expect(callLines[0]?.attached).toBe(true);
+        expect(callLines.every((l) => l.call_ok === true)).toBe(true);
+        expect(r?.log.at(-1)).toMatchObject({ label: scenario.expected });
+      }
+    });
+  }
+});
+
+describe.skipIf(netnsSkipReason())("evaluation with the openai planner", () => {
+  it("dns_basic through a local OpenAI-compatible endpoint reached from inside the scenario", {
+    timeout: 90_000,
+  }, async () => {
+    const scenario = SCENARIOS.find((s) => s.name === "dns_basic") as (typeof SCENARIOS)[number];
+    // A stand-in model on 127.0.0.1 replaying a small model's replies (mistakes included).
+    const replies = [...scenario.scripted];
+    const seen: Array<{ model: string; max_tokens: number }> = [];
+    const model = createServer((req, res) => {
+      let raw = "";
+      req.on("data", (d: Buffer) => {
+        raw += d.toString();
+      });
+      req.on("end", () => {
+        seen.push(JSON.parse(raw) as { model: string; max_tokens: number });
+        const content = replies.shift() ?? "";
+        res.writeHead(200, { "content-type": "application/json" });
+        res.end(JSON.stringify({ choices: [{ index: 0, message: { role: "assistant", content } }] }));
+      });
+    });
+    await new Promise<void>((r) => model.listen(0, "127.0.0.1", () => r()));
+    try {
+      const url = `http://127.0.0.1:${(model.address() as AddressInfo).port}/v1`;
+      const [run] = await runScenario(scenario, { planners: ["openai"], openai: { url, model: "stand-in-3b" } });
+      expect(run).toMatchObject({
+        planner: "openai",
+        label: "dns",
+        correct: true,
+        steps: 2,
+        repairs: 1,
+        tool_errors: 0,
+      });
+      expect(seen).toHaveLength(scenario.scripted.length);
+      expect(seen[0]).toMatchObject({ model: "stand-in-3b", max_tokens: 80 });
+      expect(ourNamespaces()).toEqual([]);
+    } finally {
+      model.close();
+    }
+  });
+});
+
+describe("evaluation report", () => {
+  const run = (planner: "rules" | "scripted", correct: boolean, ms: number) => ({
+    scenario: "dns_basic",
+    planner,
+    expected: "dns",
+    label: correct ? "dns" : "routing",
+    correct,
+    reason: "r",
+    steps: 2,
+    time_to_label_ms: ms,
+    replies: 3,
+    valid_first_try: planner === "rules" ? 3 : 2,
+    repairs: planner === "rules" ? 0 : 1,
+    tool_errors: 0,
+    timeouts: 0,
+    log: [
+      { requested_tool: "network/route_info" },
+      { requested_tool: "network/dns_resolve" },
+      { requested_tool: null },
+    ],
+    run_id: "x",
+  });
+
+  it("summarizes per planner with the spec's metrics", () => {
+    expect(summarize([run("rules", true, 100), run("scripted", false, 300)])).toEqual([
+      {
+        planner: "rules",
+        runs: 1,
+        correct_pct: 100,
+        mean_steps: 2,
+        mean_time_ms: 100,
+        valid_first_try_pct: 100,
+        repairs: 0,
+        tool_error_rate: 0,
+        timeout_rate: 0,
+      },
+      {
+        planner: "scripted",
+        runs: 1,
+        correct_pct: 0,
+        mean_steps: 2,
+        mean_time_ms: 300,
+        valid_first_try_pct: 66.7,
+        repairs: 1,
+        tool_error_rate: 0,
+        timeout_rate: 0,
+      },
+    ]);
+  });
+
+  it("the Markdown and the SVG show every run, a wrong label marked", () => {
+    const rs = [run("rules", true, 100), run("scripted", false, 300)];
+    const md = renderMarkdown(rs, { date: "2026-01-01", node: "20" });
+    expect(md).toContain("| dns_basic | rules | dns | dns ✓ | 2 | 100 | 100% | 0 | 0 | 0 |");
+    expect(md).toContain("| dns_basic | scripted | dns | routing ✗ | 2 | 300 | 66.7% | 1 | 0 | 0 |");
+    const svg = renderSvg(rs);
+    expect(svg.match(/<rect /g)).toHaveLength(4);
+    expect(svg).toContain('fill="#d0392b"');
+    expect(svg).toContain("300 ms, 2 steps");
+  });
+});

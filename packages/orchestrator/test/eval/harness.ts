@@ -1,0 +1,222 @@
+/**
+ * Run a scenario's world and a triage inside it, once per planner: the built `roadnerd` bin runs in the
+ * laptop namespace (so the servers it attaches see exactly that world), reports its outcome as JSON and
+ * logs every step as JSONL; the harness turns both into metrics. Everything is removed afterwards, even
+ * when a run fails.
+ */
+import { execFile } from "node:child_process";
+import { existsSync } from "node:fs";
+import { mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
+import { type AddressInfo, connect, createServer as createNetServer, type Socket } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { REPO_ROOT } from "@roadnerd/registry";
+import { createNetnsLab, type ListeningProcess, spawnListening } from "@roadnerd/testkit";
+import { build } from "esbuild";
+import { SCENARIO_ENV, type Scenario } from "./scenarios.ts";
+import type { WorldSpec } from "./world-host.ts";
+
+export const ORCHESTRATOR_BIN = join(REPO_ROOT, "packages/orchestrator/dist/main.js");
+const WORLD_HOST = join(REPO_ROOT, "packages/orchestrator/test/eval/world-host.ts");
+
+let worldHostBundle: Promise<string> | undefined;
+
+/** world-host.ts bundled once per process (each scenario then starts plain JavaScript). */
+function bundledWorldHost(dir: string): Promise<string> {
+  worldHostBundle ??= (async () => {
+    const outfile = join(dir, "world-host.mjs");
+    await build({
+      entryPoints: [WORLD_HOST],
+      outfile,
+      bundle: true,
+      format: "esm",
+      platform: "node",
+      target: "node20",
+      logLevel: "warning",
+      // dns-packet is CommonJS: its require() calls need a real require inside the ESM bundle.
+      banner: { js: 'import { createRequire } from "node:module"; const require = createRequire(import.meta.url);' },
+    });
+    return outfile;
+  })();
+  return worldHostBundle;
+}
+const RUN_TIMEOUT_MS = 60_000;
+
+interface Forwarder {
+  port: number;
+  close(): Promise<void>;
+}
+
+/** A TCP forwarder on `host:0` to one fixed target (the model endpoint), nothing else. */
+function forward(host: string, toHost: string, toPort: number): Promise<Forwarder> {
+  const sockets = new Set<Socket>();
+  const server = createNetServer((inbound) => {
+    const outbound = connect({ host: toHost, port: toPort });
+    for (const s of [inbound, outbound]) {
+      sockets.add(s);
+      s.on("close", () => sockets.delete(s));
+      s.on("error", () => {
+        inbound.destroy();
+        outbound.destroy();
+      });
+    }
+    inbound.pipe(outbound).pipe(inbound);
+  });
+  return new Promise((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(0, host, () =>
+      resolve({
+        port: (server.address() as AddressInfo).port,
+        close: () =>
+          new Promise<void>((r) => {
+            for (const s of sockets) s.destroy();
+            server.close(() => r());
+          }),
+      }),
+    );
+  });
+}
+
+export type PlannerName = "rules" | "scripted" | "openai";
+
+export interface RunResult {
+  scenario: string;
+  planner: PlannerName;
+  expected: string;
+  label: string;
+  correct: boolean;
+  reason: string;
+  /** Tool calls made before the label. */
+  steps: number;
+  /** Inside the orchestrator: first planner turn to label, attaches included. */
+  time_to_label_ms: number;
+  replies: number;
+  valid_first_try: number;
+  repairs: number;
+  tool_errors: number;
+  timeouts: number;
+  /** Per step, from the JSONL log. */
+  log: Array<Record<string, unknown>>;
+  run_id: string;
+}
+
+interface TriageJson {
+  label: string;
+  reason: string;
+  steps: number;
+  run_id: string;
+  metrics: {
+    replies: number;
+    valid_first_try: number;
+    repairs: number;
+    tool_errors: number;
+    timeouts: number;
+    duration_ms: number;
+  };
+}
+
+function run(argv: string[], env: Record<string, string>): Promise<{ stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    execFile(
+      argv[0] as string,
+      argv.slice(1),
+      { env, timeout: RUN_TIMEOUT_MS, maxBuffer: 4 << 20 },
+      (err, stdout, stderr) => {
+        if (err) reject(new Error(`${argv.slice(4, 7).join(" ")} failed: ${err.message}\n${stderr}`));
+        else resolve({ stdout, stderr });
+      },
+    );
+  });
+}
+
+export interface RunOptions {
+  planners: readonly PlannerName[];
+  /**
+   * For the openai planner: the model endpoint as the harness reaches it. The laptop namespace reaches it
+   * through a veth to this namespace (mgmt0, which the model then also sees) and a TCP forwarder here.
+   */
+  openai?: { url: string; model: string; profile?: "3b" | "13b" };
+  /** Extra env for the orchestrator (e.g. ROADNERD_OPENAI_URL for the openai planner). */
+  env?: Record<string, string>;
+  /** Where world-host.ts is bundled (default .tools/run, as scripts/run-ts.mjs does). */
+  bundleDir?: string;
+}
+
+export async function runScenario(scenario: Scenario, options: RunOptions): Promise<RunResult[]> {
+  if (!existsSync(ORCHESTRATOR_BIN)) {
+    throw new Error(`${ORCHESTRATOR_BIN} is missing: ROADNERD_ONLY=network,ports,orchestrator pnpm build`);
+  }
+  const lab = createNetnsLab();
+  const hosts: ListeningProcess[] = [];
+  let forwarder: Forwarder | undefined;
+  const tmp = await mkdtemp(join(tmpdir(), `rn-eval-${scenario.name}-`));
+  try {
+    const world = scenario.build(lab);
+    const startHost = async (ns: string, spec: WorldSpec | undefined) => {
+      if (!spec) return;
+      const bin = await bundledWorldHost(options.bundleDir ?? join(REPO_ROOT, ".tools/run"));
+      hosts.push(
+        await spawnListening([...lab.wrap(ns), process.execPath, bin, JSON.stringify(spec)], { timeoutMs: 20_000 }),
+      );
+    };
+    await Promise.all([startHost(world.upstream, world.upstreamSpec), startHost(world.laptop, world.laptopSpec)]);
+    let modelEnv: Record<string, string> = {};
+    if (options.planners.includes("openai")) {
+      if (!options.openai) throw new Error("the openai planner needs options.openai (url, model)");
+      const { rootAddr } = lab.linkToRoot(world.laptop);
+      const target = new URL(options.openai.url);
+      forwarder = await forward(rootAddr, target.hostname, Number(target.port || 80));
+      modelEnv = {
+        ROADNERD_OPENAI_URL: `http://${rootAddr}:${forwarder.port}${target.pathname}`,
+        ROADNERD_OPENAI_MODEL: options.openai.model,
+        ROADNERD_MODEL_PROFILE: options.openai.profile ?? "3b",
+      };
+    }
+    const results: RunResult[] = [];
+    for (const planner of options.planners) {
+      const logDir = join(tmp, planner);
+      const args = ["triage", "--planner", planner, "--symptom", scenario.symptom, "--json"];
+      if (planner === "scripted") {
+        const script = join(tmp, "script.json");
+        await writeFile(script, JSON.stringify(scenario.scripted));
+        args.push("--script", script);
+      }
+      const env = {
+        PATH: process.env.PATH ?? "/usr/bin:/bin",
+        ...SCENARIO_ENV,
+        ROADNERD_LOG_DIR: logDir,
+        ...(planner === "openai" ? modelEnv : {}),
+        ...options.env,
+      };
+      const { stdout } = await run([...lab.wrap(world.laptop), process.execPath, ORCHESTRATOR_BIN, ...args], env);
+      const outcome = JSON.parse(stdout.trim().split("\n").at(-1) as string) as TriageJson;
+      const [logFile] = await readdir(logDir);
+      const log = (await readFile(join(logDir, logFile as string), "utf8"))
+        .trim()
+        .split("\n")
+        .map((l) => JSON.parse(l) as Record<string, unknown>);
+      results.push({
+        scenario: scenario.name,
+        planner,
+        expected: scenario.expected,
+        label: outcome.label,
+        correct: outcome.label === scenario.expected,
+        reason: outcome.reason,
+        steps: outcome.steps,
+        time_to_label_ms: outcome.metrics.duration_ms,
+        replies: outcome.metrics.replies,
+        valid_first_try: outcome.metrics.valid_first_try,
+        repairs: outcome.metrics.repairs,
+        tool_errors: outcome.metrics.tool_errors,
+        timeouts: outcome.metrics.timeouts,
+        log,
+        run_id: outcome.run_id,
+      });
+    }
+    return results;
+  } finally {
+    await Promise.allSettled([...hosts.map((h) => h.stop()), forwarder?.close()]);
+    await lab.cleanup();
+    await rm(tmp, { recursive: true, force: true });
+  }
+}

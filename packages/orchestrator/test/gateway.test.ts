@@ -1,0 +1,124 @@
+/**
+ * The MCP gateway with the official SDK client: over Streamable HTTP (in-process gateway, real attached
+ * servers) and over stdio (the built `roadnerd mcp` bin). It lists every server's tools plus triage, and a
+ * call to a server that was not running attaches it.
+ */
+import { request } from "node:http";
+import { join } from "node:path";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { REPO_ROOT, readRegistry } from "@roadnerd/registry";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { Attacher } from "../src/attach.ts";
+import { type Catalog, loadCatalog } from "../src/catalog.ts";
+import { mcpName } from "../src/gateway.ts";
+import { type GatewayHttp, serveGatewayHttp } from "../src/gateway-http.ts";
+import { RulesPlanner } from "../src/planners/rules.ts";
+
+let catalog: Catalog;
+
+beforeAll(async () => {
+  catalog = await loadCatalog();
+});
+
+describe("gateway over Streamable HTTP", () => {
+  let attacher: Attacher;
+  let gateway: GatewayHttp;
+  let client: Client;
+
+  beforeAll(async () => {
+    attacher = new Attacher({ servers: readRegistry() });
+    gateway = await serveGatewayHttp({ catalog, attacher, planner: () => new RulesPlanner() });
+    client = new Client({ name: "gateway-test", version: "1.0.0" });
+    await client.connect(new StreamableHTTPClientTransport(new URL(gateway.url)));
+  });
+
+  afterAll(async () => {
+    await client?.close();
+    await gateway?.close();
+    await attacher?.close();
+  });
+
+  it("lists triage and every tool of every loaded server, with MCP-valid names", async () => {
+    const { tools } = await client.listTools();
+    const names = tools.map((t) => t.name);
+    expect(names).toEqual(["triage", ...catalog.entries.map((e) => mcpName(e.id))]);
+    expect(names).toContain("network__dns_resolve");
+    expect(new Set(catalog.entries.map((e) => e.server)).size).toBeGreaterThanOrEqual(2);
+    for (const n of names) expect(n).toMatch(/^[A-Za-z0-9_-]{1,64}$/);
+    const dns = tools.find((t) => t.name === "network__dns_resolve");
+    expect(dns?.annotations).toEqual({ readOnlyHint: true, openWorldHint: true });
+    expect((dns?.inputSchema.required as string[] | undefined) ?? []).toContain("qname");
+  });
+
+  it("a call to a server that is not running attaches it and returns its structured result", async () => {
+    expect(attacher.isRunning("network")).toBe(false);
+    const r = await client.callTool({ name: "network__route_info", arguments: { run_id: "gw-1" } });
+    expect(r.isError).toBeFalsy();
+    expect(r.structuredContent).toMatchObject({ default_gateway: null, run_id: "gw-1" });
+    expect(attacher.isRunning("network")).toBe(true);
+  });
+
+  it("bad input and unknown names are isError results with our codes, nothing attached for them", async () => {
+    const bad = await client.callTool({ name: "network__dns_resolve", arguments: { qname: "--x" } });
+    expect(bad.isError).toBe(true);
+    expect(JSON.parse((bad.content as Array<{ text: string }>)[0]?.text ?? "{}")).toMatchObject({
+      error: { code: "E_INVALID_INPUT" },
+    });
+    const unknown = await client.callTool({ name: "network__ping", arguments: {} });
+    expect(JSON.parse((unknown.content as Array<{ text: string }>)[0]?.text ?? "{}")).toMatchObject({
+      error: { code: "E_UNKNOWN_TOOL" },
+    });
+  });
+
+  it("the triage tool runs the loop and answers label, reason, steps, evidence", async () => {
+    const r = await client.callTool({ name: "triage", arguments: { symptom: "no internet" } });
+    expect(r.structuredContent).toMatchObject({ label: "wifi", reason: "no interface is up with a carrier", steps: 2 });
+  });
+
+  it("a foreign Host header is refused (DNS rebinding)", async () => {
+    // undici's fetch will not send another Host: a raw request does.
+    const status = await new Promise<number | undefined>((resolve, reject) => {
+      const req = request(gateway.url, {
+        method: "POST",
+        headers: {
+          host: "evil.example",
+          "content-type": "application/json",
+          accept: "application/json, text/event-stream",
+        },
+      });
+      req.on("response", (res) => {
+        res.resume();
+        resolve(res.statusCode);
+      });
+      req.on("error", reject);
+      req.end(JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }));
+    });
+    expect(status).toBe(403);
+  });
+});
+
+describe("gateway over stdio (built bin)", () => {
+  it("roadnerd mcp: lists every tool and calls one on a server that was not running", async () => {
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [join(REPO_ROOT, "packages/orchestrator/dist/main.js"), "mcp"],
+      env: { PATH: process.env.PATH ?? "/usr/bin:/bin" },
+      stderr: "pipe",
+    });
+    const client = new Client({ name: "gateway-stdio-test", version: "1.0.0" });
+    await client.connect(transport);
+    try {
+      const { tools } = await client.listTools();
+      expect(tools.map((t) => t.name)).toEqual(
+        expect.arrayContaining(["triage", "network__route_info", "ports__who_uses_port"]),
+      );
+      const r = await client.callTool({ name: "ports__who_uses_port", arguments: { port: 9 } });
+      expect(r.isError).toBeFalsy();
+      expect(r.structuredContent).toMatchObject({ port: 9, in_use: false, pids: [] });
+    } finally {
+      await client.close();
+    }
+  });
+});

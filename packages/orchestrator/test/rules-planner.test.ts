@@ -1,0 +1,199 @@
+/**
+ * The rules planner's decision procedure on result shapes the servers return (the network and ports paths
+ * also run against real worlds in eval.test.ts): topics from symptoms, the port in a symptom, every branch
+ * to a label in ≤ 3 calls, and a missing tool said plainly instead of guessed.
+ */
+import { loadServer, readRegistry } from "@roadnerd/registry";
+import { beforeAll, describe, expect, it } from "vitest";
+import { type Catalog, catalogFrom } from "../src/catalog.ts";
+import { parseReply } from "../src/parse-reply.ts";
+import type { StepRecord } from "../src/planners/planner.ts";
+import { portOf, RulesPlanner, topicOf } from "../src/planners/rules.ts";
+
+let catalog: Catalog;
+let networkOnly: Catalog;
+const planner = new RulesPlanner({ probeHost: "example.com" });
+
+beforeAll(async () => {
+  const servers = readRegistry();
+  const tools = new Map(
+    await Promise.all(servers.map(async (s) => [s.name, (await loadServer(s.name)).tools] as const)),
+  );
+  catalog = catalogFrom(servers, tools);
+  networkOnly = catalogFrom(
+    servers.filter((s) => s.name === "network"),
+    tools,
+  );
+});
+
+const step = (tool: string, result: Record<string, unknown>, n = 1): StepRecord => ({
+  step: n,
+  tool,
+  params: {},
+  ok: true,
+  result,
+});
+const next = async (symptom: string, history: StepRecord[], cat = catalog) => {
+  const reply = await planner.next({ symptom, catalog: cat, history });
+  // Whatever the rules say must pass the same strict parser as a model's reply.
+  const parsed = parseReply(reply, cat);
+  expect(parsed.kind).not.toBe("invalid");
+  return parsed;
+};
+
+describe("symptom topics", () => {
+  it.each([
+    ["port 8080 already in use", "port"],
+    ["EADDRINUSE when starting the app", "port"],
+    ["No space left on device", "disk"],
+    ["disk is full", "disk"],
+    ["NetworkManager service failed to start", "service"],
+    ["corporate proxy blocks the SSO page", "proxy"],
+    ["no internet", "network"],
+    ["", "network"],
+  ])("%s → %s", (symptom, topic) => {
+    expect(topicOf(symptom)).toBe(topic);
+  });
+
+  it("the port a symptom names, else the spec's 8080", () => {
+    expect(portOf("port 3000 already in use")).toBe(3000);
+    expect(portOf("listen EADDRINUSE: address already in use :::5173")).toBe(5173);
+    expect(portOf("address already in use")).toBe(8080);
+    expect(portOf("port 99999")).toBe(8080);
+  });
+});
+
+describe("network path", () => {
+  it("route_info first; a linkdown default route is wifi", async () => {
+    expect(await next("no internet", [])).toMatchObject({
+      kind: "call",
+      call: { id: "network/route_info", params: {} },
+    });
+    const gw = { via: "192.0.2.1", dev: "wlan0", family: 4, linkdown: true };
+    expect(await next("", [step("network/route_info", { default_gateway: gw })])).toEqual({
+      kind: "label",
+      label: "wifi",
+      reason: "the default route's link wlan0 has no carrier",
+    });
+  });
+
+  it("a good route then dns_resolve of the probe host; a failure is dns", async () => {
+    const route = step("network/route_info", {
+      default_gateway: { via: "192.0.2.1", dev: "wlan0", family: 4, linkdown: false },
+    });
+    expect(await next("", [route])).toMatchObject({
+      kind: "call",
+      call: { id: "network/dns_resolve", params: { qname: "example.com" } },
+    });
+    const dns = step("network/dns_resolve", { answers: [], error: "E_DNS_FAIL", detail: "TIMEOUT" }, 2);
+    expect(await next("", [route, dns])).toMatchObject({ kind: "label", label: "dns" });
+  });
+
+  it("names resolve: the captive check decides portal, dead HTTP (routing) or ok", async () => {
+    const route = step("network/route_info", {
+      default_gateway: { via: "192.0.2.1", dev: "wlan0", family: 4, linkdown: false },
+    });
+    const dns = step("network/dns_resolve", { answers: [{ type: "A", ttl: 60, data: "192.0.2.80" }] }, 2);
+    expect(await next("", [route, dns])).toMatchObject({ kind: "call", call: { id: "network/captive_portal_check" } });
+    const portal = (r: Record<string, unknown>) => next("", [route, dns, step("network/captive_portal_check", r, 3)]);
+    expect(await portal({ suspected: true, status: 302, reason: "redirected to login" })).toMatchObject({
+      label: "captive_portal",
+      reason: "redirected to login",
+    });
+    expect(await portal({ suspected: false, status: null, reason: "no answer" })).toMatchObject({ label: "routing" });
+    expect(await portal({ suspected: false, status: 204, reason: "all probes matched" })).toMatchObject({
+      label: "ok",
+    });
+  });
+
+  it("no default route: iface_info tells wifi (no carrier) from routing (link up)", async () => {
+    const route = step("network/route_info", { default_gateway: null });
+    expect(await next("", [route])).toMatchObject({ kind: "call", call: { id: "network/iface_info" } });
+    const ifaces = (up: boolean, carrier: boolean) =>
+      step(
+        "network/iface_info",
+        {
+          interfaces: [
+            { name: "lo", up: true, carrier: true, ipv4: ["127.0.0.1/8"] },
+            { name: "wlan0", up, carrier, ipv4: ["198.51.100.2/24"] },
+          ],
+        },
+        2,
+      );
+    expect(await next("", [route, ifaces(true, false)])).toMatchObject({ label: "wifi" });
+    expect(await next("", [route, ifaces(true, true)])).toEqual({
+      kind: "label",
+      label: "routing",
+      reason: "link up (wlan0 198.51.100.2/24) but no default route",
+    });
+  });
+
+  it("a failed call ends with unknown and the code", async () => {
+    const failed: StepRecord = {
+      step: 1,
+      tool: "network/route_info",
+      params: {},
+      ok: false,
+      error: { code: "E_ATTACH", message: "x" },
+    };
+    expect(await next("", [failed])).toEqual({
+      kind: "label",
+      label: "unknown",
+      reason: "network/route_info failed: E_ATTACH",
+    });
+  });
+});
+
+describe("other paths", () => {
+  it("port: who_uses_port with the symptom's port; holders → port_conflict, none → ok", async () => {
+    expect(await next("port 3000 already in use", [])).toMatchObject({
+      kind: "call",
+      call: { id: "ports/who_uses_port", params: { port: 3000 } },
+    });
+    const held = step("ports/who_uses_port", {
+      port: 3000,
+      in_use: true,
+      pids: [{ pid: 42, process: "node", unit: "dev.service" }],
+    });
+    expect(await next("port 3000 already in use", [held])).toEqual({
+      kind: "label",
+      label: "port_conflict",
+      reason: "port 3000 is already held by node (pid 42, dev.service)",
+    });
+    const free = step("ports/who_uses_port", { port: 3000, in_use: false, pids: [] });
+    expect(await next("port 3000 already in use", [free])).toMatchObject({ label: "ok" });
+  });
+
+  it("disk: disk_usage; a mount ≥ 95% is disk_full", async () => {
+    expect(await next("no space left on device", [])).toMatchObject({ call: { id: "storage/disk_usage" } });
+    const usage = step("storage/disk_usage", {
+      mounts: [
+        { mount: "/", used_pct: 97 },
+        { mount: "/boot", used_pct: 40 },
+      ],
+    });
+    expect(await next("no space left on device", [usage])).toEqual({
+      kind: "label",
+      label: "disk_full",
+      reason: "/ is 97% full",
+    });
+  });
+
+  it("service: list_failed_units; a failed unit is service", async () => {
+    expect(await next("a service failed to start", [])).toMatchObject({ call: { id: "service/list_failed_units" } });
+    const failed = step("service/list_failed_units", { failed: [{ name: "NetworkManager.service" }] });
+    expect(await next("a service failed to start", [failed])).toEqual({
+      kind: "label",
+      label: "service",
+      reason: "failed units: NetworkManager.service",
+    });
+  });
+
+  it("a path whose server lacks the tool says so instead of guessing", async () => {
+    expect(await next("port 8080 already in use", [], networkOnly)).toEqual({
+      kind: "label",
+      label: "unknown",
+      reason: "ports/who_uses_port is not available here",
+    });
+  });
+});

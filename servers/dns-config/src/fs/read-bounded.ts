@@ -1,0 +1,54 @@
+/** Read a small text file inside the root: symlinks resolved inside it, regular files only, size bounded. */
+import { constants } from "node:fs";
+import { open, readdir } from "node:fs/promises";
+import { type RootPath, resolveInRoot } from "./root-path.ts";
+
+/** Config files here are a few lines; anything bigger is read only this far. */
+export const MAX_FILE_BYTES = 64 * 1024;
+
+export interface BoundedText {
+  at: RootPath;
+  /** The text read, or undefined when the path leads nowhere or is not a regular file. */
+  text?: string;
+  /** The file was longer than the bound and only its start was read. */
+  cut: boolean;
+  /** Why there is no text: the path's problem, "not_a_file", or the open/read error code. */
+  error?: string;
+}
+
+export async function readInRoot(root: string, path: string, maxBytes = MAX_FILE_BYTES): Promise<BoundedText> {
+  const at = await resolveInRoot(root, path);
+  if (at.problem) return { at, cut: false, error: at.problem };
+  let handle: Awaited<ReturnType<typeof open>>;
+  try {
+    // O_NOFOLLOW: the last component was checked as not a link; a link swapped in since is refused.
+    // O_NONBLOCK: a FIFO planted where a file should be must not hang the call.
+    handle = await open(at.hostPath, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+  } catch (err) {
+    return { at, cut: false, error: (err as NodeJS.ErrnoException).code ?? "unreadable" };
+  }
+  try {
+    const st = await handle.stat();
+    if (!st.isFile()) return { at, cut: false, error: "not_a_file" };
+    const buf = Buffer.alloc(maxBytes + 1);
+    const { bytesRead } = await handle.read(buf, 0, buf.length, 0);
+    const cut = bytesRead > maxBytes;
+    return { at, cut, text: buf.subarray(0, Math.min(bytesRead, maxBytes)).toString("utf8") };
+  } catch (err) {
+    return { at, cut: false, error: (err as NodeJS.ErrnoException).code ?? "unreadable" };
+  } finally {
+    await handle.close();
+  }
+}
+
+/** Names in a directory inside the root (symlinks resolved inside it), sorted, at most `max`. */
+export async function listInRoot(root: string, path: string, max = 64): Promise<string[]> {
+  const at = await resolveInRoot(root, path);
+  if (at.problem) return [];
+  try {
+    const names = await readdir(at.hostPath);
+    return names.sort().slice(0, max);
+  } catch {
+    return [];
+  }
+}

@@ -1,0 +1,74 @@
+/** Path resolution inside a root, as chroot does it, over real symlinks: never a byte from outside. */
+import { afterEach, describe, expect, it } from "vitest";
+import { readInRoot } from "../../src/fs/read-bounded.ts";
+import { resolveInRoot } from "../../src/fs/root-path.ts";
+import { type BuiltRoot, buildRoot, type RootSpec } from "../helpers/build-root.ts";
+
+const roots: BuiltRoot[] = [];
+afterEach(async () => {
+  for (const r of roots.splice(0)) await r.remove();
+});
+
+async function rootOf(spec: RootSpec): Promise<string> {
+  const r = await buildRoot(spec);
+  roots.push(r);
+  return r.dir;
+}
+
+describe("resolveInRoot", () => {
+  it("follows relative and absolute links, each hop recorded", async () => {
+    const root = await rootOf({
+      "etc/resolv.conf": { link: "/etc/resolvconf/run/resolv.conf" },
+      "etc/resolvconf/run": { link: "../../run/resolvconf" },
+      "run/resolvconf/resolv.conf": "nameserver 192.0.2.1\n",
+    });
+    const at = await resolveInRoot(root, "/etc/resolv.conf");
+    expect(at).toEqual({
+      path: "/run/resolvconf/resolv.conf",
+      hostPath: `${root}/run/resolvconf/resolv.conf`,
+      links: [
+        { link: "/etc/resolv.conf", target: "/etc/resolvconf/run/resolv.conf" },
+        { link: "/etc/resolvconf/run", target: "../../run/resolvconf" },
+      ],
+      climbed: false,
+    });
+  });
+
+  it("a directory link that climbs out through .. is held at the root", async () => {
+    const root = await rootOf({
+      "etc/resolv.conf": { link: "../run/escape/hostname" },
+      "run/escape": { link: "../../../../../../etc" },
+      "etc/hostname": "inside\n",
+    });
+    const file = await readInRoot(root, "/etc/resolv.conf");
+    expect(file.at.path).toBe("/etc/hostname");
+    expect(file.at.climbed).toBe(true);
+    expect(file.text).toBe("inside\n");
+  });
+
+  it("an absolute link to a host file that the root lacks is missing, not the host's", async () => {
+    const root = await rootOf({ "etc/resolv.conf": { link: "/etc/hostname" } });
+    const file = await readInRoot(root, "/etc/resolv.conf");
+    expect(file).toMatchObject({ error: "missing", cut: false });
+    expect(file.text).toBeUndefined();
+    expect(file.at.hostPath).toBe(`${root}/etc/hostname`);
+  });
+
+  it("a loop stops after 40 hops; a file used as a directory is not_a_directory", async () => {
+    const root = await rootOf({
+      "etc/resolv.conf": { link: "loop" },
+      "etc/loop": { link: "resolv.conf" },
+      "etc/file": "x",
+    });
+    const loop = await resolveInRoot(root, "/etc/resolv.conf");
+    expect(loop.problem).toBe("loop");
+    expect(loop.links).toHaveLength(40);
+    expect((await resolveInRoot(root, "/etc/file/x")).problem).toBe("not_a_directory");
+  });
+
+  it("reads at most the bound and says so", async () => {
+    const root = await rootOf({ "etc/big": "a".repeat(100) });
+    expect(await readInRoot(root, "/etc/big", 10)).toMatchObject({ text: "aaaaaaaaaa", cut: true });
+    expect(await readInRoot(root, "/etc/big", 100)).toMatchObject({ cut: false });
+  });
+});

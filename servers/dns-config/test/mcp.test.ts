@@ -1,0 +1,88 @@
+/**
+ * DnsConfig as an MCP client sees it, through the official SDK client: over Streamable HTTP at /mcp and over
+ * stdio (`main.js --stdio`), the built server reading a root this test builds (systemd-resolved's stub layout).
+ */
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { type SpawnedServer, serverEntry, spawnServer } from "@roadnerd/testkit";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type BuiltRoot, buildRoot } from "./helpers/build-root.ts";
+import { layouts } from "./helpers/layouts.ts";
+
+const TOOLS = ["dns_config_get", "resolved_status"];
+
+let root: BuiltRoot;
+beforeAll(async () => {
+  root = await buildRoot(layouts.resolvedStub);
+});
+afterAll(async () => {
+  await root?.remove();
+});
+
+async function exercise(client: Client): Promise<void> {
+  const { tools } = await client.listTools();
+  expect(tools.map((t) => t.name).sort()).toEqual(TOOLS);
+  for (const tool of tools) {
+    expect(tool.description?.length).toBeGreaterThan(10);
+    expect(tool.annotations?.readOnlyHint).toBe(true);
+    expect(tool.annotations?.openWorldHint).toBe(false);
+    expect(tool.inputSchema.properties).toHaveProperty("timeout_ms");
+    expect(tool.outputSchema?.properties).toHaveProperty("summary");
+  }
+  const get = await client.callTool({ name: "dns_config_get", arguments: { run_id: "mcp-get" } });
+  expect(get.isError, JSON.stringify(get.content)).toBeFalsy();
+  expect(get.structuredContent).toMatchObject({
+    mode: "resolved",
+    servers: ["192.0.2.53", "2001:db8::53"],
+    search: ["corp.example", "lab.test"],
+    stub: ["127.0.0.53"],
+    managed_by: "systemd-resolved",
+    run_id: "mcp-get",
+  });
+  const status = await client.callTool({ name: "resolved_status", arguments: {} });
+  expect(status.structuredContent).toMatchObject({ installed: true, running: true, config_files: [] });
+  const bad = await client.callTool({ name: "dns_config_get", arguments: { path: "/etc/shadow" } });
+  expect(bad.isError).toBe(true);
+  expect(JSON.parse((bad.content as Array<{ text: string }>)[0]?.text ?? "{}").error.code).toBe("E_INVALID_INPUT");
+}
+
+describe("over Streamable HTTP at /mcp", () => {
+  let server: SpawnedServer;
+  let client: Client;
+  beforeAll(async () => {
+    server = await spawnServer("dns-config", { env: root.env });
+    client = new Client({ name: "dns-config-test", version: "1.0.0" });
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`)));
+  });
+  afterAll(async () => {
+    await client?.close();
+    await server?.stop();
+  });
+  it("lists and calls every tool", async () => {
+    await exercise(client);
+  });
+});
+
+describe("over stdio (main.js --stdio)", () => {
+  let client: Client;
+  const stderr: string[] = [];
+  beforeAll(async () => {
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [serverEntry("dns-config"), "--stdio"],
+      env: { PATH: process.env.PATH ?? "/usr/bin:/bin", ...root.env },
+      stderr: "pipe",
+    });
+    transport.stderr?.on("data", (d: Buffer) => stderr.push(d.toString()));
+    client = new Client({ name: "dns-config-test", version: "1.0.0" });
+    await client.connect(transport);
+  });
+  afterAll(async () => {
+    await client?.close();
+  });
+  it("lists and calls every tool, with only protocol on stdout and JSON logs on stderr", async () => {
+    await exercise(client);
+    for (const line of stderr.join("").split("\n").filter(Boolean)) expect(() => JSON.parse(line)).not.toThrow();
+  });
+});

@@ -1,0 +1,108 @@
+/**
+ * One process as /proc describes it: name, command line (masked, cut), user, state, resident memory, start
+ * time, executable and systemd unit. Small files read synchronously: a few microseconds each.
+ */
+import { readFileSync, readlinkSync } from "node:fs";
+import { cutText, maskArgv, maskCommandLine } from "@roadnerd/conventions";
+import { parseCgroupUnit } from "./cgroup-unit.ts";
+import { userName } from "./passwd.ts";
+
+/** Longest command line we show (after masking). */
+export const CMD_MAX_CHARS = 300;
+/** USER_HZ: the unit of /proc/<pid>/stat times; 100 on every Linux architecture userspace sees. */
+const CLOCK_TICKS = 100;
+
+export interface ProcessFacts {
+  pid: number;
+  ppid: number;
+  name: string;
+  cmd: string;
+  exe: string | null;
+  unit: string | null;
+  user_unit_of: number | null;
+  user: string;
+  uid: number;
+  state: string;
+  rss_mb: number;
+  started: string | null;
+}
+
+function read(path: string): string | null {
+  try {
+    return readFileSync(path, "utf8");
+  } catch {
+    return null;
+  }
+}
+
+/** Boot time in seconds since the epoch (`btime` in /proc/stat). */
+export function bootTime(): number {
+  return Number(/^btime (\d+)$/m.exec(read("/proc/stat") ?? "")?.[1] ?? 0);
+}
+
+/** `pid (comm) S ppid … starttime …`: comm may hold spaces and parentheses, so split after the last `)`. */
+export function parseStat(text: string): { name: string; state: string; ppid: number; startTicks: number } | null {
+  const open = text.indexOf("(");
+  const close = text.lastIndexOf(")");
+  if (open < 0 || close < open) return null;
+  const f = text.slice(close + 2).split(" ");
+  // Field 3 (state) is f[0]; field 4 (ppid) f[1]; field 22 (starttime) f[19].
+  return { name: text.slice(open + 1, close), state: f[0] ?? "?", ppid: Number(f[1]), startTicks: Number(f[19]) };
+}
+
+/** The command line shown: argv masked then cut; a kernel thread (empty cmdline) as `[name]`, like ps. */
+export function shownCmd(cmdline: string, name: string): string {
+  const argv = cmdline.split("\0");
+  if (argv.at(-1) === "") argv.pop();
+  if (argv.length === 0) return `[${name}]`;
+  // A process that rewrote its title (nginx: master process …) leaves one string with spaces.
+  const masked = argv.length === 1 ? maskCommandLine(argv[0] as string) : maskArgv(argv).join(" ");
+  return cutText(masked, CMD_MAX_CHARS);
+}
+
+const STATE_WORDS: Record<string, string> = {
+  R: "running",
+  S: "sleeping",
+  D: "disk sleep",
+  T: "stopped",
+  t: "tracing stop",
+  Z: "zombie",
+  X: "dead",
+  I: "idle",
+};
+
+/** Everything about one pid, or null when it is gone (or was never there). */
+export function processFacts(pid: number, btime = bootTime()): ProcessFacts | null {
+  const stat = parseStat(read(`/proc/${pid}/stat`) ?? "");
+  if (!stat) return null;
+  const status = read(`/proc/${pid}/status`) ?? "";
+  const uid = Number(/^Uid:\s+(\d+)/m.exec(status)?.[1] ?? -1);
+  const rssKb = Number(/^VmRSS:\s+(\d+) kB/m.exec(status)?.[1] ?? 0);
+  let exe: string | null = null;
+  try {
+    exe = readlinkSync(`/proc/${pid}/exe`);
+  } catch {
+    // A kernel thread has none; another user's needs root.
+  }
+  const { unit, user_unit_of } = parseCgroupUnit(read(`/proc/${pid}/cgroup`) ?? "");
+  const startS = btime > 0 && Number.isFinite(stat.startTicks) ? btime + stat.startTicks / CLOCK_TICKS : null;
+  return {
+    pid,
+    ppid: stat.ppid,
+    name: stat.name,
+    cmd: shownCmd(read(`/proc/${pid}/cmdline`) ?? "", stat.name),
+    exe,
+    unit,
+    user_unit_of,
+    user: uid >= 0 ? userName(uid) : "?",
+    uid,
+    state: `${stat.state} (${STATE_WORDS[stat.state] ?? "unknown"})`,
+    rss_mb: Math.round((rssKb / 1024) * 10) / 10,
+    started: startS === null ? null : new Date(Math.round(startS * 1000)).toISOString(),
+  };
+}
+
+/** Just the name (comm) of a pid, or null when it is gone. */
+export function processName(pid: number): string | null {
+  return parseStat(read(`/proc/${pid}/stat`) ?? "")?.name ?? null;
+}

@@ -1,0 +1,110 @@
+/**
+ * port_watch: a message when a listener on the port appears or disappears (or is replaced), the first one
+ * being the current state. Each round reads only the /proc/net tables (cheap); the holders are looked up
+ * (the /proc/<pid>/fd scan) only when the set of sockets changed.
+ */
+import { DiagError, portField } from "@roadnerd/conventions";
+import { z } from "zod";
+import { defineStream } from "../kit.ts";
+import { type Listener, type ListenerSnapshot, listenersFromTables, readListeners, ssListening } from "../listeners.ts";
+import { processFacts } from "../proc/process-facts.ts";
+import { cmdField, localField, protoField } from "../schemas.ts";
+
+const DEFAULT_INTERVAL_MS = 1000;
+
+const listener = z.object({
+  proto: protoField,
+  local: localField,
+  pid: z.number().int().nullable().describe("lowest pid holding it; null when no visible process does"),
+  process: z.string().nullable().describe("its name (comm)"),
+  cmd: cmdField.nullable(),
+});
+
+const key = (ls: readonly Listener[]) =>
+  ls
+    .map((l) => `${l.proto} ${l.local} ${l.inode ?? ""} ${l.inode === null ? l.pids.join(",") : ""}`)
+    .sort()
+    .join("|");
+
+export const portWatch = defineStream({
+  name: "port_watch",
+  summary: "Watch a port: a message when a listener on it appears or disappears; the first is the current state.",
+  input: {
+    port: portField.describe("port to watch, 1-65535"),
+    interval_ms: z
+      .number()
+      .int()
+      .min(100)
+      .max(60_000)
+      .optional()
+      .describe(`ms between looks (default ${DEFAULT_INTERVAL_MS})`),
+  },
+  message: {
+    change: z
+      .enum(["initial", "appeared", "disappeared", "changed"])
+      .describe("initial: the state when the watch began; changed: still listening, other sockets or holders"),
+    listening: z.boolean().describe("something listens on the port now"),
+    listeners: z.array(listener).describe("its listening sockets now"),
+  },
+  example: { port: 8080 },
+  commands: [ssListening],
+  summarize: (m) => {
+    if (!m.listening) return m.change === "initial" ? "nothing listens on the port" : "the listener went away";
+    const who = [...new Set(m.listeners.map((l) => (l.pid ? `${l.process} (pid ${l.pid})` : "an unseen process")))];
+    const verb = m.change === "initial" ? "listening" : m.change;
+    return `${verb}: ${m.listeners.map((l) => `${l.proto} ${l.local}`).join(", ")} by ${who.join(", ")}`;
+  },
+  async run(input, ctx) {
+    const interval = input.interval_ms ?? DEFAULT_INTERVAL_MS;
+    let tablesReadable = ctx.config.SOCKETS_SOURCE !== "ss";
+    let last: string | undefined;
+    let wasListening = false;
+    /** This round's listeners: the tables alone when readable (holders are looked up only on a change). */
+    const look = async (): Promise<{ now: Listener[]; full?: ListenerSnapshot }> => {
+      if (tablesReadable) {
+        try {
+          return { now: await listenersFromTables(ctx.signal, input.port) };
+        } catch (err) {
+          if (err instanceof DiagError || ctx.config.SOCKETS_SOURCE === "proc" || ctx.signal.aborted) throw err;
+          tablesReadable = false;
+        }
+      }
+      const full = await readListeners(ctx, input.port);
+      return { now: full.listeners, full };
+    };
+    // Bounded: the stream's duration ends it; the round cap is a second guard.
+    for (let round = 0; round < 1_000_000; round++) {
+      let message: Parameters<typeof ctx.emit>[0] | undefined;
+      try {
+        const { now, full: seen } = await look();
+        const k = key(now);
+        if (k !== last) {
+          const full = seen ?? (await readListeners(ctx, input.port));
+          const listening = full.listeners.length > 0;
+          const change =
+            last === undefined
+              ? "initial"
+              : listening === wasListening
+                ? "changed"
+                : listening
+                  ? "appeared"
+                  : "disappeared";
+          last = seen ? k : key(full.listeners.map((l) => ({ ...l, pids: [] })));
+          wasListening = listening;
+          const listeners = full.listeners.map((l) => {
+            const pid = l.pids[0] ?? null;
+            const facts = pid === null ? null : processFacts(pid);
+            return { proto: l.proto, local: l.local, pid, process: facts?.name ?? null, cmd: facts?.cmd ?? null };
+          });
+          message = { change, listening, listeners };
+        }
+      } catch (err) {
+        // The duration ended or the client left mid-round: nothing to report.
+        if (ctx.signal.aborted) return;
+        throw err;
+      }
+      if (message && !(await ctx.emit(message))) return;
+      if (!(await ctx.sleep(interval))) return;
+    }
+  },
+});

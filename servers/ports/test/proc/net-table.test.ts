@@ -1,0 +1,94 @@
+/**
+ * /proc/net tables recorded on this machine (test/fixtures/proc-net-*.txt: a node process listening on
+ * 127.0.0.1:8080, [::]:8443, [::1]:9090, [::ffff:127.0.0.2]:9091, udp 0.0.0.0:5353 and [::1]:5354, with one
+ * established connection to 8080), parsed exactly; and the live tables against a listener this test opens.
+ */
+import { readFileSync } from "node:fs";
+import { type AddressInfo, createServer } from "node:net";
+import { describe, expect, it } from "vitest";
+import { decodeHexAddress, formatIpv6, hostPortOf } from "../../src/proc/hex-address.ts";
+import { parseNetTable, parseTcpConnections, readNetTables } from "../../src/proc/net-table.ts";
+
+const fixture = (name: string) => readFileSync(new URL(`../fixtures/${name}`, import.meta.url), "utf8");
+
+describe("parseNetTable", () => {
+  it("keeps only LISTEN rows of tcp, with address, port, uid and inode", () => {
+    expect(parseNetTable("tcp", fixture("proc-net-tcp.txt"))).toEqual([
+      { proto: "tcp", address: "127.0.0.1", port: 8080, local: "127.0.0.1:8080", uid: 0, inode: 1602701 },
+    ]);
+  });
+
+  it("decodes tcp6 rows: loopback, the wildcard and an IPv4-mapped address", () => {
+    expect(parseNetTable("tcp6", fixture("proc-net-tcp6.txt"))).toEqual([
+      { proto: "tcp6", address: "::1", port: 9090, local: "[::1]:9090", uid: 0, inode: 1602703 },
+      { proto: "tcp6", address: "::", port: 8443, local: "[::]:8443", uid: 0, inode: 1602702 },
+      {
+        proto: "tcp6",
+        address: "::ffff:127.0.0.2",
+        port: 9091,
+        local: "[::ffff:127.0.0.2]:9091",
+        uid: 0,
+        inode: 1602704,
+      },
+    ]);
+  });
+
+  it("keeps bound, unconnected UDP rows (state 07) of udp and udp6", () => {
+    expect(parseNetTable("udp", fixture("proc-net-udp.txt"))).toEqual([
+      { proto: "udp", address: "0.0.0.0", port: 5353, local: "0.0.0.0:5353", uid: 0, inode: 1602705 },
+    ]);
+    expect(parseNetTable("udp6", fixture("proc-net-udp6.txt"))).toEqual([
+      { proto: "udp6", address: "::1", port: 5354, local: "[::1]:5354", uid: 0, inode: 1602706 },
+    ]);
+  });
+
+  it("reads the local port and state of the connections (not the listeners) for who_uses_port", () => {
+    expect(parseTcpConnections(fixture("proc-net-tcp.txt"))).toEqual([
+      { port: 60814, state: "established" },
+      { port: 8080, state: "established" },
+    ]);
+    expect(parseTcpConnections(fixture("proc-net-tcp6.txt"))).toEqual([]);
+  });
+
+  it("skips the header, blank and torn lines", () => {
+    expect(parseNetTable("tcp", "  sl  local_address\n\n   0: 0100007F:1F90 00000000:0000 0A 00000000\n")).toEqual([]);
+    expect(parseNetTable("tcp", "   0: ZZZZ:1F90 00000000:0000 0A 0:0 0:0 0 0 0 7")).toEqual([]);
+  });
+});
+
+describe("addresses as the kernel writes them", () => {
+  it("decodes IPv4 and IPv6 words in host byte order", () => {
+    expect(decodeHexAddress("0100007F")).toBe("127.0.0.1");
+    expect(decodeHexAddress("00000000")).toBe("0.0.0.0");
+    expect(decodeHexAddress("0202000A")).toBe("10.0.2.2");
+    expect(decodeHexAddress("B80D0120000000000000000001000000")).toBe("2001:db8::1");
+    expect(decodeHexAddress("000080FE00000000FF005E02300000FE")).toBe("fe80::25e:ff:fe00:30");
+    expect(() => decodeHexAddress("7F01")).toThrow(/not a \/proc\/net address/);
+  });
+
+  it("writes IPv6 in the shortest form (RFC 5952) and brackets it with a port", () => {
+    const b = (...groups: number[]) => groups.flatMap((g) => [g >> 8, g & 0xff]);
+    expect(formatIpv6(b(0x2001, 0xdb8, 0, 0, 1, 0, 0, 1))).toBe("2001:db8::1:0:0:1");
+    expect(formatIpv6(b(0x2001, 0xdb8, 1, 2, 3, 4, 5, 6))).toBe("2001:db8:1:2:3:4:5:6");
+    expect(formatIpv6(b(0, 0, 0, 0, 0, 0, 0, 0))).toBe("::");
+    expect(formatIpv6(b(0x2001, 0xdb8, 0, 1, 0, 0, 0, 0))).toBe("2001:db8:0:1::");
+    expect(hostPortOf("::1", 53)).toBe("[::1]:53");
+    expect(hostPortOf("192.0.2.1", 53)).toBe("192.0.2.1:53");
+  });
+});
+
+describe("readNetTables (live)", () => {
+  it("lists a TCP listener this test opens, with the inode its fd links to", async () => {
+    const srv = createServer();
+    await new Promise<void>((r) => srv.listen(0, "127.0.0.1", r));
+    try {
+      const port = (srv.address() as AddressInfo).port;
+      const found = (await readNetTables()).filter((s) => s.port === port);
+      expect(found).toEqual([
+        { proto: "tcp", address: "127.0.0.1", port, local: `127.0.0.1:${port}`, uid: 0, inode: expect.any(Number) },
+      ]);
+    } finally {
+      srv.close();
+    }
+  });
+});

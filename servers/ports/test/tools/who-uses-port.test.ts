@@ -1,0 +1,158 @@
+/**
+ * who_uses_port against real holders: a child with a known argv (secrets masked) on TCP and UDP, IPv4 and
+ * IPv6; a port nobody holds; and the built server run as an unprivileged user, who cannot see root's sockets'
+ * holders and says so.
+ */
+import { readFileSync, readlinkSync } from "node:fs";
+import { type AddressInfo, connect, createServer } from "node:net";
+import { createClient } from "@roadnerd/client";
+import type { ResultOf } from "@roadnerd/conventions";
+import { callTool } from "@roadnerd/conventions/testing";
+import { type SpawnedServer, spawnServer } from "@roadnerd/testkit";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { parseCgroupUnit } from "../../src/proc/cgroup-unit.ts";
+import { server } from "../../src/server.ts";
+import { whoUsesPort } from "../../src/tools/who-uses-port.ts";
+import { HOLDER_CMD, type Holder, leakedSecrets, NODE_EXE, startHolder } from "../helpers/holder.ts";
+
+let holder: Holder;
+let port: number;
+const netns = readlinkSync("/proc/self/ns/net");
+// The child inherits this process's cgroup: whatever unit that is on this machine (none here: systemd is not PID 1).
+const unit = parseCgroupUnit(readFileSync("/proc/self/cgroup", "utf8")).unit;
+
+beforeAll(async () => {
+  // One port number on TCP 127.0.0.1, TCP [::1] and UDP 127.0.0.1, all in one child.
+  holder = await startHolder([
+    { proto: "tcp", host: "127.0.0.1", port: 0 },
+    { proto: "tcp6", host: "::1", port: "same" },
+    { proto: "udp", host: "127.0.0.1", port: "same" },
+  ]);
+  port = holder.sockets[0]?.port as number;
+});
+
+afterAll(async () => {
+  await holder?.stop();
+});
+
+async function freePort(): Promise<number> {
+  const s = createServer();
+  await new Promise<void>((r) => s.listen(0, "127.0.0.1", r));
+  const p = (s.address() as AddressInfo).port;
+  await new Promise<void>((r) => s.close(() => r()));
+  return p;
+}
+
+describe("who_uses_port", () => {
+  it("names the pid, process, masked command, executable, user and every socket on the port", async () => {
+    const r = await callTool(server, whoUsesPort, { port });
+    expect(r).toEqual({
+      port,
+      in_use: true,
+      pids: [
+        {
+          pid: holder.pid,
+          process: "node",
+          cmd: HOLDER_CMD,
+          exe: NODE_EXE,
+          unit,
+          user: "root",
+          sockets: [
+            { proto: "tcp", local: `127.0.0.1:${port}` },
+            { proto: "tcp6", local: `[::1]:${port}` },
+            { proto: "udp", local: `127.0.0.1:${port}` },
+          ],
+        },
+      ],
+      unowned: [],
+      note: null,
+      connections: {},
+      netns,
+      source: "proc",
+      summary: `port ${port} is held by node (pid ${holder.pid}) on tcp 127.0.0.1:${port}, tcp6 [::1]:${port}, udp 127.0.0.1:${port}`,
+    });
+    expect(leakedSecrets(r)).toEqual([]);
+  });
+
+  it("answers the same through `ss` (SOCKETS_SOURCE=ss)", async () => {
+    const viaProc = await callTool(server, whoUsesPort, { port });
+    const viaSs = await callTool(server, whoUsesPort, { port }, { env: { SOCKETS_SOURCE: "ss" } });
+    expect({ ...viaSs, source: "proc", connections: {} }).toEqual(viaProc);
+    expect(viaSs.connections).toBeNull();
+  });
+
+  it("lists both processes holding one shared socket (a forked worker)", async () => {
+    const shared = await startHolder([{ proto: "tcp", host: "127.0.0.1", port: 0 }], { share: true });
+    try {
+      const p = shared.sockets[0]?.port as number;
+      const r = await callTool(server, whoUsesPort, { port: p });
+      expect(r.pids.map((h) => [h.pid, h.process, h.sockets])).toEqual(
+        [shared.pid, shared.worker as number]
+          .sort((a, b) => a - b)
+          .map((pid) => [pid, "node", [{ proto: "tcp", local: `127.0.0.1:${p}` }]]),
+      );
+      expect(leakedSecrets(r)).toEqual([]);
+    } finally {
+      await shared.stop();
+    }
+  });
+
+  it("answers a port nobody holds as a result, not an error", async () => {
+    const p = await freePort();
+    const r = await callTool(server, whoUsesPort, { port: p });
+    expect(r).toEqual({
+      port: p,
+      in_use: false,
+      pids: [],
+      unowned: [],
+      note: null,
+      connections: {},
+      netns,
+      source: "proc",
+      summary: `nothing listens on port ${p} in this network namespace`,
+    });
+  });
+
+  it("says when nothing listens but connections in TIME_WAIT still use the port (the restart that cannot bind)", async () => {
+    // The server side closes first, so its end (local port p) lingers in TIME_WAIT after the listener is gone.
+    const srv = createServer((s) => s.end());
+    await new Promise<void>((r) => srv.listen(0, "127.0.0.1", r));
+    const p = (srv.address() as AddressInfo).port;
+    const client = connect(p, "127.0.0.1");
+    client.on("end", () => client.end());
+    client.resume();
+    await new Promise((r) => client.once("close", r));
+    await new Promise<void>((r) => srv.close(() => r()));
+    const r = await callTool(server, whoUsesPort, { port: p });
+    expect(r).toMatchObject({ port: p, in_use: false, pids: [], connections: { time_wait: 1 } });
+    expect(r.summary).toBe(
+      `nothing listens on port ${p} in this network namespace; 1 connection(s) in TIME_WAIT still use it (a bind without SO_REUSEADDR fails until they expire)`,
+    );
+  });
+});
+
+describe("who_uses_port run by an unprivileged user (setpriv nobody)", () => {
+  let srv: SpawnedServer;
+  beforeAll(async () => {
+    srv = await spawnServer("ports", { wrap: ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"] });
+  });
+  afterAll(async () => {
+    await srv?.stop();
+  });
+
+  it("sees root's listeners but not their holders, and says why", async () => {
+    const client = createClient(srv.url);
+    const r = await client.call<ResultOf<typeof whoUsesPort>>("who_uses_port", { port });
+    expect(r.in_use).toBe(true);
+    expect(r.pids).toEqual([]);
+    expect(r.unowned).toEqual([
+      { proto: "tcp", local: `127.0.0.1:${port}` },
+      { proto: "tcp6", local: `[::1]:${port}` },
+      { proto: "udp", local: `127.0.0.1:${port}` },
+    ]);
+    expect(r.note).toMatch(
+      /^no visible process holds it; \d+ processes' file descriptors are unreadable to this server \(not root\)/,
+    );
+    expect(r.summary).toBe(`port ${port} is held by 3 socket(s) whose process is not visible`);
+  });
+});

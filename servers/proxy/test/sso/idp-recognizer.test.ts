@@ -1,0 +1,60 @@
+/** The recogniser's table against fixture URLs: strings only, never resolved or requested. */
+import { describe, expect, it } from "vitest";
+import { recognizeIdp, samlPostAction } from "../../src/sso/idp-recognizer.ts";
+
+const OIDC = "client_id=app&response_type=code&redirect_uri=https%3A%2F%2Fapp.example%2Fcb";
+
+describe("recognizeIdp", () => {
+  it.each([
+    [`https://login.microsoftonline.com/common/oauth2/v2.0/authorize?${OIDC}`, "Microsoft Entra ID", "oidc"],
+    ["https://login.microsoftonline.com/0000-tenant/saml2?SAMLRequest=fZJBb", "Microsoft Entra ID", "saml"],
+    ["https://login.windows.net/common/wsfed?wa=wsignin1.0&wtrealm=x", "Microsoft Entra ID", "ws-fed"],
+    [
+      `https://contoso.b2clogin.com/contoso.onmicrosoft.com/oauth2/v2.0/authorize?${OIDC}`,
+      "Microsoft Entra ID",
+      "oidc",
+    ],
+    [`https://corp.okta.com/oauth2/default/v1/authorize?${OIDC}`, "Okta", "oidc"],
+    ["https://corp.okta.com/app/corp_app_1/exk1/sso/saml", "Okta", "saml"],
+    [`https://accounts.google.com/o/oauth2/v2/auth?${OIDC}`, "Google", "oidc"],
+    [`https://sso.corp.example/realms/corp/protocol/openid-connect/auth?${OIDC}`, "Keycloak", "oidc"],
+    ["https://sso.corp.example/auth/realms/corp/protocol/saml?SAMLRequest=x", "Keycloak", "saml"],
+    ["https://fs.corp.example/adfs/ls/?SAMLRequest=x", "AD FS", "saml"],
+    [`https://fs.corp.example/adfs/oauth2/authorize?${OIDC}`, "AD FS", "oidc"],
+    [`https://sso.corp.example/as/authorization.oauth2?${OIDC}`, "PingFederate", "oidc"],
+    ["https://auth.pingone.eu/env-1/saml20/idp/sso", "PingFederate", "saml"],
+    ["https://corp.onelogin.com/trust/saml2/http-redirect/sso/123?SAMLRequest=x", "OneLogin", "saml"],
+    [`https://corp.eu.auth0.com/authorize?${OIDC}`, "Auth0", "oidc"],
+    ["https://idp.uni.example/idp/profile/SAML2/Redirect/SSO?SAMLRequest=x", "Shibboleth", "saml"],
+    ["https://idp.corp.test/sso?SAMLRequest=fZJBb&RelayState=x", "SAML IdP", "saml"],
+    [`https://id.corp.test/oauth/authorize?${OIDC}`, "OIDC provider", "oidc"],
+  ])("%s → %s (%s)", (url, idp, protocol) => {
+    expect(recognizeIdp(url)).toEqual({ idp, protocol });
+  });
+
+  it.each([
+    "https://app.example/",
+    "https://app.example/authorize",
+    "https://app.example/authorize?client_id=x",
+    "https://notokta.com.example/oauth2",
+    "https://okta.com.attacker.example/x",
+    "https://app.example/adfs/lsx",
+    "not a url",
+  ])("%s is not an identity provider", (url) => {
+    expect(recognizeIdp(url)).toBeNull();
+  });
+});
+
+describe("samlPostAction", () => {
+  const base = new URL("https://app.example/login");
+  it("finds the form a SAML POST-binding page would submit", () => {
+    const html = `<form method="post" action="https://idp.corp.test/idp/profile/SAML2/POST/SSO?a=1&amp;b=2"><input type="hidden" name="SAMLRequest" value="PHNhbWw="/></form>`;
+    expect(samlPostAction(html, base)).toBe("https://idp.corp.test/idp/profile/SAML2/POST/SSO?a=1&b=2");
+  });
+  it("ignores forms without a SAMLRequest, and resolves relative actions", () => {
+    expect(samlPostAction('<form action="/login"><input name="user"></form>', base)).toBeNull();
+    expect(samlPostAction("<form action='/sso'><input name='SAMLRequest'></form>", base)).toBe(
+      "https://app.example/sso",
+    );
+  });
+});

@@ -1,0 +1,50 @@
+/** service_status: is a unit loaded and running, in which sub-state, since when; from `systemctl show`. */
+import { command, cutText, slot } from "@roadnerd/conventions";
+import { z } from "zod";
+import { defineTool } from "../kit.ts";
+import { parseShow } from "../parse/systemctl-show.ts";
+import { requireSystemd } from "../systemd/booted.ts";
+import { execFailure } from "../systemd/exec-errors.ts";
+import { UNIT_NAME, unitName, unitNameField } from "../systemd/unit-name.ts";
+import { UNIT_PROPERTIES, unitState } from "../systemd/unit-state.ts";
+
+/** `systemctl show` of one unit, only the properties we read; `--` so nothing after it is an option. */
+export const unitShow = command("systemctl", [
+  "show",
+  `--property=${UNIT_PROPERTIES.join(",")}`,
+  "--",
+  slot("unit", UNIT_NAME),
+]);
+
+export const serviceStatus = defineTool({
+  name: "service_status",
+  summary: "Is a systemd unit loaded and running, and since when (systemctl show).",
+  input: { name: unitNameField },
+  output: {
+    name: z.string().describe("the unit asked about, e.g. ssh.service"),
+    loaded: z.string().describe("LoadState: loaded, not-found (no such unit), masked, bad-setting, error"),
+    active: z.string().describe("ActiveState: active, inactive, failed, activating, deactivating, reloading"),
+    sub: z.string().describe("SubState: running, exited, dead, failed, listening, waiting…"),
+    since: z.string().nullable().describe("ISO time it entered that state, as `systemctl status` says; null if never"),
+    description: z.string().describe("the unit's Description="),
+    result: z.string().nullable().describe("Result of its last run: success, exit-code, signal, timeout…"),
+    unit_file_state: z.string().nullable().describe("enabled, disabled, static, masked…; null for no unit file"),
+  },
+  example: { name: "ssh" },
+  commands: [unitShow],
+  summarize: (r) => {
+    if (r.loaded === "not-found") return `no unit named ${r.name} (not-found)`;
+    const since = r.since ? ` since ${r.since}` : "";
+    const why = r.active === "failed" && r.result ? ` (${r.result})` : "";
+    return `${r.name}: ${r.active} (${r.sub})${why}${since}; ${r.loaded}`;
+  },
+  async handler(input, ctx) {
+    const name = unitName(input.name);
+    requireSystemd(ctx.config);
+    const result = await ctx.exec(unitShow, { unit: name });
+    if (result.exitCode !== 0) throw execFailure("systemctl show", result);
+    const [block = {}] = parseShow(result.stdout);
+    const state = unitState(name, block);
+    return { ...state, description: cutText(state.description, 200) };
+  },
+});

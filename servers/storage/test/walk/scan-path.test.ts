@@ -1,0 +1,38 @@
+/** Containment checks of scan paths, on the path as written and on its realpath. */
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { isInside, realRoots, resolveScanPath } from "../../src/walk/scan-path.ts";
+
+const base = mkdtempSync(join(tmpdir(), "rn-storage-path-"));
+mkdirSync(join(base, "root/a"), { recursive: true });
+mkdirSync(join(base, "rootx"));
+symlinkSync(join(base, "root"), join(base, "root-link"));
+symlinkSync(join(base, "root/a"), join(base, "root/inner-link"));
+afterAll(() => rmSync(base, { recursive: true, force: true }));
+
+describe("isInside", () => {
+  it("compares whole path components", () => {
+    expect(isInside("/var/log", "/var")).toBe(true);
+    expect(isInside("/var", "/var")).toBe(true);
+    expect(isInside("/variable", "/var")).toBe(false);
+    expect(isInside("/etc", "/")).toBe(true);
+  });
+});
+
+describe("resolveScanPath", () => {
+  const roots = [join(base, "root")];
+  it("resolves a link that stays inside a root to its real path", async () => {
+    await expect(resolveScanPath(join(base, "root/inner-link"), roots)).resolves.toBe(join(base, "root/a"));
+  });
+  it("takes a root that is a symlink as where it points", async () => {
+    expect(await realRoots([join(base, "root-link"), "/no/such/root"])).toEqual([join(base, "root")]);
+    await expect(resolveScanPath(join(base, "root-link/a"), [join(base, "root-link")])).resolves.toBe(
+      join(base, "root/a"),
+    );
+  });
+  it("refuses a sibling whose name starts like the root", async () => {
+    await expect(resolveScanPath(join(base, "rootx"), roots)).rejects.toMatchObject({ code: "E_FORBIDDEN" });
+  });
+});

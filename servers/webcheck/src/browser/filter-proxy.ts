@@ -1,0 +1,262 @@
+/**
+ * The browser's only way out: a tiny HTTP/CONNECT proxy on 127.0.0.1 that puts every request the page makes
+ * through the kernel's outbound policy — the first navigation, every redirect hop, every subresource, every
+ * WebSocket (Chromium tunnels ws:// and wss:// through CONNECT) and every IP-literal URL alike — and connects
+ * only to the address the policy checked. Measured here: Playwright's route() filtering leaked through a 302
+ * and a WebSocket; a proxy sees them all. A refused target gets a 403 marked `x-webcheck-blocked` and is
+ * recorded, so the snapshot can say what the page tried to reach.
+ */
+import { createServer, type IncomingMessage, request, type ServerResponse } from "node:http";
+import { type AddressInfo, isIP, type Socket, connect as tcpConnect } from "node:net";
+import {
+  classifySocketError,
+  DiagError,
+  type DiagnosisCode,
+  hostPort,
+  maskUrl,
+  type OutboundPolicy,
+} from "@roadnerd/conventions";
+
+export const BLOCKED_HEADER = "x-webcheck-blocked";
+export const FAILED_HEADER = "x-webcheck-error";
+const MAX_RECORDED = 50;
+const CONNECT_TIMEOUT_MS = 5_000;
+/** Hop-by-hop headers (RFC 9110 §7.6.1) and the proxy's own: never forwarded. */
+const HOP_BY_HOP = new Set([
+  "connection",
+  "keep-alive",
+  "proxy-connection",
+  "proxy-authorization",
+  "proxy-authenticate",
+  "te",
+  "trailer",
+  "transfer-encoding",
+  "upgrade",
+]);
+
+export interface Refusal {
+  /** host:port (or the URL, secrets masked) the page tried to reach. */
+  target: string;
+  reason: string;
+}
+
+export interface UpstreamFailure {
+  target: string;
+  code: DiagnosisCode;
+  detail: string;
+}
+
+export interface FilterProxy {
+  /** http://127.0.0.1:<port>, for Chromium's proxy setting. */
+  url: string;
+  /** Targets the policy refused, in order (at most 50 kept; `refusedCount` counts them all). */
+  refusals: Refusal[];
+  refusedCount(): number;
+  /** Allowed targets that could not be reached. */
+  failures: UpstreamFailure[];
+  close(): Promise<void>;
+}
+
+/** `null`: refuse everything (the browser-wide fallback, for traffic outside any snapshot's context). */
+export type ProxyPolicy = OutboundPolicy | null;
+
+async function decide(policy: ProxyPolicy, host: string, port: number, signal: AbortSignal) {
+  if (!policy) throw new DiagError("E_FORBIDDEN", "no snapshot is running: the browser may reach nothing");
+  return policy.resolveTarget(host, signal, port);
+}
+
+/** Connect to the checked addresses in turn (the next only when one refuses or has no route), each checked again. */
+function dial(
+  policy: OutboundPolicy,
+  host: string,
+  addresses: readonly string[],
+  port: number,
+  signal: AbortSignal,
+): Promise<Socket> {
+  return new Promise((resolve, reject) => {
+    const attempt = (i: number) => {
+      const address = addresses[i] as string;
+      try {
+        policy.checkAddress(address, isIP(host) ? undefined : host, port);
+      } catch (err) {
+        return reject(err);
+      }
+      const socket = tcpConnect({ host: address, port });
+      const timer = setTimeout(
+        () => socket.destroy(Object.assign(new Error("connect timeout"), { code: "ETIMEDOUT" })),
+        CONNECT_TIMEOUT_MS,
+      );
+      const onAbort = () => socket.destroy(Object.assign(new Error("aborted"), { code: "ECONNABORTED" }));
+      signal.addEventListener("abort", onAbort, { once: true });
+      const settle = () => {
+        clearTimeout(timer);
+        signal.removeEventListener("abort", onAbort);
+      };
+      socket.once("connect", () => {
+        settle();
+        socket.removeAllListeners("error");
+        resolve(socket);
+      });
+      socket.once("error", (err: NodeJS.ErrnoException) => {
+        settle();
+        const kind = classifySocketError(err.code, true).kind;
+        if ((kind === "refused" || kind === "unreachable") && i + 1 < addresses.length && !signal.aborted)
+          return attempt(i + 1);
+        reject(err);
+      });
+    };
+    if (signal.aborted) return reject(new DiagError("E_TIMEOUT", "snapshot over"));
+    attempt(0);
+  });
+}
+
+function blockedPage(target: string, reason: string): string {
+  const esc = (s: string) => s.replace(/[&<>"]/g, (c) => `&#${c.charCodeAt(0)};`);
+  return `<!doctype html><title>blocked by webcheck</title><h1>Blocked by webcheck</h1><p>${esc(target)}</p><p>${esc(reason)}</p>`;
+}
+
+export async function startFilterProxy(policy: ProxyPolicy, signal: AbortSignal): Promise<FilterProxy> {
+  const refusals: Refusal[] = [];
+  const failures: UpstreamFailure[] = [];
+  let refused = 0;
+  const sockets = new Set<Socket>();
+  const life = new AbortController();
+  const onOuter = () => life.abort();
+  signal.addEventListener("abort", onOuter, { once: true });
+
+  const refuse = (target: string, err: unknown): Refusal | undefined => {
+    if (!(err instanceof DiagError) || (err.code !== "E_FORBIDDEN" && err.code !== "E_INVALID_INPUT")) return undefined;
+    refused += 1;
+    const r = { target, reason: err.message };
+    if (refusals.length < MAX_RECORDED) refusals.push(r);
+    return r;
+  };
+  const fail = (target: string, err: unknown): UpstreamFailure => {
+    const code: DiagnosisCode =
+      err instanceof DiagError && (err.code === "E_DNS_FAIL" || err.code === "E_TIMEOUT")
+        ? err.code
+        : classifySocketError((err as NodeJS.ErrnoException).code, true).code;
+    const f = { target, code, detail: `${(err as Error).message ?? String(err)}`.slice(0, 160) };
+    if (failures.length < MAX_RECORDED) failures.push(f);
+    return f;
+  };
+
+  /** Plain http:// in absolute form: checked, then forwarded over a connection to the checked address. */
+  async function onRequest(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    let url: URL;
+    try {
+      url = new URL(req.url ?? "");
+      if (url.protocol !== "http:") throw new Error("not http");
+    } catch {
+      res.writeHead(400, { connection: "close" }).end();
+      return;
+    }
+    const host = url.hostname.replace(/^\[|\]$/g, "");
+    const port = url.port ? Number(url.port) : 80;
+    const shown = maskUrl(url.href);
+    let upstream: Socket;
+    try {
+      const target = await decide(policy, host, port, life.signal);
+      upstream = await dial(policy as OutboundPolicy, host, target.addresses, port, life.signal);
+    } catch (err) {
+      const r = refuse(shown, err);
+      if (r) {
+        res.writeHead(403, { "content-type": "text/html", [BLOCKED_HEADER]: "1", connection: "close" });
+        res.end(blockedPage(r.target, r.reason));
+        return;
+      }
+      const f = fail(hostPort(host, port), err);
+      res.writeHead(502, { "content-type": "text/plain", [FAILED_HEADER]: f.code, connection: "close" });
+      res.end(`${f.code}: ${f.detail}\n`);
+      return;
+    }
+    const headers: Record<string, string | string[]> = {};
+    for (const [name, value] of Object.entries(req.headers)) {
+      if (value !== undefined && !HOP_BY_HOP.has(name)) headers[name] = value;
+    }
+    const out = request({
+      method: req.method,
+      path: `${url.pathname}${url.search}`,
+      headers,
+      setHost: false,
+      // No agent: with createConnection alone, Node uses exactly this socket (agent: false would dial anew).
+      createConnection: () => upstream,
+    });
+    out.on("response", (answer) => {
+      const back: Record<string, string | string[]> = {};
+      for (const [name, value] of Object.entries(answer.headers)) {
+        if (value !== undefined && !HOP_BY_HOP.has(name)) back[name] = value;
+      }
+      res.writeHead(answer.statusCode ?? 502, back);
+      answer.pipe(res);
+    });
+    out.on("error", () => res.destroy());
+    res.on("close", () => out.destroy());
+    req.pipe(out);
+  }
+
+  /** CONNECT host:port (https, ws, wss): checked, then a blind tunnel to the checked address. */
+  async function onConnect(req: IncomingMessage, client: Socket, head: Buffer): Promise<void> {
+    client.on("error", () => client.destroy());
+    let host: string;
+    let port: number;
+    try {
+      const u = new URL(`http://${req.url ?? ""}`);
+      host = u.hostname.replace(/^\[|\]$/g, "");
+      port = Number(u.port || 443);
+    } catch {
+      client.end("HTTP/1.1 400 Bad Request\r\n\r\n");
+      return;
+    }
+    const where = hostPort(host, port);
+    let upstream: Socket;
+    try {
+      const target = await decide(policy, host, port, life.signal);
+      upstream = await dial(policy as OutboundPolicy, host, target.addresses, port, life.signal);
+    } catch (err) {
+      const r = refuse(where, err);
+      if (r) client.end(`HTTP/1.1 403 Forbidden\r\n${BLOCKED_HEADER}: 1\r\n\r\n`);
+      else client.end(`HTTP/1.1 502 Bad Gateway\r\n${FAILED_HEADER}: ${fail(where, err).code}\r\n\r\n`);
+      return;
+    }
+    sockets.add(upstream);
+    upstream.once("close", () => sockets.delete(upstream));
+    upstream.on("error", () => client.destroy());
+    client.once("close", () => upstream.destroy());
+    upstream.once("close", () => client.destroy());
+    client.write("HTTP/1.1 200 Connection Established\r\n\r\n");
+    if (head.length > 0) upstream.write(head);
+    upstream.pipe(client);
+    client.pipe(upstream);
+  }
+
+  const server = createServer((req, res) => void onRequest(req, res));
+  server.on("connect", (req, socket, head) => void onConnect(req, socket as Socket, head));
+  // Absolute-form upgrades are not how Chromium proxies WebSockets (it uses CONNECT): refuse them outright.
+  server.on("upgrade", (req, socket) => {
+    refuse(req.url ?? "?", new DiagError("E_FORBIDDEN", "upgrade requests are not proxied"));
+    socket.end(`HTTP/1.1 403 Forbidden\r\n${BLOCKED_HEADER}: 1\r\n\r\n`);
+  });
+  server.on("connection", (socket: Socket) => {
+    sockets.add(socket);
+    socket.once("close", () => sockets.delete(socket));
+  });
+  server.on("clientError", (_err, socket) => socket.destroy());
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => resolve());
+  });
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    refusals,
+    refusedCount: () => refused,
+    failures,
+    close() {
+      signal.removeEventListener("abort", onOuter);
+      life.abort();
+      for (const s of sockets) s.destroy();
+      return new Promise((resolve) => server.close(() => resolve()));
+    },
+  };
+}

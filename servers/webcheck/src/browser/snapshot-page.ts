@@ -1,0 +1,120 @@
+/**
+ * One snapshot in a warm browser: a fresh context (no cookies or cache from the last one) whose every request
+ * goes through its own policy-checked proxy, the page loaded, its title read, a PNG of the viewport taken.
+ * The first navigation ending anywhere the policy refuses, or not loading in time, is an error; what the
+ * page's subresources tried and were refused is reported beside the screenshot.
+ */
+import { DiagError, type DiagnosisCode, maskUrl, type OutboundPolicy, oneLine } from "@roadnerd/conventions";
+import type { Browser, Response } from "playwright-core";
+import { BLOCKED_HEADER, FAILED_HEADER, type Refusal, startFilterProxy } from "./filter-proxy.ts";
+
+export interface PageRequest {
+  url: string;
+  width: number;
+  height: number;
+  /** For the load; the screenshot gets what is left of `budgetMs`. */
+  loadTimeoutMs: number;
+  budgetMs: number;
+}
+
+export interface PageShot {
+  finalUrl: string;
+  status: number | null;
+  title: string;
+  png: Buffer;
+  refusals: Refusal[];
+  refusedCount: number;
+  loadMs: number;
+  shotMs: number;
+}
+
+const DIAGNOSES = new Set<string>(["E_DNS_FAIL", "E_CONN_REFUSED", "E_UNREACHABLE", "E_TLS", "E_TIMEOUT"]);
+
+function firstLine(err: unknown): string {
+  return oneLine(String((err as Error)?.message ?? err).split("\n")[0] ?? "", 200);
+}
+
+export async function snapshotPage(
+  browser: Browser,
+  policy: OutboundPolicy,
+  req: PageRequest,
+  signal: AbortSignal,
+): Promise<PageShot> {
+  const proxy = await startFilterProxy(policy, signal);
+  const context = await browser.newContext({
+    proxy: { server: proxy.url },
+    viewport: { width: req.width, height: req.height },
+    // A bad certificate is tls_info's finding; here it must not hide what the page shows.
+    ignoreHTTPSErrors: true,
+    serviceWorkers: "block",
+    acceptDownloads: false,
+  });
+  // The client went away or the stream's duration ended: stop loading now.
+  const onAbort = () => void context.close().catch(() => undefined);
+  signal.addEventListener("abort", onAbort, { once: true });
+  const started = performance.now();
+  try {
+    const page = await context.newPage();
+    let response: Response | null;
+    try {
+      response = await page.goto(req.url, { waitUntil: "load", timeout: req.loadTimeoutMs });
+    } catch (err) {
+      if (signal.aborted) throw new DiagError("E_TIMEOUT", "snapshot stopped: the stream ended before the page loaded");
+      if ((err as Error).name === "TimeoutError") {
+        throw new DiagError("E_TIMEOUT", `page did not load within ${req.loadTimeoutMs} ms: ${maskUrl(req.url)}`);
+      }
+      // A navigation that failed after a refusal was refused (a redirect out of the allowlist, over https).
+      const blocked = proxy.refusals[0];
+      if (blocked) {
+        throw new DiagError("E_FORBIDDEN", `the page went to a target outside the allowlist: ${blocked.target}`, {
+          hint: blocked.reason,
+        });
+      }
+      const failed = proxy.failures[0];
+      const code: DiagnosisCode = failed && DIAGNOSES.has(failed.code) ? failed.code : "E_CONN_REFUSED";
+      throw new DiagError(code, `page did not load: ${failed ? `${failed.target}: ${failed.detail}` : firstLine(err)}`);
+    }
+    const loadMs = Math.round(performance.now() - started);
+    const headers = response ? await response.allHeaders() : {};
+    if (headers[BLOCKED_HEADER]) {
+      const r = proxy.refusals.at(-1);
+      throw new DiagError(
+        "E_FORBIDDEN",
+        `the page went to a target outside the allowlist: ${r?.target ?? page.url()}`,
+        {
+          hint: r?.reason,
+        },
+      );
+    }
+    const failedCode = headers[FAILED_HEADER];
+    if (failedCode && DIAGNOSES.has(failedCode)) {
+      const f = proxy.failures.at(-1);
+      throw new DiagError(
+        failedCode as DiagnosisCode,
+        `page did not load: ${f ? `${f.target}: ${f.detail}` : maskUrl(page.url())}`,
+      );
+    }
+    const title = oneLine(await page.title(), 200);
+    const shotStarted = performance.now();
+    const left = Math.max(500, req.budgetMs - (shotStarted - started));
+    const png = await page.screenshot({ type: "png", fullPage: false, timeout: left }).catch((err: Error) => {
+      if (err.name === "TimeoutError")
+        throw new DiagError("E_TIMEOUT", `screenshot did not finish within ${Math.round(left)} ms`);
+      throw err;
+    });
+    return {
+      finalUrl: maskUrl(page.url()),
+      status: response?.status() ?? null,
+      title,
+      png,
+      refusals: [...proxy.refusals],
+      refusedCount: proxy.refusedCount(),
+      loadMs,
+      shotMs: Math.round(performance.now() - shotStarted),
+    };
+  } finally {
+    signal.removeEventListener("abort", onAbort);
+    await context.close().catch(() => undefined);
+    await proxy.close();
+  }
+}

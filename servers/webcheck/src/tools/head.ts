@@ -1,0 +1,90 @@
+/**
+ * head: one HEAD request, the way a browser's first hop sees it — status, masked headers, where a redirect
+ * points (not followed by default), timings per phase. Through the kernel's checked, pinned probe; a refused
+ * port, a dead name or a deadline is a 200 with `error` set.
+ */
+import {
+  capList,
+  cutText,
+  DIAGNOSIS_CODES,
+  type HopTiming,
+  httpProbe,
+  httpUrlField,
+  limitInput,
+  maskHeaders,
+  maskUrl,
+  shownUrl,
+  truncationFields,
+} from "@roadnerd/conventions";
+import { z } from "zod";
+import { requireAllowlist } from "../allowlist.ts";
+import { defineTool } from "../kit.ts";
+
+const timingShape = z.object({
+  dns: z.number().min(0).describe("name lookup ms (0 for an IP)"),
+  connect: z.number().min(0).describe("TCP connect ms"),
+  tls: z.number().min(0).describe("TLS handshake ms (0 for http)"),
+  ttfb: z.number().min(0).describe("request sent to response headers, ms"),
+  total: z.number().min(0).describe("whole check, ms"),
+});
+
+export const head = defineTool({
+  name: "head",
+  summary: "HEAD a URL: status, headers (secrets masked), redirect Location, timings; redirects not followed.",
+  openWorld: true,
+  targets: { url: "url" },
+  input: {
+    url: httpUrlField.describe("http:// or https:// URL, e.g. https://intranet.example/"),
+    follow: z.boolean().optional().describe("follow redirects, at most 5, each hop checked (default false)"),
+    limit: limitInput,
+  },
+  output: {
+    url: z.string().describe("the URL asked for (secrets masked)"),
+    status: z.number().int().nullable().describe("HTTP status of the last response, null if none"),
+    location: z.string().nullable().describe("the Location header of a redirect, resolved (null if none)"),
+    final_url: z.string().optional().describe("URL of the last response, when redirects were followed"),
+    headers: z.record(z.string(), z.string()).describe("response headers, secrets masked"),
+    ...truncationFields,
+    timing_ms: timingShape.describe("phases of the last request"),
+    error: z.enum(DIAGNOSIS_CODES).optional().describe("diagnosis when there was no answer"),
+    detail: z.string().optional().describe("what failed and where"),
+  },
+  example: { url: "https://example.com/" },
+  summarize: (r) => {
+    if (r.error) return `${r.url} → ${r.error}: ${r.detail ?? ""}`;
+    const to = r.location ? ` → ${r.location}` : "";
+    return `${r.url} → ${r.status}${to} in ${r.timing_ms.total} ms`;
+  },
+  async handler(input, ctx) {
+    requireAllowlist(ctx.config);
+    const result = await httpProbe(ctx.outbound, input.url, {
+      method: "HEAD",
+      followRedirects: input.follow ?? false,
+      signal: ctx.signal,
+      timeoutMs: ctx.budget(),
+    });
+    const last = result.final;
+    const timing: HopTiming | undefined = result.failure?.timing ?? last?.timing;
+    const { items, omitted } = capList(Object.entries(maskHeaders(last?.headers ?? {})), input.limit);
+    const location = last?.redirectUrl ?? last?.location ?? null;
+    const redirected = result.finalUrl !== new URL(input.url).href;
+    return {
+      url: maskUrl(input.url),
+      status: last?.status ?? null,
+      location: location === null ? null : shownUrl(location),
+      ...(redirected ? { final_url: maskUrl(result.finalUrl) } : {}),
+      headers: Object.fromEntries(items.map(([k, v]) => [k, cutText(v, 300)])),
+      truncated: omitted > 0,
+      omitted,
+      timing_ms: {
+        dns: timing?.dns ?? 0,
+        connect: timing?.connect ?? 0,
+        tls: timing?.tls ?? 0,
+        ttfb: timing?.ttfb ?? 0,
+        total: result.totalMs,
+      },
+      ...(result.failure ? { error: result.failure.code, detail: result.failure.detail } : {}),
+      ...(result.stopped ? { detail: `${result.stopped.detail}: ${shownUrl(result.stopped.url, 200)}` } : {}),
+    };
+  },
+});

@@ -1,0 +1,145 @@
+/**
+ * snapshot against real headless Chromium (one warm browser for the whole file) and pages this test serves on
+ * loopback. The allowlist is 127.0.0.1; an "outside" host on 127.0.0.2 counts every connection offered to it,
+ * so a redirect, an image or a WebSocket that slipped past the proxy would show. The run is sealed.
+ */
+import { mkdtemp, readdir, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { collectStream, pidsWhere } from "@roadnerd/conventions/testing";
+import type { TestServer } from "@roadnerd/testkit";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { closeAllBrowsers } from "../../src/browser/warm-browser.ts";
+import { server } from "../../src/server.ts";
+import { snapshot } from "../../src/streams/snapshot.ts";
+import { type Outside, PAGE_TITLE, startOutside, startPages } from "../helpers/pages.ts";
+import { decodePngHeader } from "../helpers/png.ts";
+
+let outside: Outside;
+let pages: TestServer;
+let dir: string;
+let env: Record<string, string>;
+
+beforeAll(async () => {
+  outside = await startOutside();
+  pages = await startPages(outside);
+  dir = await mkdtemp(join(tmpdir(), "webcheck-snap-"));
+  env = { OUTBOUND_ALLOW: "127.0.0.1", WEBCHECK_ARTIFACTS_DIR: dir };
+});
+
+afterAll(async () => {
+  await closeAllBrowsers();
+  await pages?.close();
+  await outside?.close();
+  await rm(dir, { recursive: true, force: true });
+});
+
+const snap = (input: Record<string, unknown>, extra: Record<string, string> = {}) =>
+  collectStream(server, snapshot, { duration_ms: 20_000, ...input }, { env: { ...env, ...extra } });
+
+/** Chromium processes that are children of this test process. */
+const browsersHere = () =>
+  pidsWhere("status", (s) => new RegExp(`^PPid:\\s+${process.pid}$`, "m").test(s) && /^Name:\s+chrom/m.test(s)).length;
+
+describe("snapshot", () => {
+  it("screenshots a served page: PNG of the asked size, title, status, a file in the artifacts dir", async () => {
+    const { messages, end } = await snap({ url: `${pages.url}/`, width: 800, height: 600 });
+    expect(end).toBe("done");
+    expect(messages).toHaveLength(1);
+    const m = messages[0];
+    expect(m).toMatchObject({
+      url: `${pages.url}/`,
+      final_url: `${pages.url}/`,
+      status: 200,
+      title: PAGE_TITLE,
+      blocked: [],
+      blocked_count: 0,
+      browser: { cold: true, version: expect.stringMatching(/^\d+\.\d+\.\d+\.\d+$/) },
+      screenshot: { width: 800, height: 600 },
+    });
+    const png = decodePngHeader(m?.screenshot.path ?? "");
+    expect(png).toEqual({ width: 800, height: 600, bytes: m?.screenshot.bytes });
+    expect(png.bytes).toBeGreaterThan(1000);
+    expect(m?.screenshot.path.startsWith(`${dir}/snapshot-`)).toBe(true);
+    expect(m?.summary).toContain(`"${PAGE_TITLE}"`);
+    expect(pages.requests).toContain("GET /");
+  }, 30_000);
+
+  it("the second snapshot reuses the warm browser", async () => {
+    const before = browsersHere();
+    const { messages } = await snap({ url: `${pages.url}/` });
+    expect(messages[0]?.browser.cold).toBe(false);
+    expect(messages[0]?.timing_ms.launch).toBe(0);
+    expect(messages[0]?.screenshot).toMatchObject({ width: 1280, height: 800 });
+    expect(browsersHere()).toBe(before);
+    expect(before).toBe(1);
+  });
+
+  it("a redirect to a host outside the allowlist is refused, and that host sees nothing", async () => {
+    await expect(snap({ url: `${pages.url}/away` })).rejects.toMatchObject({
+      code: "E_FORBIDDEN",
+      message: expect.stringContaining(`${outside.host}:${outside.port}`),
+    });
+    expect(pages.requests).toContain("GET /away");
+    expect(outside.connections()).toBe(0);
+  });
+
+  it("a WebSocket and an image to a host outside the allowlist are refused and reported", async () => {
+    const { messages } = await snap({ url: `${pages.url}/leaky` });
+    const m = messages[0];
+    expect(m?.status).toBe(200);
+    expect(m?.title).toBe("ws refused");
+    expect(m?.blocked).toEqual(
+      expect.arrayContaining([`${outside.host}:${outside.port}`, `http://${outside.host}:${outside.port}/pixel.png`]),
+    );
+    expect(m?.blocked_count).toBeGreaterThanOrEqual(2);
+    expect(m?.summary).toContain("outside the allowlist refused");
+    expect(outside.connections()).toBe(0);
+  });
+
+  it("a page that never loads is E_TIMEOUT, and the browser still works after", async () => {
+    await expect(snap({ url: `${pages.url}/hang`, timeout_ms: 1000 })).rejects.toMatchObject({
+      code: "E_TIMEOUT",
+      message: expect.stringContaining("did not load within 1000 ms"),
+    });
+    const { messages } = await snap({ url: `${pages.url}/` });
+    expect(messages[0]).toMatchObject({ title: PAGE_TITLE, browser: { cold: false } });
+  });
+
+  it("a target outside the allowlist is refused before any browser work", async () => {
+    const requests = pages.requests.length;
+    await expect(snap({ url: `http://${outside.host}:${outside.port}/` })).rejects.toMatchObject({
+      code: "E_FORBIDDEN",
+      message: expect.stringContaining("not in OUTBOUND_ALLOW"),
+    });
+    expect(outside.connections()).toBe(0);
+    expect(pages.requests.length).toBe(requests);
+  });
+
+  it("without OUTBOUND_ALLOW nothing is reached, and the message names the variable", async () => {
+    await expect(
+      collectStream(server, snapshot, { url: `${pages.url}/` }, { env: { WEBCHECK_ARTIFACTS_DIR: dir } }),
+    ).rejects.toMatchObject({ code: "E_FORBIDDEN", message: expect.stringContaining("OUTBOUND_ALLOW") });
+  });
+
+  it("one snapshot more than WEBCHECK_MAX_SNAPSHOTS is E_BUSY", async () => {
+    const extra = { WEBCHECK_MAX_SNAPSHOTS: "1" };
+    const hanging = snap({ url: `${pages.url}/hang`, timeout_ms: 3000 }, extra).catch((e: { code: string }) => e.code);
+    // Let the first take its slot (it launches this config's browser meanwhile).
+    await new Promise((r) => setTimeout(r, 300));
+    await expect(snap({ url: `${pages.url}/` }, extra)).rejects.toMatchObject({ code: "E_BUSY" });
+    expect(await hanging).toBe("E_TIMEOUT");
+  }, 30_000);
+
+  it("the browser closes after WEBCHECK_BROWSER_IDLE_MS without a snapshot", async () => {
+    await closeAllBrowsers();
+    const idleEnv = { ...env, WEBCHECK_BROWSER_IDLE_MS: "300" };
+    const { messages } = await collectStream(server, snapshot, { url: `${pages.url}/` }, { env: idleEnv });
+    expect(messages[0]?.browser.cold).toBe(true);
+    expect(browsersHere()).toBe(1);
+    for (let i = 0; i < 50 && browsersHere() > 0; i += 1) await new Promise((r) => setTimeout(r, 100));
+    expect(browsersHere()).toBe(0);
+    // Only our own files ever land in the artifacts dir.
+    expect((await readdir(dir)).every((n) => /^snapshot-.*\.png$/.test(n))).toBe(true);
+  }, 30_000);
+});
