@@ -57,6 +57,7 @@ export function createRuntime<C extends BaseConfig>(def: ServerDef<C>, options: 
     allow: config.OUTBOUND_ALLOW,
     deny: config.OUTBOUND_DENY,
     allowSelf: config.OUTBOUND_ALLOW_SELF,
+    allowlistOnly: def.outbound === "allowlist-only" ? def.name : undefined,
   });
   const tools = new Map(def.tools.map((t) => [t.name, t]));
   const streams = new Map(def.streams.map((s) => [s.name, s]));

@@ -13,6 +13,11 @@ export interface ServerSpec {
   instructions: string;
   tools: readonly AnyTool[];
   streams?: readonly AnyStream[];
+  /**
+   * `allowlist-only`: every outbound target is refused until OUTBOUND_ALLOW names it (E_FORBIDDEN naming the
+   * variable). Default: the kernel's policy (everything but metadata, link-local and unroutable).
+   */
+  outbound?: "default" | "allowlist-only";
 }
 
 export interface ServerDef<C = BaseConfig> extends ServerIdentity {
@@ -21,6 +26,7 @@ export interface ServerDef<C = BaseConfig> extends ServerIdentity {
   streams: readonly AnyStream[];
   /** The server's allowlist: the union of the commands its tools and streams declare. */
   commands: readonly Command[];
+  outbound: "default" | "allowlist-only";
   /** The env vars this server adds to the base ones (for docs and --help). */
   env: z.ZodRawShape;
   /** Parse and freeze the config from an environment; throws E_INVALID_INPUT naming each bad variable. */
@@ -45,6 +51,7 @@ export function defineServerWith<E extends z.ZodRawShape>(
       tools: spec.tools,
       streams,
       commands,
+      outbound: spec.outbound ?? "default",
       env,
       loadConfig: (vars) => loadConfig(vars, env),
     };

@@ -8,8 +8,9 @@ import { ssoProbe } from "./tools/sso-probe.ts";
 
 export const server = defineServer({
   package: pkg,
+  // Someone else's infrastructure, or whatever a page links: nothing until OUTBOUND_ALLOW names it (0016).
+  outbound: "allowlist-only",
   instructions:
     "Proxies and corporate sign-on: which proxy each client uses, does it connect, where SSO redirects go, is OIDC discovery right. Start with proxy_env_status. Targets must be listed in OUTBOUND_ALLOW.",
   tools: [proxyEnvStatus, proxyConnectivityTest, ssoProbe, openidConfig],
-  streams: [],
 });

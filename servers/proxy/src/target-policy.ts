@@ -4,7 +4,6 @@
  * and every address checked (a CIDR allowlist), and one that does not resolve here cannot be judged: refused.
  */
 import { DiagError, type ToolContext } from "@roadnerd/conventions";
-import { allowsName, requireAllowlist } from "./allowlist.ts";
 import type { ProxyConfig } from "./kit.ts";
 
 export function portOf(url: URL): number {
@@ -14,9 +13,8 @@ export function portOf(url: URL): number {
 /** Throws E_FORBIDDEN (naming OUTBOUND_ALLOW) unless the policy allows this URL's host and port. */
 export async function judgeTarget(ctx: ToolContext<ProxyConfig>, url: URL, viaProxy: boolean): Promise<void> {
   const host = url.hostname.replace(/^\[|\]$/g, "");
-  requireAllowlist(ctx.config, `target ${host}`);
   ctx.outbound.checkTarget(host, portOf(url));
-  if (!viaProxy || allowsName(ctx.config, host)) return;
+  if (!viaProxy || ctx.outbound.allowsName(host)) return;
   try {
     await ctx.outbound.resolveTarget(host, ctx.signal, portOf(url));
   } catch (err) {
@@ -35,6 +33,5 @@ export async function judgeTarget(ctx: ToolContext<ProxyConfig>, url: URL, viaPr
 
 /** The proxy hop is a target like any other: OUTBOUND_ALLOW must name it (loopback included). */
 export function judgeProxy(ctx: ToolContext<ProxyConfig>, host: string, port: number): void {
-  requireAllowlist(ctx.config, `proxy ${host}`);
   ctx.outbound.checkTarget(host, port);
 }

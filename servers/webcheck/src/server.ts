@@ -8,6 +8,8 @@ import { tlsInfo } from "./tools/tls-info.ts";
 
 export const server = defineServer({
   package: pkg,
+  // Someone else's infrastructure, or whatever a page links: nothing until OUTBOUND_ALLOW names it (0016).
+  outbound: "allowlist-only",
   instructions:
     "A web page as a user sees it. Reaches only what OUTBOUND_ALLOW names. head (status, headers, redirect), tls_info (certificate: trusted? why not?), /sse/snapshot (headless-browser screenshot file), screenshots (the files saved).",
   tools: [head, tlsInfo, screenshots],

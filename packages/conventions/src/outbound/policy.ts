@@ -16,6 +16,11 @@ export interface OutboundConfig {
   deny: readonly string[];
   /** OUTBOUND_ALLOW_SELF: tools may reach this server's own listening address and port. */
   allowSelf?: boolean;
+  /**
+   * The server (its name) reaches nothing until OUTBOUND_ALLOW names it: for servers whose targets are someone
+   * else's infrastructure or whatever a page links (proxy, webcheck). Unset: the default policy.
+   */
+  allowlistOnly?: string | undefined;
 }
 
 export interface ResolvedTarget {
@@ -41,6 +46,11 @@ export interface OutboundPolicy {
   checkAddress(ip: string, host?: string, port?: number): void;
   /** The address and port this server listens on: a tool aimed there is refused (a server must not probe itself). */
   setSelf(address: string, port: number): void;
+  /**
+   * OUTBOUND_ALLOW names this host (exactly or by `*.suffix`): it may be judged by name alone, e.g. a target a
+   * proxy resolves, not us.
+   */
+  allowsName(host: string): boolean;
 }
 
 /** Denied unless OUTBOUND_ALLOW names them explicitly: cloud metadata, link-local, unroutable. */
@@ -152,6 +162,17 @@ export function createPolicy(config: OutboundConfig): OutboundPolicy {
 
   let self: { port: number; matches(ip: string): boolean } | undefined;
 
+  function requireAllowlist(target: string): void {
+    if (!config.allowlistOnly || restricted) return;
+    throw new DiagError(
+      "E_FORBIDDEN",
+      `${config.allowlistOnly} reaches no target until OUTBOUND_ALLOW names it: ${target}`,
+      {
+        hint: "start the server with OUTBOUND_ALLOW=<hosts or CIDRs>[,…], e.g. OUTBOUND_ALLOW=proxy.corp.example,192.0.2.10",
+      },
+    );
+  }
+
   /** A metadata service's name (metadata.google.internal…) is refused unless OUTBOUND_ALLOW names it exactly. */
   function checkMetadataName(host: string): void {
     if (!nameMatches(host, defaults.names)) return;
@@ -163,6 +184,7 @@ export function createPolicy(config: OutboundConfig): OutboundPolicy {
   function checkAddress(rawIp: string, host?: string, port?: number): void {
     const ip = unwrapIPv4(rawIp.replace(/^\[|\]$/g, ""));
     const target = host && host !== ip ? `${host} (${ip})` : ip;
+    requireAllowlist(target);
     if (self && port === self.port && self.matches(ip)) {
       throw new DiagError("E_FORBIDDEN", `target is this server itself: ${target} port ${port}`, {
         hint: "point the tool at what you are diagnosing; OUTBOUND_ALLOW_SELF=1 allows it",
@@ -192,6 +214,7 @@ export function createPolicy(config: OutboundConfig): OutboundPolicy {
       return;
     }
     if (!isHostname(host)) throw new DiagError("E_INVALID_INPUT", `not a host name: ${host.slice(0, 80)}`);
+    requireAllowlist(host);
     // A name on the deny list is refused before any lookup leaves the machine.
     if (nameMatches(host, deny.names)) throw new DiagError("E_FORBIDDEN", `target denied by OUTBOUND_DENY: ${host}`);
     checkMetadataName(host);
@@ -248,7 +271,8 @@ export function createPolicy(config: OutboundConfig): OutboundPolicy {
     self = { port, matches: (ip) => ipMatches(unwrapIPv4(ip), local) };
   }
 
-  return { resolveTarget, checkAddress, checkTarget, setSelf };
+  const allowsName = (host: string) => nameMatches(host, allow.names);
+  return { resolveTarget, checkAddress, checkTarget, setSelf, allowsName };
 }
 
 /**

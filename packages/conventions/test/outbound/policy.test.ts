@@ -156,6 +156,29 @@ describe("names: every resolved address is judged, the connection is pinned", ()
   });
 });
 
+describe("allowlist-only servers (proxy, webcheck)", () => {
+  const only = (allow: string[] = []) => createOutboundPolicy({ allow, deny: [], allowlistOnly: "demo" });
+
+  it("refuse every target, loopback included, until OUTBOUND_ALLOW names one, naming the variable", async () => {
+    for (const url of [`http://127.0.0.1:${server.port}/ok`, "http://loop.test/", "http://[::1]/"]) {
+      await expectDeniedBeforeAnyPacket(only(), url, /^demo reaches no target until OUTBOUND_ALLOW names it: /);
+    }
+    expect(spies.lookup).toEqual([]);
+    expect(() => only().checkTarget("loop.test")).toThrow(
+      expect.objectContaining({ hint: expect.stringContaining("OUTBOUND_ALLOW=") }),
+    );
+  });
+
+  it("with a list, judge as any restricted policy; allowsName says which names the list names", async () => {
+    const policy = only(["loop.test", "*.corp.test"]);
+    await expect(policy.resolveTarget("loop.test")).resolves.toMatchObject({ address: "127.0.0.1" });
+    expect(() => policy.checkTarget("two.test")).toThrow(/not in OUTBOUND_ALLOW: two\.test/);
+    expect([policy.allowsName("LOOP.test."), policy.allowsName("a.corp.test"), policy.allowsName("corp.test")]).toEqual(
+      [true, true, false],
+    );
+  });
+});
+
 describe("OUTBOUND_ALLOW / OUTBOUND_DENY with CIDRs", () => {
   it("ALLOW 127.0.0.2/32 lets 127.0.0.2 in and keeps 127.0.0.1 out", async () => {
     const policy = policyOf(["127.0.0.2/32"]);

@@ -15,7 +15,6 @@ import {
   shownUrl,
 } from "@roadnerd/conventions";
 import { z } from "zod";
-import { allowsName, requireAllowlist } from "../allowlist.ts";
 import { defineTool } from "../kit.ts";
 import { type IdpMatch, recognizeIdp, samlPostAction } from "../sso/idp-recognizer.ts";
 import { portOf } from "../target-policy.ts";
@@ -75,7 +74,7 @@ export const ssoProbe = defineTool({
     return `${hops}, ${idp}${end}`;
   },
   async handler(input, ctx) {
-    requireAllowlist(ctx.config, `target ${new URL(input.url).hostname}`);
+    ctx.outbound.checkTarget(new URL(input.url).hostname);
     const maxHops = input.max_hops ?? DEFAULT_SSO_HOPS;
     const chain: Array<z.infer<typeof hopShape>> = [];
     let seen: (IdpMatch & { host: string }) | undefined;
@@ -99,7 +98,7 @@ export const ssoProbe = defineTool({
       if (hop > 0) {
         const host = url.hostname.replace(/^\[|\]$/g, "");
         // An unlisted name is not even resolved: the IdP is named from the URL, and nothing is sent.
-        if (!isIP(host) && !allowsName(ctx.config, host)) {
+        if (!isIP(host) && !ctx.outbound.allowsName(host)) {
           return stop(url, `not followed: ${host} is not in OUTBOUND_ALLOW${match ? ` (${match.idp})` : ""}`);
         }
         try {

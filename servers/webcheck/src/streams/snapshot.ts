@@ -5,7 +5,6 @@
  */
 import { DiagError, httpUrlField, maskUrl } from "@roadnerd/conventions";
 import { z } from "zod";
-import { requireAllowlist } from "../allowlist.ts";
 import { pngSize } from "../artifacts/png.ts";
 import { saveArtifact } from "../artifacts/store.ts";
 import { chromiumVersion, findChromium } from "../browser/launch.ts";
@@ -73,7 +72,6 @@ export const snapshot = defineStream({
     (m.blocked_count > 0 ? `; ${m.blocked_count} request(s) outside the allowlist refused` : "") +
     `; screenshot ${m.screenshot.width}x${m.screenshot.height} ${m.screenshot.path}`,
   async run(input, ctx) {
-    requireAllowlist(ctx.config);
     const started = performance.now();
     // Refused (or not resolving) before any browser starts; the proxy checks every request again.
     const target = new URL(input.url);

@@ -17,7 +17,6 @@ import {
   truncationFields,
 } from "@roadnerd/conventions";
 import { z } from "zod";
-import { requireAllowlist } from "../allowlist.ts";
 import { defineTool } from "../kit.ts";
 
 const timingShape = z.object({
@@ -56,7 +55,6 @@ export const head = defineTool({
     return `${r.url} → ${r.status}${to} in ${r.timing_ms.total} ms`;
   },
   async handler(input, ctx) {
-    requireAllowlist(ctx.config);
     const result = await httpProbe(ctx.outbound, input.url, {
       method: "HEAD",
       followRedirects: input.follow ?? false,

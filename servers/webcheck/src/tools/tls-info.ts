@@ -8,7 +8,6 @@ import { readFile } from "node:fs/promises";
 import { createSecureContext, rootCertificates, type SecureContext } from "node:tls";
 import { DIAGNOSIS_CODES, DiagError, httpUrlField, maskUrl } from "@roadnerd/conventions";
 import { z } from "zod";
-import { requireAllowlist } from "../allowlist.ts";
 import { defineTool } from "../kit.ts";
 import { tlsHandshake } from "../tls/handshake.ts";
 
@@ -90,7 +89,6 @@ export const tlsInfo = defineTool({
     return `${r.url}: ${verdict}; issuer ${r.issuer ?? "?"}, expires in ${r.expiry_days} d, ${r.protocol} ${r.cipher}`;
   },
   async handler(input, ctx) {
-    requireAllowlist(ctx.config);
     const url = new URL(input.url);
     const host = url.hostname.replace(/^\[|\]$/g, "");
     const port = url.port ? Number(url.port) : 443;

@@ -89,7 +89,7 @@ describe("head", () => {
   it("without OUTBOUND_ALLOW every target is refused, naming the variable", async () => {
     await expect(callTool(server, head, { url: `${web.url}/` })).rejects.toMatchObject({
       code: "E_FORBIDDEN",
-      message: "webcheck reaches no target until OUTBOUND_ALLOW names it",
+      message: expect.stringMatching(/^webcheck reaches no target until OUTBOUND_ALLOW names it: 127\.0\.0\.1/),
       hint: expect.stringContaining("OUTBOUND_ALLOW="),
     });
     expect(web.requests.filter((q) => q === "HEAD /")).toHaveLength(1);
