@@ -5,13 +5,10 @@
  */
 import { execFile } from "node:child_process";
 import { promisify } from "node:util";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { createClient } from "@roadnerd/client";
 import type { BaseConfig, ServerDef } from "@roadnerd/conventions";
 import { loadServer, selectedServers } from "@roadnerd/registry";
-import { type SpawnedServer, serverEntry, spawnServer } from "@roadnerd/testkit";
+import { mcpOverHttp, mcpOverStdio, type SpawnedServer, serverEntry, spawnServer } from "@roadnerd/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type World, worldFor } from "./suites/lib/worlds.ts";
 
@@ -51,18 +48,10 @@ describe.each(selectedServers())("roadnerd-$name", (s) => {
   });
 
   it("MCP over Streamable HTTP and over stdio: the same tools, read-only, only the tools capability", async () => {
-    const overHttp = new Client({ name: "surfaces", version: "1.0.0" });
-    const overStdio = new Client({ name: "surfaces", version: "1.0.0" });
+    const overHttp = await mcpOverHttp(server.url);
+    const overStdio = await mcpOverStdio(s.name, { env: { ...world?.env, LOG_LEVEL: "silent" } });
     try {
-      await overHttp.connect(new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`)));
-      await overStdio.connect(
-        new StdioClientTransport({
-          command: process.execPath,
-          args: [serverEntry(s.name), "--stdio"],
-          env: { PATH: process.env.PATH ?? "/usr/bin:/bin", LOG_LEVEL: "silent" },
-        }),
-      );
-      for (const client of [overHttp, overStdio]) {
+      for (const { client } of [overHttp, overStdio]) {
         expect(client.getServerVersion()).toMatchObject({ name: `roadnerd-${s.name}`, version: s.version });
         // No listChanged: the tool list never changes, so the server must not promise notifications.
         expect(client.getServerCapabilities()).toEqual({ tools: {} });

@@ -1,7 +1,8 @@
 /**
  * MCP over stdio as newline-delimited JSON, with the edges the SDK's transport leaves open: a line over the
  * size limit or one that is not JSON gets a JSON-RPC error and the session goes on; every message passes the
- * same guard as HTTP; a closed or full stdout ends the process quietly (exit 0), never with a stack.
+ * same guard as HTTP; a closed or full stdout ends the process quietly (exit 0), never with a stack. When stdin
+ * ends (`printf '…' | roadnerd-x --stdio`), the requests already read are still answered before it closes.
  */
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
@@ -20,6 +21,10 @@ export class LineTransport implements Transport {
   /** Skipping the rest of an oversized line. */
   #discarding = false;
   #closed = false;
+  /** stdin has ended: close once every request read so far has its response. */
+  #ending = false;
+  /** Ids of requests read and not answered yet. */
+  readonly #pending = new Set<string | number>();
 
   constructor(input: NodeJS.ReadableStream, output: NodeJS.WritableStream, maxBytes: number) {
     this.#input = input;
@@ -61,7 +66,10 @@ export class LineTransport implements Transport {
     this.#size += data.length;
   };
 
-  readonly #onEnd = () => void this.close();
+  readonly #onEnd = () => {
+    this.#ending = true;
+    if (this.#pending.size === 0) void this.close();
+  };
 
   #tooLarge(): void {
     this.#chunks = [];
@@ -78,8 +86,11 @@ export class LineTransport implements Transport {
       return;
     }
     const checked = checkMessage(raw);
-    if (checked.ok) this.onmessage?.(checked.message);
-    else if (checked.response) this.#reply(checked.response);
+    if (checked.ok) {
+      const m = checked.message as { id?: string | number; method?: string };
+      if (m.method !== undefined && m.id !== undefined) this.#pending.add(m.id);
+      this.onmessage?.(checked.message);
+    } else if (checked.response) this.#reply(checked.response);
   }
 
   #reply(error: RpcError): void {
@@ -88,10 +99,15 @@ export class LineTransport implements Transport {
 
   send(message: JSONRPCMessage): Promise<void> {
     if (this.#closed) return Promise.resolve();
-    return new Promise((resolve) => {
+    const written = new Promise<void>((resolve) => {
       if (this.#output.write(`${JSON.stringify(message)}\n`)) resolve();
       else this.#output.once("drain", () => resolve());
     });
+    const m = message as { id?: string | number; method?: string };
+    if (m.method === undefined && m.id !== undefined && this.#pending.delete(m.id) && this.#ending) {
+      if (this.#pending.size === 0) void written.then(() => this.close());
+    }
+    return written;
   }
 
   async close(): Promise<void> {

@@ -5,9 +5,10 @@
  * unit tests are both consumers.
  */
 import type { Command } from "./command.ts";
-import { DiagError } from "./errors.ts";
+import { DiagError, toDiagError } from "./errors.ts";
 import { createExecLines } from "./exec.ts";
 import { DEFAULT_TIMEOUT_MS } from "./fields.ts";
+import { maskText } from "./mask.ts";
 import { boundExec, checkAndSummarize, parseInput, runTool } from "./run-tool.ts";
 import type { Runtime } from "./runtime.ts";
 import {
@@ -108,6 +109,12 @@ export async function runParsedStream<S extends AnyStream>(
   try {
     await stream.run({ ...input }, ctx);
     return end;
+  } catch (err) {
+    // As for a tool: the consumer gets the typed error; the log keeps why (the cause, for a bug).
+    const diag = toDiagError(err);
+    const why = diag.code === "E_INTERNAL" ? { err } : { reason: maskText(diag.message) };
+    ctx.log[diag.code === "E_INTERNAL" ? "error" : "info"]({ code: diag.code, ...why }, "stream failed");
+    throw diag;
   } finally {
     clearTimeout(stopAt);
     options.signal?.removeEventListener("abort", onGone);

@@ -1,10 +1,12 @@
 /** The one path every call takes, HTTP, SSE or MCP: validate, bound by a deadline, run, validate the result. */
+import { setMaxListeners } from "node:events";
 import type { Command } from "./command.ts";
 import { DiagError, toDiagError } from "./errors.ts";
 import { DEFAULT_TIMEOUT_MS } from "./fields.ts";
 import { checkRawStrings, type InputSpec, invalidInput } from "./input-errors.ts";
 import { oneLine } from "./limits.ts";
 import type { Logger } from "./logger.ts";
+import { maskText } from "./mask.ts";
 import type { Runtime } from "./runtime.ts";
 import { callKey } from "./shared-calls.ts";
 import { DEADLINE_MARGIN_MS } from "./socket-errors.ts";
@@ -101,7 +103,7 @@ export async function runParsedTool<T extends AnyTool>(
   options: ToolCallOptions = {},
 ): Promise<ResultOf<T>> {
   const runId = input.run_id as string | undefined;
-  checkTargets(tool.targets, input, runtime.outbound);
+  checkTargets(tool, input, runtime);
   const own = async (signal: AbortSignal) => {
     const release = runtime.calls.take(tool.name);
     try {
@@ -129,6 +131,8 @@ async function execute<T extends AnyTool>(
   const runId = input.run_id as string | undefined;
   const started = performance.now();
   const controller = new AbortController();
+  // A handler may fan out (one statfs per mount, one probe per address), each waiting on this signal.
+  setMaxListeners(0, controller.signal);
   const deadline = setTimeout(
     () => controller.abort(new DiagError("E_TIMEOUT", `${tool.name} timed out (timeout ${timeoutMs} ms)`)),
     timeoutMs,
@@ -168,7 +172,9 @@ async function execute<T extends AnyTool>(
   } catch (err) {
     const diag = toDiagError(err);
     const level = diag.code === "E_INTERNAL" ? "error" : "info";
-    ctx.log[level]({ code: diag.code, err: diag.code === "E_INTERNAL" ? err : undefined }, "tool failed");
+    // The reason (masked) says what was refused or failed: a denied target, a missing binary…
+    const why = diag.code === "E_INTERNAL" ? { err } : { reason: maskText(diag.message) };
+    ctx.log[level]({ code: diag.code, ...why }, "tool failed");
     throw diag;
   } finally {
     clearTimeout(deadline);

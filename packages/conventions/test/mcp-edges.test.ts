@@ -166,3 +166,29 @@ describe("MCP over stdio: clean edges", () => {
     expect(stderr).not.toMatch(/EPIPE|Error:| {4}at /);
   });
 });
+
+describe("stdio: requests piped in and stdin closed", () => {
+  it("every request already read is answered before the transport closes", async () => {
+    const { PassThrough } = await import("node:stream");
+    const { LineTransport } = await import("../src/mcp-stdio.ts");
+    const { createMcpServer } = await import("../src/mcp.ts");
+    const { testRuntime } = await import("../src/testing/inject.ts");
+    const input = new PassThrough();
+    const output = new PassThrough();
+    const lines: string[] = [];
+    output.on("data", (d: Buffer) => lines.push(...d.toString().split("\n").filter(Boolean)));
+    const transport = new LineTransport(input, output, 65_536);
+    const closed = new Promise<void>((resolve) => {
+      transport.onclose = () => resolve();
+    });
+    await createMcpServer(testRuntime(demoServer)).connect(transport);
+    input.write(`${JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: INIT })}\n`);
+    input.write(`${JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" })}\n`);
+    const call = { name: "sleepy", arguments: { ms: 200 } };
+    input.end(`${JSON.stringify({ jsonrpc: "2.0", id: 2, method: "tools/call", params: call })}\n`);
+    await closed;
+    const answers = lines.map((l) => JSON.parse(l) as { id?: number; result?: { structuredContent?: unknown } });
+    expect(answers.map((a) => a.id)).toEqual([1, 2]);
+    expect(answers[1]?.result?.structuredContent).toEqual({ waited: 200, summary: "waited 200" });
+  });
+});

@@ -89,3 +89,37 @@ describe("runTool", () => {
     expect(r.summary).toBe("bonjour");
   });
 });
+
+describe("refusals are logged with what was refused", () => {
+  const probe = kit.defineTool({
+    name: "probe_tool",
+    summary: "Declares a URL target, so the policy judges it before the handler runs.",
+    input: { url: z.string().describe("where") },
+    output: { ok: z.boolean().describe("reached") },
+    example: { url: "http://127.0.0.1/" },
+    targets: { url: "url" },
+    summarize: () => "reached",
+    async handler() {
+      return { ok: true };
+    },
+  });
+  const def = kit.defineServer({ package: demoPackage, instructions: "test", tools: [probe] });
+
+  it("a target the policy denies is logged as refused, with its target and run_id", async () => {
+    const { default: pino } = await import("pino");
+    const lines: string[] = [];
+    const logger = pino({ level: "info" }, { write: (l: string) => lines.push(l) });
+    await expect(
+      callTool(def, probe, { url: "http://169.254.169.254/latest/", run_id: "r-9" }, { logger }),
+    ).rejects.toMatchObject({ code: "E_FORBIDDEN" });
+    const refused = lines.map((l) => JSON.parse(l)).filter((l) => l.msg === "target refused");
+    expect(refused).toEqual([
+      expect.objectContaining({
+        tool: "probe_tool",
+        run_id: "r-9",
+        code: "E_FORBIDDEN",
+        reason: expect.stringContaining("169.254.169.254"),
+      }),
+    ]);
+  });
+});

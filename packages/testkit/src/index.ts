@@ -32,6 +32,7 @@ export {
   type TestServer,
   type TestServerOptions,
 } from "./http-servers.ts";
+export { type McpSession, mcpOverHttp, mcpOverStdio, openMcp, type StdioOptions } from "./mcp-client.ts";
 export { createNetnsLab, NetnsLab, netnsSkipReason, type VethEnd } from "./netns.ts";
 export {
   type ListeningProcess,

@@ -6,11 +6,9 @@
 
 import type { AddressInfo } from "node:net";
 import { createServer, type Server } from "node:net";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { canBind } from "@roadnerd/conventions/testing";
-import { type SpawnedServer, serverEntry, spawnServer } from "@roadnerd/testkit";
+import { openMcp, serverEntry } from "@roadnerd/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type LoopbackWorld, startLoopbackWorld } from "./helpers/loopback-world.ts";
 
@@ -88,49 +86,21 @@ describe.skipIf(!bindable)("MCP clients list and call all six tools (needs root 
     await world?.close();
   });
 
-  describe("over Streamable HTTP at /mcp", () => {
-    let server: SpawnedServer;
-    let client: Client;
-    beforeAll(async () => {
-      server = await spawnServer("network", { env: world.env });
-      client = new Client({ name: "network-test", version: "1.0.0" });
-      await client.connect(new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`)));
-    });
-    afterAll(async () => {
-      await client?.close();
-      await server?.stop();
-    });
-    it("lists and calls every tool", async () => {
-      await exercise(client);
-    });
-  });
-
-  describe("over stdio (main.js --stdio)", () => {
-    let client: Client;
-    let transport: StdioClientTransport;
-    const stderr: string[] = [];
-    beforeAll(async () => {
-      transport = new StdioClientTransport({
-        command: process.execPath,
-        args: [serverEntry("network"), "--stdio"],
-        env: { PATH: process.env.PATH ?? "/usr/bin:/bin", ...world.env },
-        stderr: "pipe",
-      });
-      transport.stderr?.on("data", (d: Buffer) => stderr.push(d.toString()));
-      client = new Client({ name: "network-test", version: "1.0.0" });
-      await client.connect(transport);
-    });
-    afterAll(async () => {
-      await client?.close();
-    });
-    it("lists and calls every tool, with only protocol on stdout and logs on stderr", async () => {
-      // The SDK client would fail to parse any non-protocol line on stdout; logs must be JSON on stderr.
-      await exercise(client);
-      const lines = stderr.join("").split("\n").filter(Boolean);
-      expect(lines.length).toBeGreaterThan(0);
-      for (const line of lines) expect(() => JSON.parse(line)).not.toThrow();
-    });
-  });
+  it.each(["http", "stdio"] as const)(
+    "over %s: lists and calls every tool; only protocol on stdout, JSON logs apart",
+    async (transport) => {
+      const mcp = await openMcp(transport, "network", { env: world.env });
+      try {
+        // The SDK client would fail to parse any non-protocol line on stdout; logs must be JSON elsewhere.
+        await exercise(mcp.client);
+        const lines = mcp.logLines();
+        expect(lines.length).toBeGreaterThan(0);
+        for (const line of lines) expect(() => JSON.parse(line)).not.toThrow();
+      } finally {
+        await mcp.close();
+      }
+    },
+  );
 });
 
 describe("stdio: stdout carries nothing but JSON-RPC", () => {

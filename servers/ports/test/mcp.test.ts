@@ -3,10 +3,8 @@
  * over stdio (`main.js --stdio`). Every tool is listed with its schemas and annotations, and called against a
  * child this test starts (its command line carries secrets: masked on MCP too).
  */
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { type SpawnedServer, serverEntry, spawnServer } from "@roadnerd/testkit";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { openMcp } from "@roadnerd/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { HOLDER_CMD, type Holder, leakedSecrets, startHolder } from "./helpers/holder.ts";
 
@@ -83,42 +81,14 @@ async function exercise(client: Client): Promise<void> {
   expect(JSON.parse((bad.content as Array<{ text: string }>)[0]?.text ?? "{}").error.code).toBe("E_INVALID_INPUT");
 }
 
-describe("over Streamable HTTP at /mcp", () => {
-  let server: SpawnedServer;
-  let client: Client;
-  beforeAll(async () => {
-    server = await spawnServer("ports");
-    client = new Client({ name: "ports-test", version: "1.0.0" });
-    await client.connect(new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`)));
-  });
-  afterAll(async () => {
-    await client?.close();
-    await server?.stop();
-  });
-  it("lists and calls every tool", async () => {
-    await exercise(client);
-  });
-});
-
-describe("over stdio (main.js --stdio)", () => {
-  let client: Client;
-  const stderr: string[] = [];
-  beforeAll(async () => {
-    const transport = new StdioClientTransport({
-      command: process.execPath,
-      args: [serverEntry("ports"), "--stdio"],
-      env: { PATH: process.env.PATH ?? "/usr/bin:/bin" },
-      stderr: "pipe",
-    });
-    transport.stderr?.on("data", (d: Buffer) => stderr.push(d.toString()));
-    client = new Client({ name: "ports-test", version: "1.0.0" });
-    await client.connect(transport);
-  });
-  afterAll(async () => {
-    await client?.close();
-  });
-  it("lists and calls every tool, with only protocol on stdout and logs on stderr", async () => {
-    await exercise(client);
-    for (const line of stderr.join("").split("\n").filter(Boolean)) expect(() => JSON.parse(line)).not.toThrow();
+describe.each(["http", "stdio"] as const)("MCP over %s", (transport) => {
+  it("lists and calls every tool; only protocol on stdout, JSON logs apart", async () => {
+    const mcp = await openMcp(transport, "ports", { env: {} });
+    try {
+      await exercise(mcp.client);
+      for (const line of mcp.logLines()) expect(() => JSON.parse(line)).not.toThrow();
+    } finally {
+      await mcp.close();
+    }
   });
 });

@@ -4,18 +4,8 @@
  * credentials masked in every result and every log line. All targets are on loopback.
  */
 import type { ServerResponse } from "node:http";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import {
-  generateTestCerts,
-  type SpawnedServer,
-  serverEntry,
-  spawnServer,
-  startTestServer,
-  type TestCerts,
-  type TestServer,
-} from "@roadnerd/testkit";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { generateTestCerts, openMcp, startTestServer, type TestCerts, type TestServer } from "@roadnerd/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type ForwardProxy, startForwardProxy } from "./helpers/forward-proxy.ts";
 
@@ -107,49 +97,18 @@ async function exercise(client: Client): Promise<string> {
   return JSON.stringify(results);
 }
 
-describe("over Streamable HTTP at /mcp", () => {
-  let server: SpawnedServer;
-  let client: Client;
-  beforeAll(async () => {
-    server = await spawnServer("proxy", { env });
-    client = new Client({ name: "proxy-test", version: "1.0.0" });
-    await client.connect(new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`)));
-  });
-  afterAll(async () => {
-    await client?.close();
-    await server?.stop();
-  });
-  it("lists and calls every tool; no credential in any result or log line", async () => {
-    const text = await exercise(client);
-    expect(text).not.toContain("s3cret");
-    expect(server.lines.length).toBeGreaterThan(1);
-    expect(server.lines.join("\n")).not.toContain("s3cret");
-  });
-});
-
-describe("over stdio (main.js --stdio)", () => {
-  let client: Client;
-  const stderr: string[] = [];
-  beforeAll(async () => {
-    const transport = new StdioClientTransport({
-      command: process.execPath,
-      args: [serverEntry("proxy"), "--stdio"],
-      env: { PATH: process.env.PATH ?? "/usr/bin:/bin", ...env },
-      stderr: "pipe",
-    });
-    transport.stderr?.on("data", (d: Buffer) => stderr.push(d.toString()));
-    client = new Client({ name: "proxy-test", version: "1.0.0" });
-    await client.connect(transport);
-  });
-  afterAll(async () => {
-    await client?.close();
-  });
-  it("lists and calls every tool, logs only on stderr, none with a credential", async () => {
-    const text = await exercise(client);
-    expect(text).not.toContain("s3cret");
-    const lines = stderr.join("").split("\n").filter(Boolean);
-    expect(lines.length).toBeGreaterThan(0);
-    for (const line of lines) expect(() => JSON.parse(line)).not.toThrow();
-    expect(lines.join("\n")).not.toContain("s3cret");
+describe.each(["http", "stdio"] as const)("MCP over %s", (transport) => {
+  it("lists and calls every tool; JSON logs apart from protocol, none with a credential", async () => {
+    const mcp = await openMcp(transport, "proxy", { env });
+    try {
+      const text = await exercise(mcp.client);
+      expect(text).not.toContain("s3cret");
+      const lines = mcp.logLines();
+      expect(lines.length).toBeGreaterThan(0);
+      for (const line of lines) expect(() => JSON.parse(line)).not.toThrow();
+      expect(lines.join("\n")).not.toContain("s3cret");
+    } finally {
+      await mcp.close();
+    }
   });
 });

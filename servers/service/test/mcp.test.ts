@@ -4,10 +4,8 @@
  * (`main.js --stdio` started inside it with nsenter). Every tool is listed with its schemas and annotations,
  * and called; on this machine's own root the same call is an isError result carrying E_UNSUPPORTED.
  */
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { serverEntry, spawnServer } from "@roadnerd/testkit";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { mcpOverHttp, mcpOverStdio, openMcp } from "@roadnerd/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type BootedService, bootService } from "./helpers/booted.ts";
 
@@ -60,33 +58,22 @@ describe("MCP against a booted systemd", () => {
   });
 
   it("over Streamable HTTP at /mcp: lists and calls every tool", async () => {
-    const client = new Client({ name: "service-test", version: "1.0.0" });
-    await client.connect(new StreamableHTTPClientTransport(new URL(`${booted.server.url}/mcp`)));
+    const mcp = await mcpOverHttp(booted.server.url);
     try {
-      await exercise(client);
+      await exercise(mcp.client);
     } finally {
-      await client.close();
+      await mcp.close();
     }
   });
 
   it("over stdio (main.js --stdio inside the booted system): only protocol on stdout, logs on stderr", async () => {
-    const stderr: string[] = [];
-    const [cmd, ...args] = booted.harness.nsenter;
-    const transport = new StdioClientTransport({
-      command: cmd as string,
-      args: [...args, process.execPath, serverEntry("service"), "--stdio"],
-      env: { PATH: process.env.PATH ?? "/usr/bin:/bin" },
-      stderr: "pipe",
-    });
-    transport.stderr?.on("data", (d: Buffer) => stderr.push(d.toString()));
-    const client = new Client({ name: "service-test", version: "1.0.0" });
-    await client.connect(transport);
+    const mcp = await mcpOverStdio("service", { wrap: booted.harness.nsenter });
     try {
-      await exercise(client);
+      await exercise(mcp.client);
     } finally {
-      await client.close();
+      await mcp.close();
     }
-    const logLines = stderr.join("").split("\n").filter(Boolean);
+    const logLines = mcp.logLines();
     expect(logLines.length).toBeGreaterThan(0);
     for (const line of logLines) expect(() => JSON.parse(line)).not.toThrow();
   });
@@ -94,16 +81,14 @@ describe("MCP against a booted systemd", () => {
 
 describe("MCP on this machine's own root (systemd is not PID 1)", () => {
   it("every tool is an isError result carrying E_UNSUPPORTED", async () => {
-    const server = await spawnServer("service", { env: { LOG_LEVEL: "warn" } });
-    const client = new Client({ name: "service-test", version: "1.0.0" });
+    const mcp = await openMcp("http", "service", { env: { LOG_LEVEL: "warn" } });
     try {
-      await client.connect(new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`)));
       for (const [name, args] of [
         ["service_status", { name: "ssh" }],
         ["list_failed_units", {}],
         ["journal_tail", { name: "ssh" }],
       ] as const) {
-        const r = await client.callTool({ name, arguments: args });
+        const r = await mcp.client.callTool({ name, arguments: args });
         expect(r.isError, name).toBe(true);
         expect(JSON.parse(text(r)).error).toMatchObject({
           code: "E_UNSUPPORTED",
@@ -111,8 +96,7 @@ describe("MCP on this machine's own root (systemd is not PID 1)", () => {
         });
       }
     } finally {
-      await client.close();
-      await server.stop();
+      await mcp.close();
     }
   });
 });

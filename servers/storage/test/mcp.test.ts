@@ -5,10 +5,8 @@
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { type SpawnedServer, serverEntry, spawnServer } from "@roadnerd/testkit";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { openMcp } from "@roadnerd/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type ScratchMounts, scratchMounts } from "./helpers/scratch-mounts.ts";
 
@@ -67,41 +65,14 @@ async function exercise(client: Client): Promise<void> {
   expect(JSON.parse((bad.content as Array<{ text: string }>)[0]?.text ?? "{}").error.code).toBe("E_INVALID_INPUT");
 }
 
-describe("MCP clients list and call both tools", () => {
-  describe("over Streamable HTTP at /mcp", () => {
-    let server: SpawnedServer;
-    let client: Client;
-    beforeAll(async () => {
-      server = await spawnServer("storage", { env });
-      client = new Client({ name: "storage-test", version: "1.0.0" });
-      await client.connect(new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`)));
-    });
-    afterAll(async () => {
-      await client?.close();
-      await server?.stop();
-    });
-    it("lists and calls every tool", async () => {
-      await exercise(client);
-    });
-  });
-
-  describe("over stdio (main.js --stdio)", () => {
-    let client: Client;
-    beforeAll(async () => {
-      const transport = new StdioClientTransport({
-        command: process.execPath,
-        args: [serverEntry("storage"), "--stdio"],
-        env: { PATH: process.env.PATH ?? "/usr/bin:/bin", ...env },
-        stderr: "pipe",
-      });
-      client = new Client({ name: "storage-test", version: "1.0.0" });
-      await client.connect(transport);
-    });
-    afterAll(async () => {
-      await client?.close();
-    });
-    it("lists and calls every tool", async () => {
-      await exercise(client);
-    });
+describe.each(["http", "stdio"] as const)("MCP over %s", (transport) => {
+  it("lists and calls every tool; only protocol on stdout, JSON logs apart", async () => {
+    const mcp = await openMcp(transport, "storage", { env });
+    try {
+      await exercise(mcp.client);
+      for (const line of mcp.logLines()) expect(() => JSON.parse(line)).not.toThrow();
+    } finally {
+      await mcp.close();
+    }
   });
 });

@@ -7,14 +7,12 @@ import { existsSync, readFileSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { isLive, pidsWhere } from "@roadnerd/conventions/testing";
 import {
   generateTestCerts,
+  mcpOverHttp,
+  mcpOverStdio,
   type SpawnedServer,
-  serverEntry,
   spawnServer,
   startTestServer,
   type TestCerts,
@@ -118,9 +116,9 @@ describe("the built server", () => {
   });
 
   it("MCP over Streamable HTTP lists the tools, read-only, the probes open-world, and calls them", async () => {
-    const client = new Client({ name: "webcheck-test", version: "1.0.0" });
+    const mcp = await mcpOverHttp(server.url);
+    const client = mcp.client;
     try {
-      await client.connect(new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`)));
       const { tools } = await client.listTools();
       expect(tools.map((t) => t.name)).toEqual(["head", "tls_info", "screenshots"]);
       for (const t of tools) {
@@ -132,20 +130,14 @@ describe("the built server", () => {
       expect(bad.isError).toBe(true);
       expect(JSON.parse((bad.content as Array<{ text: string }>)[0]?.text ?? "{}").error.code).toBe("E_INVALID_INPUT");
     } finally {
-      await client.close();
+      await mcp.close();
     }
   });
 
   it("MCP over stdio: the same tools, and a refusal without OUTBOUND_ALLOW names the variable", async () => {
-    const client = new Client({ name: "webcheck-test", version: "1.0.0" });
+    const mcp = await mcpOverStdio("webcheck", { env: { LOG_LEVEL: "silent" } });
+    const client = mcp.client;
     try {
-      await client.connect(
-        new StdioClientTransport({
-          command: process.execPath,
-          args: [serverEntry("webcheck"), "--stdio"],
-          env: { PATH: process.env.PATH ?? "/usr/bin:/bin", LOG_LEVEL: "silent" },
-        }),
-      );
       expect((await client.listTools()).tools.map((t) => t.name)).toEqual(["head", "tls_info", "screenshots"]);
       const r = await client.callTool({ name: "head", arguments: { url: `${pages.url}/` } });
       expect(r.isError).toBe(true);
@@ -154,7 +146,7 @@ describe("the built server", () => {
         message: expect.stringContaining("OUTBOUND_ALLOW"),
       });
     } finally {
-      await client.close();
+      await mcp.close();
     }
   });
 });

@@ -77,7 +77,7 @@ export function registerSse(app: FastifyInstance, runtime: Runtime<unknown>, tra
         if (!spec) throw unknownTool(name, names, "stream");
         // Validate before the stream starts, so a bad query is a plain 400 with the typed error body.
         const input = parseInput(spec, queryToInput(spec.inputSchema, request.query));
-        checkTargets(spec.targets, input, runtime.outbound);
+        checkTargets(spec, input, runtime);
         // A tool as a stream at the call bound: 503 before any event, as on /actions.
         if (tool) runtime.calls.check(`/sse/${name}`);
         const release = runtime.streams.take(`/sse/${name}`);

@@ -7,6 +7,7 @@
 import { randomBytes } from "node:crypto";
 import { mkdir, readdir, rename, stat, unlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
+import { DiagError } from "@roadnerd/conventions";
 
 export const ARTIFACT_NAME = /^snapshot-[0-9TZ-]+-[0-9a-f]{8}\.png$/;
 
@@ -56,11 +57,21 @@ export async function listArtifacts(dir: string): Promise<ArtifactFile[]> {
 }
 
 async function saveNow(limits: ArtifactLimits, data: Buffer): Promise<SavedArtifact> {
-  await mkdir(limits.dir, { recursive: true, mode: 0o700 });
   const name = artifactName();
   const path = join(limits.dir, name);
   const tmp = join(limits.dir, `.${name}.tmp`);
-  await writeFile(tmp, data, { mode: 0o600 });
+  try {
+    await mkdir(limits.dir, { recursive: true, mode: 0o700 });
+    await writeFile(tmp, data, { mode: 0o600 });
+  } catch (err) {
+    throw new DiagError(
+      "E_UNSUPPORTED",
+      `cannot write the screenshot to ${limits.dir} (${(err as NodeJS.ErrnoException).code ?? "error"})`,
+      {
+        hint: "set WEBCHECK_ARTIFACTS_DIR to a writable directory",
+      },
+    );
+  }
   await rename(tmp, path);
   const files = await listArtifacts(limits.dir);
   let count = files.length;

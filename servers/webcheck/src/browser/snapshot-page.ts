@@ -6,7 +6,7 @@
  */
 import { DiagError, type DiagnosisCode, maskUrl, type OutboundPolicy, oneLine } from "@roadnerd/conventions";
 import type { Browser, Response } from "playwright-core";
-import { BLOCKED_HEADER, FAILED_HEADER, type Refusal, startFilterProxy } from "./filter-proxy.ts";
+import { BLOCKED_HEADER, FAILED_HEADER, type Refusal, startFilterProxy, type UpstreamFailure } from "./filter-proxy.ts";
 
 export interface PageRequest {
   url: string;
@@ -23,6 +23,8 @@ export interface PageShot {
   title: string;
   png: Buffer;
   refusals: Refusal[];
+  /** Requests the proxy let through that failed upstream (a name that does not resolve, a refused port). */
+  failures: UpstreamFailure[];
   refusedCount: number;
   loadMs: number;
   shotMs: number;
@@ -77,14 +79,12 @@ export async function snapshotPage(
     const loadMs = Math.round(performance.now() - started);
     const headers = response ? await response.allHeaders() : {};
     if (headers[BLOCKED_HEADER]) {
-      const r = proxy.refusals.at(-1);
-      throw new DiagError(
-        "E_FORBIDDEN",
-        `the page went to a target outside the allowlist: ${r?.target ?? page.url()}`,
-        {
-          hint: r?.reason,
-        },
-      );
+      // The document itself was refused (a redirect out of the allowlist): name it, not a later subresource.
+      const where = maskUrl(response?.url() ?? page.url());
+      const r = proxy.refusals.find((x) => x.target === where) ?? proxy.refusals[0];
+      throw new DiagError("E_FORBIDDEN", `the page went to a target outside the allowlist: ${where}`, {
+        hint: `${r?.reason ?? "not allowed"}; add it to OUTBOUND_ALLOW only if webcheck should reach it`,
+      });
     }
     const failedCode = headers[FAILED_HEADER];
     if (failedCode && DIAGNOSES.has(failedCode)) {
@@ -108,6 +108,7 @@ export async function snapshotPage(
       title,
       png,
       refusals: [...proxy.refusals],
+      failures: [...proxy.failures],
       refusedCount: proxy.refusedCount(),
       loadMs,
       shotMs: Math.round(performance.now() - shotStarted),

@@ -8,7 +8,7 @@ import { rmSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createLimiter, type Limiter } from "@roadnerd/conventions";
+import { createLimiter, DiagError, type Limiter } from "@roadnerd/conventions";
 import type { Browser } from "playwright-core";
 import { type FilterProxy, startFilterProxy } from "./filter-proxy.ts";
 import { launchChromium } from "./launch.ts";
@@ -106,9 +106,18 @@ export class WarmBrowser {
   }
 
   async #launch(): Promise<Running> {
-    const fallback = await startFilterProxy(null, new AbortController().signal);
-    const home = await mkdtemp(join(tmpdir(), "roadnerd-webcheck-home-"));
+    // The browser's HOME and profile live under the OS temp dir: a read-only one is a setup problem, said so.
+    const home = await mkdtemp(join(tmpdir(), "roadnerd-webcheck-home-")).catch((err: NodeJS.ErrnoException) => {
+      throw new DiagError(
+        "E_UNSUPPORTED",
+        `cannot create the browser's home under ${tmpdir()} (${err.code ?? "error"})`,
+        {
+          hint: "give the server a writable temp dir: TMPDIR=<dir>, or a tmpfs on /tmp in a read-only container",
+        },
+      );
+    });
     trackHome(home);
+    const fallback = await startFilterProxy(null, new AbortController().signal);
     try {
       const browser = await launchChromium({
         executablePath: this.#options.executablePath,

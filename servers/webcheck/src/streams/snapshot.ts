@@ -11,6 +11,27 @@ import { chromiumVersion, findChromium } from "../browser/launch.ts";
 import { snapshotPage } from "../browser/snapshot-page.ts";
 import { warmBrowser } from "../browser/warm-browser.ts";
 import { defineStream } from "../kit.ts";
+import { tlsInfo } from "../tools/tls-info.ts";
+
+/** tls_info's verdict on the https page the browser ended on (or was sent to), or null for http. */
+async function certificateOf(
+  finalUrl: string,
+  askedUrl: string,
+  call: (
+    tool: typeof tlsInfo,
+    input: { url: string },
+  ) => Promise<{ trusted: boolean; chain_error: string | null; name_ok: boolean }>,
+): Promise<{ trusted: boolean; problem: string | null } | null> {
+  const url = [finalUrl, askedUrl].find((u) => u.startsWith("https://"));
+  if (!url) return null;
+  try {
+    const r = await call(tlsInfo, { url });
+    const problem = [r.chain_error, r.name_ok ? null : "wrong name"].filter(Boolean).join(", ");
+    return { trusted: r.trusted, problem: r.trusted ? null : problem || "not trusted" };
+  } catch (err) {
+    return { trusted: false, problem: `could not be checked: ${(err as Error).message}`.slice(0, 200) };
+  }
+}
 
 const portOf = (u: URL) => (u.port ? Number(u.port) : u.protocol === "https:" ? 443 : 80);
 
@@ -54,6 +75,21 @@ export const snapshot = defineStream({
       .describe("the screenshot file"),
     blocked: z.array(z.string()).describe("targets the page tried that the allowlist refused (first 10)"),
     blocked_count: z.number().int().describe("how many requests were refused in all"),
+    failed: z
+      .array(z.object({ target: z.string(), code: z.string().describe("E_DNS_FAIL, E_CONN_REFUSED…") }))
+      .describe("allowed requests of the page that failed: a name that does not resolve, a refused port (first 10)"),
+    certificate: z
+      .object({
+        trusted: z.boolean().describe("what a browser requires: the chain verifies and names the host"),
+        problem: z
+          .string()
+          .nullable()
+          .describe("why not (self-signed, expired, wrong name…): a browser shows a warning"),
+      })
+      .nullable()
+      .describe(
+        "for an https page: its certificate as a browser judges it (the screenshot is taken past it); null for http",
+      ),
     browser: z
       .object({ version: z.string(), cold: z.boolean().describe("this snapshot launched the browser") })
       .describe("the browser used"),
@@ -68,6 +104,9 @@ export const snapshot = defineStream({
   },
   example: { url: "https://example.com/" },
   summarize: (m) =>
+    (m.certificate && !m.certificate.trusted
+      ? `CERTIFICATE NOT TRUSTED (${m.certificate.problem}), a browser warns first; `
+      : "") +
     `${m.final_url} → ${m.status ?? "-"} "${m.title}"` +
     (m.blocked_count > 0 ? `; ${m.blocked_count} request(s) outside the allowlist refused` : "") +
     `; screenshot ${m.screenshot.width}x${m.screenshot.height} ${m.screenshot.path}`,
@@ -112,6 +151,8 @@ export const snapshot = defineStream({
         },
         shot.png,
       );
+      // The browser looks past a bad certificate (the page is the evidence); a person would see a warning first.
+      const certificate = await certificateOf(shot.finalUrl, input.url, ctx.call);
       await ctx.emit({
         url: maskUrl(input.url),
         final_url: shot.finalUrl,
@@ -120,6 +161,8 @@ export const snapshot = defineStream({
         screenshot: { path: saved.path, width: size.width, height: size.height, bytes: saved.bytes },
         blocked: shot.refusals.slice(0, 10).map((r) => r.target),
         blocked_count: shot.refusedCount,
+        failed: shot.failures.slice(0, 10).map((f) => ({ target: f.target, code: f.code })),
+        certificate,
         browser: { version: lease.browser.version(), cold: lease.cold },
         timing_ms: {
           launch: lease.cold ? lease.launchMs : 0,

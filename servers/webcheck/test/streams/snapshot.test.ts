@@ -7,7 +7,7 @@ import { mkdtemp, readdir, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { collectStream, pidsWhere } from "@roadnerd/conventions/testing";
-import type { TestServer } from "@roadnerd/testkit";
+import { generateTestCerts, startTestServer, type TestServer } from "@roadnerd/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { closeAllBrowsers } from "../../src/browser/warm-browser.ts";
 import { server } from "../../src/server.ts";
@@ -54,6 +54,8 @@ describe("snapshot", () => {
       title: PAGE_TITLE,
       blocked: [],
       blocked_count: 0,
+      failed: [],
+      certificate: null,
       browser: { cold: true, version: expect.stringMatching(/^\d+\.\d+\.\d+\.\d+$/) },
       screenshot: { width: 800, height: 600 },
     });
@@ -95,6 +97,24 @@ describe("snapshot", () => {
     expect(m?.blocked_count).toBeGreaterThanOrEqual(2);
     expect(m?.summary).toContain("outside the allowlist refused");
     expect(outside.connections()).toBe(0);
+  });
+
+  it("an https page with a self-signed certificate is shown, and said to be untrusted as a browser would", async () => {
+    const certs = await generateTestCerts();
+    const tls = await startTestServer(
+      (_req, res) => res.writeHead(200, { "content-type": "text/html" }).end("<title>Portal</title><p>hi</p>"),
+      { tls: certs.selfSigned },
+    );
+    try {
+      const { messages } = await snap({ url: `https://127.0.0.1:${tls.port}/` });
+      const m = messages[0];
+      expect(m).toMatchObject({ status: 200, title: "Portal", certificate: { trusted: false } });
+      expect(m?.certificate?.problem).toMatch(/self[-_ ]signed/i);
+      expect(m?.summary).toMatch(/^CERTIFICATE NOT TRUSTED \(/);
+    } finally {
+      await tls.close();
+      await certs.cleanup();
+    }
   });
 
   it("a page that never loads is E_TIMEOUT, and the browser still works after", async () => {
