@@ -13,7 +13,6 @@ import { spawn, spawnSync } from "node:child_process";
 import { cpus } from "node:os";
 import { join } from "node:path";
 import { loadServer, REPO_ROOT, selectedServers } from "@roadnerd/registry";
-import { worldFor } from "../test/suites/lib/worlds.ts";
 import { f1, load, quick, rssMb, start } from "./bench/lib.ts";
 import { benchMcpCost, benchToolsList } from "./bench/mcp-cost.ts";
 import { benchRssCurve } from "./bench/rss-curve.ts";
@@ -59,8 +58,8 @@ for (const registered of selectedServers()) {
   await benchStartup(node20, version(node20), entry, STARTS);
   if (node24) await benchStartup(node24, version(node24), entry, STARTS);
 
-  // The server's README world (a booted systemd, a served page…), so its example calls are real answers.
-  const world = await worldFor(registered);
+  // The server's own bench world (a booted systemd…), so its example calls are real answers.
+  const world = await mod.world?.();
   const env = { OUTBOUND_ALLOW: "127.0.0.0/8", ...world?.env };
   const srv = await start(node20, [entry], env);
   const idleRss = rssMb(srv.pid);

@@ -10,6 +10,8 @@ export interface BenchContext {
 
 export interface ServerBench {
   benchLatency?(b: BenchContext): Promise<void>;
+  /** The world the generic figures (MCP cost, RSS curve) run in, when the example calls need one (a booted systemd). */
+  world?(): Promise<{ env: Record<string, string>; close(): Promise<void> }>;
   cheapCall?(): Promise<{ tool: string; args: Record<string, unknown>; close(): void }>;
 }
 

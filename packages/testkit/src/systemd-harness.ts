@@ -1,6 +1,7 @@
 /**
  * A real systemd, booted as PID 1 in its own PID, mount and cgroup namespaces over an overlay of the root
- * filesystem (never on the machine's own root: systemd-tmpfiles would wipe the host's /tmp). The test's units
+ * filesystem (never on the machine's own root: systemd-tmpfiles would wipe the host's /tmp; inside, tmpfiles is
+ * masked too, and the checkout is bound in read-only). The test's units
  * and a test target are written into the overlay's /etc/systemd/system; systemd starts only that target.
  * Processes reach it with `nsenter -t <pid> -p -m -r -w` (the network namespace is shared: a server started
  * inside listens on the caller's 127.0.0.1). SIGKILL of that systemd ends its namespaces and frees every mount;
@@ -22,6 +23,7 @@ import {
   writeFileSync,
 } from "node:fs";
 import { join } from "node:path";
+import { REPO_ROOT } from "@roadnerd/registry";
 import { type SpawnedServer, type SpawnOptions, spawnServer } from "./spawn-server.ts";
 
 /** The target systemd boots into: it wants journald and every unit the caller installs with `start: true`. */
@@ -56,6 +58,11 @@ const MASKED = [
   "systemd-udevd-kernel.socket",
   "systemd-udev-trigger.service",
   "modprobe@.service",
+  // tmpfiles would empty /tmp (where a checkout may live) and create nodes in the host's /dev (bound in).
+  "systemd-tmpfiles-setup.service",
+  "systemd-tmpfiles-setup-dev.service",
+  "systemd-tmpfiles-clean.service",
+  "systemd-tmpfiles-clean.timer",
 ];
 
 const UNIT_NAME = /^[A-Za-z0-9:_.@-]{1,200}\.(service|target|timer|socket|path)$/;
@@ -82,6 +89,7 @@ const q = (s: string) => `'${s.replaceAll("'", `'\\''`)}'`;
 /** The script run inside the new namespaces: overlay, API filesystems, units, then exec systemd as PID 1. */
 function bootScript(dir: string, units: readonly HarnessUnit[]): string {
   const root = `${dir}/root`;
+  const repo = REPO_ROOT.replace(/\/$/, "");
   const sys = `${root}/etc/systemd/system`;
   const wants = ["systemd-journald.service", ...units.filter((u) => u.start !== false).map((u) => u.name)];
   const lines = [
@@ -91,7 +99,11 @@ function bootScript(dir: string, units: readonly HarnessUnit[]): string {
     `mount -t overlay overlay -o lowerdir=/,upperdir=${q(`${dir}/upper`)},workdir=${q(`${dir}/work`)} ${q(root)}`,
     `mount -t proc proc ${q(`${root}/proc`)}`,
     `mount -t tmpfs -o mode=755 tmpfs ${q(`${root}/run`)}`,
-    `mount -t tmpfs -o mode=1777 tmpfs ${q(`${root}/tmp`)}`,
+    // The checkout, read-only at its own path, so the built servers run inside wherever it lives (also on a
+    // /tmp or /work that is a mount of its own, which the overlay of / would not show).
+    `mkdir -p ${q(`${root}${repo}`)}`,
+    `mount --bind ${q(repo)} ${q(`${root}${repo}`)}`,
+    `mount -o remount,bind,ro ${q(`${root}${repo}`)}`,
     `mount --rbind /sys ${q(`${root}/sys`)}`,
     // Inside the cgroup namespace this cgroup2 is rooted at the subtree made for this harness.
     `mount -t cgroup2 cgroup2 ${q(`${root}/sys/fs/cgroup`)}`,

@@ -67,3 +67,6 @@ export async function benchLatency(b: BenchContext): Promise<void> {
     host.kill();
   }
 }
+
+/** The generic figures (MCP cost, RSS curve) run against the README's world: a booted systemd with test units. */
+export { startReadmeWorld as world } from "../test/readme-world.ts";

@@ -17,7 +17,8 @@ const harnessCgroups = () =>
     existsSync(d) ? readdirSync(d).filter((e) => e.startsWith(`roadnerd-harness-${process.pid}-`)) : [],
   );
 const CGROUP2 = existsSync("/sys/fs/cgroup/unified/cgroup.procs") ? "/sys/fs/cgroup/unified" : "/sys/fs/cgroup";
-const harnessDirs = () => readdirSync("/tmp").filter((e) => e.startsWith("rn-systemd-"));
+// This process's own harness directories: other test files may boot theirs meanwhile.
+const harnessDirs = () => readdirSync("/tmp").filter((e) => e.startsWith(`rn-systemd-${process.pid}-`));
 
 describe("bootSystemd", () => {
   it("boots systemd as PID 1 over an overlay, and stop() removes every trace", async () => {
@@ -38,7 +39,14 @@ describe("bootSystemd", () => {
       // The host is untouched: no systemd runtime here, our /tmp as it was, its mounts not visible.
       expect(existsSync("/run/systemd/system")).toBe(false);
       expect(readFileSync(marker, "utf8")).toBe("still here");
+      // Inside, the host's files show through the overlay: removing one there leaves the host's copy alone.
+      expect(harness.run(["rm", marker]).status).toBe(0);
       expect(harness.run(["test", "-e", marker]).status).toBe(1);
+      expect(readFileSync(marker, "utf8")).toBe("still here");
+      // The checkout is there, at its own path, read-only.
+      expect(harness.run(["test", "-f", `${REPO_ROOT}package.json`]).status).toBe(0);
+      expect(harness.run(["touch", `${REPO_ROOT}rn-harness-write-test`]).status).not.toBe(0);
+      expect(existsSync(`${REPO_ROOT}rn-harness-write-test`)).toBe(false);
       expect(readFileSync("/proc/self/mountinfo", "utf8")).not.toContain("roadnerd-systemd");
       expect(harnessCgroups()).toHaveLength(1);
     } finally {
