@@ -149,7 +149,8 @@ export class Attacher {
         env: { ...(this.#options.envFor?.(server) ?? {}), ...launch.env },
         listenTimeoutMs: timeoutMs,
         onExit: () => {
-          if (e.child !== child) return;
+          // Exited before it listened (superviseListening rejects with the reason), or an older child.
+          if (child === undefined || e.child !== child) return;
           this.#clearIdle(e);
           if (!e.stopping) {
             e.died = true;

@@ -33,9 +33,10 @@ export class AttachError extends Error {
   }
 }
 
-/** A code and message from anything thrown by a call: RemoteError, AttachError, DiagError, or other. */
-export function errorInfo(err: unknown): { code: string; message: string } {
-  const e = err as { code?: unknown; message?: unknown };
+/** Code, message and the server's hint (what to do next) from anything a call threw: RemoteError, AttachError, DiagError… */
+export function errorInfo(err: unknown): { code: string; message: string; hint?: string } {
+  const e = err as { code?: unknown; message?: unknown; hint?: unknown };
   const code = typeof e?.code === "string" && /^E_[A-Z_]+$/.test(e.code) ? e.code : "E_INTERNAL";
-  return { code, message: typeof e?.message === "string" ? e.message : String(err) };
+  const message = typeof e?.message === "string" ? e.message : String(err);
+  return typeof e?.hint === "string" ? { code, message, hint: e.hint } : { code, message };
 }

@@ -3,7 +3,7 @@
  * live progress on stderr, and `up` starting every server plus the gateway and stopping them all on SIGINT.
  */
 import { execFile, spawn } from "node:child_process";
-import { mkdtemp, readdir, rm } from "node:fs/promises";
+import { mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { isLive } from "@roadnerd/conventions/testing";
@@ -90,6 +90,22 @@ describe("roadnerd triage", () => {
     const timeout = await roadnerd(["triage", "--timeout-ms", "999999"]);
     expect(timeout.code).toBe(2);
     expect(timeout.stderr).toMatch(/^--timeout-ms: expected \d+-\d+, got 999999/);
+  });
+
+  it("--planner scripted: replies as strings (verbatim) or objects; a malformed script is one clear line", async () => {
+    const script = join(logDir, "replies.json");
+    await writeFile(
+      script,
+      JSON.stringify([{ tool: "network/route_info", params: {} }, '{"label":"routing","reason":"scripted"}']),
+    );
+    const r = await roadnerd(["triage", "--planner", "scripted", "--script", script, "--json"]);
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout)).toMatchObject({ label: "routing", reason: "scripted", steps: 1 });
+    await writeFile(script, JSON.stringify([42]));
+    const bad = await roadnerd(["triage", "--planner", "scripted", "--script", script]);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain("expected a JSON list of replies");
+    expect(bad.stderr).not.toContain("invalid_type");
   });
 
   it("--planner openai without an endpoint is a usage error, nothing spawned", async () => {

@@ -54,14 +54,35 @@ export async function callCommand(o: Orchestrator, args: string[], json: boolean
     }
     return 0;
   } catch (e) {
-    const { code, message } = errorInfo(e);
-    if (json) out(JSON.stringify({ error: { code, message } }));
-    else err(`${code}: ${message}`);
+    const error = errorInfo(e);
+    if (json) out(JSON.stringify({ error }));
+    else err(`${error.code}: ${error.message}${error.hint ? `\n  hint: ${error.hint}` : ""}`);
     return 1;
   }
 }
 
-const scriptFile = z.array(z.string());
+/**
+ * A script is a JSON list of replies, each as the model would send it: a string (verbatim, mistakes and all)
+ * or an object (sent as its JSON).
+ */
+const scriptFile = z.array(z.union([z.string(), z.record(z.string(), z.unknown())]));
+
+function readScript(path: string): string[] {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(readFileSync(path, "utf8"));
+  } catch (e) {
+    throw new Error(`--script ${path}: not a JSON file (${(e as Error).message})`);
+  }
+  const parsed = scriptFile.safeParse(raw);
+  if (!parsed.success) {
+    throw new Error(
+      `--script ${path}: expected a JSON list of replies (strings sent verbatim, or objects), e.g. ` +
+        `["{"tool":"network/route_info","params":{}}", {"label":"ok","reason":"fine"}]`,
+    );
+  }
+  return parsed.data.map((r) => (typeof r === "string" ? r : JSON.stringify(r)));
+}
 
 export interface TriageArgs {
   planner: string;
@@ -78,7 +99,7 @@ export function makePlanner(o: Orchestrator, args: Pick<TriageArgs, "planner" | 
       return new RulesPlanner({ probeHost: o.config.ROADNERD_PROBE_HOST });
     case "scripted": {
       if (!args.script) throw new Error("--planner scripted needs --script <file with a JSON list of replies>");
-      return new ScriptedPlanner(scriptFile.parse(JSON.parse(readFileSync(args.script, "utf8"))));
+      return new ScriptedPlanner(readScript(args.script));
     }
     case "openai": {
       const url = o.config.ROADNERD_OPENAI_URL;

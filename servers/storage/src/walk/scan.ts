@@ -72,9 +72,17 @@ export const scanOutput = {
       other_fs: z.number().int().describe("entries on another filesystem, not entered (one_filesystem)"),
       network_fs: z.number().int().describe("network/FUSE mount points, never entered"),
       vanished: z.number().int().describe("entries deleted while walking"),
+      too_deep: z
+        .number()
+        .int()
+        .describe("entries whose path is longer than the kernel's PATH_MAX (4096): not counted, truncated is true"),
     })
     .describe("what was not counted"),
-  truncated: z.boolean().describe("true when the walk stopped at timeout_ms before the end: sizes are lower bounds"),
+  truncated: z
+    .boolean()
+    .describe(
+      "true when the walk stopped at timeout_ms before the end, or met paths past PATH_MAX: sizes are lower bounds",
+    ),
 };
 
 export interface ScanRun {

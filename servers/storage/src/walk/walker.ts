@@ -41,7 +41,7 @@ export interface WalkProgress {
 
 export interface WalkResult extends WalkProgress {
   entries: WalkNode[];
-  skipped: { unreadable: number; other_fs: number; network_fs: number; vanished: number };
+  skipped: { unreadable: number; other_fs: number; network_fs: number; vanished: number; too_deep: number };
   truncated: boolean;
   stopped: "done" | "deadline" | "cancelled";
 }
@@ -93,7 +93,7 @@ export async function walk(o: WalkOptions): Promise<WalkResult> {
   const rootStat = lstatSync(o.root);
   const rootDev = rootStat.dev;
   const p: WalkProgress = { dirs: 0, files: 0, bytes: rootStat.blocks * 512, apparent: rootStat.size };
-  const skipped = { unreadable: 0, other_fs: 0, network_fs: 0, vanished: 0 };
+  const skipped = { unreadable: 0, other_fs: 0, network_fs: 0, vanished: 0, too_deep: 0 };
   const dirNodes: WalkNode[] = [];
   let fileNodes: WalkNode[] = [];
   const seen = new Set<string>();
@@ -107,10 +107,15 @@ export async function walk(o: WalkOptions): Promise<WalkResult> {
   const pending = () => stack.length - head;
   const childPath = (frame: Frame, name: string) => (frame.path === "/" ? `/${name}` : `${frame.path}/${name}`);
 
-  function listFailed(err: unknown): void {
-    const code = errCode(err);
+  /** An entry that could not be read, by why: gone meanwhile, a path past PATH_MAX, or no permission. */
+  function failed(code: string | undefined): void {
     if (code === "ENOENT" || code === "ENOTDIR") skipped.vanished += 1;
+    else if (code === "ENAMETOOLONG") skipped.too_deep += 1;
     else skipped.unreadable += 1;
+  }
+
+  function listFailed(err: unknown): void {
+    failed(errCode(err));
   }
 
   /** Count one entry and queue it if it is a directory to enter. */
@@ -180,9 +185,9 @@ export async function walk(o: WalkOptions): Promise<WalkResult> {
       let st: Stats | undefined;
       try {
         st = lstatSync(path, NO_THROW);
-      } catch {
-        // EACCES: a directory we may list but not search (r without x).
-        skipped.unreadable += 1;
+      } catch (err) {
+        // EACCES: a directory we may list but not search (r without x); ENAMETOOLONG: past PATH_MAX.
+        failed(errCode(err));
         continue;
       }
       if (st) visit(frame, name, path, st);
@@ -230,8 +235,7 @@ export async function walk(o: WalkOptions): Promise<WalkResult> {
           const name = batch[j] as string;
           if (typeof st !== "string") visit(frame, name, childPath(frame, name), st);
           else if (st === "avoid") skipped.network_fs += 1;
-          else if (st === "ENOENT") skipped.vanished += 1;
-          else skipped.unreadable += 1;
+          else failed(st);
         });
         notify();
       }
@@ -295,5 +299,6 @@ export async function walk(o: WalkOptions): Promise<WalkResult> {
   }
   // Lanes still in flight drop what they get from now on: the answer is fixed here.
   const entries = topN([...fileNodes], dirNodes, o.n).map((e) => ({ ...e }));
-  return { ...p, entries, skipped: { ...skipped }, truncated: stopped !== "done", stopped };
+  // Past PATH_MAX the sizes are lower bounds too, as at a deadline.
+  return { ...p, entries, skipped: { ...skipped }, truncated: stopped !== "done" || skipped.too_deep > 0, stopped };
 }

@@ -4,6 +4,7 @@
  * (loops, a link to /etc), a nested mount skipped unless one_filesystem is false, sparse files (apparent vs
  * allocated). Then the deadline on 100k files, and every way out of the roots refused.
  */
+import { execFileSync } from "node:child_process";
 import { linkSync, lstatSync, mkdirSync, symlinkSync, truncateSync } from "node:fs";
 import { join } from "node:path";
 import { callTool } from "@roadnerd/conventions/testing";
@@ -92,7 +93,7 @@ describe("top_consumers", () => {
     // 8+3 + 5×1 MiB + 5×4 KiB×(0..4) + 100×4 KiB + 2 (hard link once) + 6 MiB.
     expect(r.scanned.bytes).toBe((8 + 3 + 5 + 2 + 6) * MIB + 40_960 + 409_600);
     expect(r.entries.find((e) => e.name === "hard")?.size_mb).toBe(2);
-    expect(r.skipped).toEqual({ unreadable: 0, other_fs: 1, network_fs: 0, vanished: 0 });
+    expect(r.skipped).toEqual({ unreadable: 0, other_fs: 1, network_fs: 0, vanished: 0, too_deep: 0 });
     // 8 dirs (tree, big, big/sub, logs, small, hard, links, nested); files: everything else, h2 not again.
     expect(r.scanned.dirs).toBe(8);
     expect(r.scanned.files).toBe(1 + 1 + 5 + 100 + 1 + 1 + 1 + 5);
@@ -198,6 +199,30 @@ describe("top_consumers", () => {
     ];
     for (const input of bad) {
       await expect(call(input), JSON.stringify(input)).rejects.toMatchObject({ code: "E_INVALID_INPUT" });
+    }
+  });
+});
+
+describe("a tree deeper than PATH_MAX", () => {
+  it("counts what it can reach and says the sizes are lower bounds (too_deep, truncated)", async () => {
+    const deep = join(root, "deep");
+    mkdirSync(deep);
+    // 25 levels of 200-character names: past PATH_MAX (4096), built relative to each level (as a shell can).
+    const level = "d".repeat(200);
+    execFileSync("/bin/sh", [
+      "-c",
+      `cd "$1" && for i in $(seq 25); do mkdir ${level} && cd ${level} || exit 1; done; head -c 65536 /dev/zero > bottom`,
+      "sh",
+      deep,
+    ]);
+    try {
+      const r = await callTool(server, topConsumers, { path: deep, depth: 1 }, { env });
+      expect(r.skipped.too_deep).toBeGreaterThan(0);
+      expect(r.truncated).toBe(true);
+      expect(r.scanned.dirs).toBeGreaterThan(15);
+      expect(r.scanned.dirs).toBeLessThan(26);
+    } finally {
+      execFileSync("/bin/rm", ["-rf", deep]);
     }
   });
 });
