@@ -209,12 +209,11 @@ describe("a tree deeper than PATH_MAX", () => {
     mkdirSync(deep);
     // 25 levels of 200-character names: past PATH_MAX (4096), built relative to each level (as a shell can).
     const level = "d".repeat(200);
-    execFileSync("/bin/sh", [
-      "-c",
-      `cd "$1" && for i in $(seq 25); do mkdir ${level} && cd ${level} || exit 1; done; head -c 65536 /dev/zero > bottom`,
-      "sh",
-      deep,
-    ]);
+    const build = `const fs = require("node:fs"); process.chdir(process.argv[1]);
+      for (let i = 0; i < 25; i++) { fs.mkdirSync("${level}"); process.chdir("${level}"); }
+      fs.writeFileSync("bottom", Buffer.alloc(65536));`;
+    // A child process: chdir is per process, and relative steps go past PATH_MAX where absolute paths cannot.
+    execFileSync(process.execPath, ["-e", build, deep]);
     try {
       const r = await callTool(server, topConsumers, { path: deep, depth: 1 }, { env });
       expect(r.skipped.too_deep).toBeGreaterThan(0);

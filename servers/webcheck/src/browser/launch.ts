@@ -33,7 +33,10 @@ export function chromiumArgs(fallbackProxy: string): string[] {
     "--proxy-bypass-list=<-loopback>",
     "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1",
     "--disable-quic",
+    // Belt and braces: pages get no RTCPeerConnection at all (snapshot-page.ts), and UDP is off for WebRTC.
     "--force-webrtc-ip-handling-policy=disable_non_proxied_udp",
+    "--webrtc-ip-handling-policy=disable_non_proxied_udp",
+    "--enforce-webrtc-ip-permission-check",
     "--disable-gpu",
     "--disable-dev-shm-usage",
     "--disable-background-networking",

@@ -30,6 +30,12 @@ export interface PageShot {
   shotMs: number;
 }
 
+/** Runs before any page script, in every frame: the WebRTC constructors removed. */
+const NO_WEBRTC = `for (const name of ["RTCPeerConnection", "webkitRTCPeerConnection", "RTCDataChannel", "RTCIceTransport"]) {
+  try { delete globalThis[name]; } catch {}
+  try { Object.defineProperty(globalThis, name, { value: undefined, configurable: false, writable: false }); } catch {}
+}`;
+
 const DIAGNOSES = new Set<string>(["E_DNS_FAIL", "E_CONN_REFUSED", "E_UNREACHABLE", "E_TLS", "E_TIMEOUT"]);
 
 function firstLine(err: unknown): string {
@@ -51,12 +57,19 @@ export async function snapshotPage(
     serviceWorkers: "block",
     acceptDownloads: false,
   });
+  // WebRTC talks UDP (STUN, ICE) around any proxy: a page gets no RTCPeerConnection, in any frame.
+  await context.addInitScript(NO_WEBRTC);
   // The client went away or the stream's duration ended: stop loading now.
   const onAbort = () => void context.close().catch(() => undefined);
   signal.addEventListener("abort", onAbort, { once: true });
   const started = performance.now();
   try {
     const page = await context.newPage();
+    // The main frame's latest document: a script or meta refresh may navigate after goto has returned.
+    let lastDocument: Response | null = null;
+    page.on("response", (r) => {
+      if (r.request().isNavigationRequest() && r.frame() === page.mainFrame()) lastDocument = r;
+    });
     let response: Response | null;
     try {
       response = await page.goto(req.url, { waitUntil: "load", timeout: req.loadTimeoutMs });
@@ -77,15 +90,18 @@ export async function snapshotPage(
       throw new DiagError(code, `page did not load: ${failed ? `${failed.target}: ${failed.detail}` : firstLine(err)}`);
     }
     const loadMs = Math.round(performance.now() - started);
-    const headers = response ? await response.allHeaders() : {};
-    if (headers[BLOCKED_HEADER]) {
+    const refusedDocument = async (): Promise<void> => {
+      const doc: Response | null = lastDocument ?? response;
+      if (!doc || !(await doc.allHeaders())[BLOCKED_HEADER]) return;
       // The document itself was refused (a redirect out of the allowlist): name it, not a later subresource.
-      const where = maskUrl(response?.url() ?? page.url());
+      const where = maskUrl(doc.url());
       const r = proxy.refusals.find((x) => x.target === where) ?? proxy.refusals[0];
       throw new DiagError("E_FORBIDDEN", `the page went to a target outside the allowlist: ${where}`, {
         hint: `${r?.reason ?? "not allowed"}; add it to OUTBOUND_ALLOW only if webcheck should reach it`,
       });
-    }
+    };
+    await refusedDocument();
+    const headers = response ? await response.allHeaders() : {};
     const failedCode = headers[FAILED_HEADER];
     if (failedCode && DIAGNOSES.has(failedCode)) {
       const f = proxy.failures.at(-1);
@@ -102,6 +118,8 @@ export async function snapshotPage(
         throw new DiagError("E_TIMEOUT", `screenshot did not finish within ${Math.round(left)} ms`);
       throw err;
     });
+    // A navigation during the screenshot (a timed redirect) must not pass for the page.
+    await refusedDocument();
     return {
       finalUrl: maskUrl(page.url()),
       status: response?.status() ?? null,

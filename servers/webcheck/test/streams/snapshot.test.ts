@@ -3,6 +3,7 @@
  * loopback. The allowlist is 127.0.0.1; an "outside" host on 127.0.0.2 counts every connection offered to it,
  * so a redirect, an image or a WebSocket that slipped past the proxy would show. The run is sealed.
  */
+import { createSocket } from "node:dgram";
 import { mkdtemp, readdir, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -86,6 +87,28 @@ describe("snapshot", () => {
     expect(outside.connections()).toBe(0);
   });
 
+  it("a script or meta-refresh navigation to a host outside the allowlist is refused, not shown as the page", async () => {
+    const away = `http://${outside.host}:${outside.port}/`;
+    const pagesOf: Record<string, string> = {
+      "/meta": `<meta http-equiv="refresh" content="0;url=${away}"><title>meta</title>`,
+      "/script": `<title>script</title><script>location.href = "${away}";</script>`,
+    };
+    const web = await startTestServer((req, res) =>
+      res.writeHead(200, { "content-type": "text/html" }).end(pagesOf[req.url ?? ""] ?? "none"),
+    );
+    try {
+      for (const path of Object.keys(pagesOf)) {
+        await expect(snap({ url: `${web.url}${path}` }), path).rejects.toMatchObject({
+          code: "E_FORBIDDEN",
+          message: `the page went to a target outside the allowlist: ${away}`,
+        });
+      }
+      expect(outside.connections()).toBe(0);
+    } finally {
+      await web.close();
+    }
+  });
+
   it("a WebSocket and an image to a host outside the allowlist are refused and reported", async () => {
     const { messages } = await snap({ url: `${pages.url}/leaky` });
     const m = messages[0];
@@ -116,6 +139,49 @@ describe("snapshot", () => {
       await certs.cleanup();
     }
   });
+
+  it("WebRTC is gone: STUN/TURN to a host outside the allowlist gets no datagram, in a frame or an iframe", async () => {
+    const udp = createSocket("udp4");
+    let datagrams = 0;
+    udp.on("message", () => {
+      datagrams += 1;
+    });
+    await new Promise<void>((resolve) => udp.bind(3478, "127.0.0.5", resolve));
+    const stun = `stun:127.0.0.5:${udp.address().port}`;
+    // The page tries from its own window and from a fresh about:blank iframe's, then names what it could do.
+    const page = `<title>rtc</title><script>
+      const tries = [];
+      async function offer(w, label) {
+        try {
+          const turn = "${stun.replace("stun:", "turn:")}?transport=tcp";
+          const pc = new w.RTCPeerConnection({
+            iceServers: [{ urls: "${stun}" }, { urls: turn, username: "a", credential: "b" }],
+          });
+          pc.createDataChannel("x");
+          await pc.setLocalDescription(await pc.createOffer());
+          tries.push(label + ":made");
+        } catch (e) { tries.push(label + ":refused"); }
+      }
+      const f = document.createElement("iframe");
+      document.body ? document.body.appendChild(f) : document.documentElement.appendChild(f);
+      Promise.all([offer(window, "top"), offer(f.contentWindow, "iframe")])
+        .then(() => { document.title = "rtc " + tries.join(","); });
+    </script><img src="/slow">`;
+    // The image holds the load event back 2 s, so ICE gathering has had its chance before the screenshot.
+    const web = await startTestServer((req, res) => {
+      if (req.url === "/slow") setTimeout(() => res.writeHead(404).end(), 4000);
+      else res.writeHead(200, { "content-type": "text/html" }).end(page);
+    });
+    try {
+      const { messages } = await snap({ url: `${web.url}/`, timeout_ms: 8000 });
+      expect(datagrams).toBe(0);
+      // WebRTC is not there at all, in the page or in a fresh iframe it makes.
+      expect(messages[0]?.title).toBe("rtc top:refused,iframe:refused");
+    } finally {
+      udp.close();
+      await web.close();
+    }
+  }, 30_000);
 
   it("a page that never loads is E_TIMEOUT, and the browser still works after", async () => {
     await expect(snap({ url: `${pages.url}/hang`, timeout_ms: 1000 })).rejects.toMatchObject({
