@@ -66,6 +66,12 @@ export const baseEnvShape = {
   MAX_STREAMS: bound(DEFAULT_MAX_STREAMS, 1024).describe(
     `open SSE streams; more get 503 E_BUSY (default ${DEFAULT_MAX_STREAMS})`,
   ),
+  ROADNERD_PARENT_PID: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .optional()
+    .describe("set by roadnerd: exit (as on SIGTERM) when this process, our parent, is gone"),
   MAX_PROCS: bound(DEFAULT_MAX_PROCS, 256).describe(
     "subprocesses running at once; more wait within their deadline (default: cores, 2 to 8)",
   ),

@@ -56,6 +56,18 @@ export async function runMain<C extends BaseConfig>(
   return serveHttpMain(def);
 }
 
+/** Started by roadnerd: when it is gone (even by SIGKILL, which runs no hook of its), so are we. */
+function exitWithParent(parent: number | undefined, stop: () => void): void {
+  if (parent === undefined) return;
+  const check = setInterval(() => {
+    if (process.ppid !== parent) {
+      clearInterval(check);
+      stop();
+    }
+  }, 1000);
+  check.unref();
+}
+
 async function serveStdioMain<C extends BaseConfig>(def: ServerDef<C>): Promise<void> {
   // stdout carries only protocol: every log line goes to stderr. Fastify is never loaded in this mode.
   const runtime = runtimeOrExit(def, 2);
@@ -96,6 +108,7 @@ async function serveHttpMain<C extends BaseConfig>(def: ServerDef<C>): Promise<v
     );
   };
   for (const signal of ["SIGTERM", "SIGINT", "SIGHUP"] as const) process.once(signal, () => close(signal));
+  exitWithParent(config.ROADNERD_PARENT_PID, () => close("parent gone"));
   const port = config.PORT ?? def.defaultPort;
   let address: string;
   try {

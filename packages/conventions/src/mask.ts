@@ -74,20 +74,31 @@ const JWT = /\beyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]*/g;
 
 /** Mask bearer and basic credentials, key=value secrets and JWTs inside free text. */
 export function maskText(text: string): string {
-  return text
-    .replace(/\b(Bearer|Basic|Digest|Token)\s+[A-Za-z0-9._~+/=-]+/gi, `$1 ${MASK}`)
-    .replace(
-      /\b([A-Za-z0-9_.-]*(?:token|secret|password|passwd|pass|pwd|api[_-]?key|apikey|session|sessid|sid|auth|signature|sig|key))=([^\s&;,]+)/gi,
-      `$1=${MASK}`,
-    )
-    .replace(JWT, MASK);
+  return (
+    text
+      .replace(/\b(Bearer|Basic|Digest|Token)\s+[A-Za-z0-9._~+/=-]+/gi, `$1 ${MASK}`)
+      .replace(
+        /\b([A-Za-z0-9_.-]*(?:token|secret|password|passwd|pass|pwd|api[_-]?key|apikey|session|sessid|sid|auth|signature|sig|key))=([^\s&;,]+)/gi,
+        `$1=${MASK}`,
+      )
+      // The same names as JSON (`"password":"x"`) or as a header-style line (`x-api-key: x`, `secret: x`).
+      .replace(
+        /("[A-Za-z0-9_.-]*(?:token|secret|password|passwd|pass|pwd|api[_-]?key|apikey|auth|credential)[A-Za-z0-9_.-]*"\s*:\s*)"[^"]*"/gi,
+        `$1"${MASK}"`,
+      )
+      .replace(
+        /\b([A-Za-z0-9_.-]*(?:token|secret|password|passwd|pwd|api[_-]?key|apikey):\s*)(?!\/\/)([^\s"',;]+)/gi,
+        `$1${MASK}`,
+      )
+      .replace(JWT, MASK)
+  );
 }
 
 /** An option or variable name whose value is a secret: --password=…, DB_PASSWORD=…, -Dtrust.keyStorePassword=… */
 const SECRET_ARG_NAME = new RegExp(`${SECRET_NAME.source}|(pass|pwd|key)$`, "i");
 /** A flag whose NEXT argument is the secret (`--password hunter2`): only names that end in the secret word. */
 const SECRET_FLAG =
-  /^--?[A-Za-z0-9_.-]*(password|passwd|passphrase|pass|pwd|secret|token|api[-_]?key|apikey|credentials?)$/i;
+  /^--?[A-Za-z0-9_.-]*(password|passwd|passphrase|pass|pwd|secret|token|api[-_]?key|apikey|credentials?|auth)$/i;
 /** Userinfo in any URL inside an argument: scheme://user:pass@ → scheme://[masked]@ */
 const URL_USERINFO = /\b([a-z][a-z0-9+.-]*:\/\/)[^/@\s?#]+@/gi;
 /**

@@ -1,5 +1,6 @@
 /** Query strings carry only text: coerce each value to the type the schema's JSON Schema asks for. */
 import { z } from "zod";
+import { DiagError } from "./errors.ts";
 
 const typesCache = new WeakMap<z.ZodObject, Record<string, string>>();
 
@@ -42,8 +43,9 @@ export function queryToInput(schema: z.ZodObject, query: Record<string, unknown>
   const types = propertyTypes(schema);
   const out: Record<string, unknown> = {};
   for (const [key, raw] of Object.entries(query)) {
-    // A repeated parameter is ambiguous: keep the last, as most frameworks do.
-    const value = Array.isArray(raw) ? raw[raw.length - 1] : raw;
+    // A repeated parameter is ambiguous (which unit, which path?): refused, as two values in a JSON body would be.
+    if (Array.isArray(raw)) throw new DiagError("E_INVALID_INPUT", `${key}: given ${raw.length} times; give it once`);
+    const value = raw;
     out[key] = typeof value === "string" ? coerce(value, types[key]) : value;
   }
   return out;

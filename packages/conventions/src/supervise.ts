@@ -81,7 +81,15 @@ export function superviseListening(argv: readonly string[], options: SuperviseOp
     shell: false,
     detached: true,
     stdio: ["ignore", "pipe", "pipe"],
-    env: { PATH: DEFAULT_EXEC_PATH, LC_ALL: "C", LANG: "C", TZ: "UTC", ...options.env },
+    // ROADNERD_PARENT_PID: the child ends itself if we die without stopping it (SIGKILL runs no exit hook).
+    env: {
+      PATH: DEFAULT_EXEC_PATH,
+      LC_ALL: "C",
+      LANG: "C",
+      TZ: "UTC",
+      ROADNERD_PARENT_PID: String(process.pid),
+      ...options.env,
+    },
   });
   const pgid = child.pid;
   if (pgid !== undefined) liveGroups.add(pgid);

@@ -94,3 +94,13 @@ describe("maskCommandLine", () => {
     );
   });
 });
+
+describe("secrets written as JSON or as header-style lines", () => {
+  it("are masked inside an argument too", () => {
+    const argv = ["app", '{"password":"PW10"}', "password:PW11", "x-api-key: PW12", "--auth", "PW9", "secret: sec777"];
+    const shown = maskCommandLine(argv);
+    for (const secret of ["PW10", "PW11", "PW12", "PW9", "sec777"]) expect(shown).not.toContain(secret);
+    // A URL after a scheme-like word is not a "key: value" secret.
+    expect(maskCommandLine(["curl", "https://example.com/path"])).toBe("curl https://example.com/path");
+  });
+});

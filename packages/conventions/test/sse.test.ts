@@ -85,6 +85,15 @@ describe("SSE", () => {
     }
   });
 
+  it("a parameter given twice is a 400, not a silent pick", async () => {
+    const res = await request(`${base}/sse/ticks?interval_ms=100&interval_ms=200`);
+    expect(res.statusCode).toBe(400);
+    expect(((await res.body.json()) as { error: { code: string; message: string } }).error).toMatchObject({
+      code: "E_INVALID_INPUT",
+      message: "interval_ms: given 2 times; give it once",
+    });
+  });
+
   it("bad query input is a 400 with a typed body before any stream starts", async () => {
     const res = await request(`${base}/sse/ticks?interval_ms=abc`);
     expect(res.statusCode).toBe(400);

@@ -67,6 +67,14 @@ describe("starting roadnerd-network", () => {
     }
   });
 
+  it("started by roadnerd (ROADNERD_PARENT_PID) it exits by itself once that parent is gone", async () => {
+    // A parent pid that is not ours: from the server's view its starter has died (as after a SIGKILL).
+    const server = await spawnServer("network", { env: { ROADNERD_PARENT_PID: "999999" } });
+    const code = await new Promise<number | null>((resolve) => server.child.once("exit", resolve));
+    expect(code).toBe(0);
+    expect(server.lines.join("\n")).toContain('"signal":"parent gone"');
+  });
+
   it("--help names the env vars, the server's own included", async () => {
     const { stdout } = await run(process.execPath, [serverEntry("network"), "--help"]);
     expect(stdout).toContain("--stdio");

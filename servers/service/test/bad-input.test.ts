@@ -16,6 +16,7 @@ const BAD_NAMES = [
   "--help",
   "-x",
   "a;b",
+  "foo@.service", // a template, not a unit that runs
   "../x",
   "x".repeat(300),
   "x".repeat(248),

@@ -72,10 +72,9 @@ export class OpenAiPlanner implements Planner {
 
   async next(input: PlannerInput): Promise<string> {
     const url = `${this.#options.url.replace(/\/+$/, "")}/chat/completions`;
-    const signal = AbortSignal.any([
-      AbortSignal.timeout(this.#options.timeoutMs ?? 60_000),
-      ...(input.signal ? [input.signal] : []),
-    ]);
+    const timeoutMs = this.#options.timeoutMs ?? 60_000;
+    const deadline = AbortSignal.timeout(timeoutMs);
+    const signal = AbortSignal.any([deadline, ...(input.signal ? [input.signal] : [])]);
     const res = await request(url, {
       method: "POST",
       headers: {
@@ -90,6 +89,11 @@ export class OpenAiPlanner implements Planner {
         stream: false,
       }),
       signal,
+    }).catch((err: unknown) => {
+      // A model that does not answer is a timeout, as a tool that does not is.
+      if (deadline.aborted)
+        throw Object.assign(new OpenAiError(`${url} did not answer within ${timeoutMs} ms`), { code: "E_TIMEOUT" });
+      throw err;
     });
     const text = await res.body.text();
     if (res.statusCode !== 200) {

@@ -48,7 +48,16 @@ export function parseProxyValue(value: string): ProxyTarget | null {
     host: url.hostname.replace(/^\[|\]$/g, ""),
     port: url.port ? Number(url.port) : defaultPort,
     credentials: url.username !== "" || url.password !== "",
-    username: decodeURIComponent(url.username),
-    password: decodeURIComponent(url.password),
+    username: decodeOr(url.username),
+    password: decodeOr(url.password),
   };
+}
+
+/** A percent-escape that does not decode (`s3cret%PW`) is kept as written: it is a value to mask, not an error. */
+function decodeOr(raw: string): string {
+  try {
+    return decodeURIComponent(raw);
+  } catch {
+    return raw;
+  }
 }

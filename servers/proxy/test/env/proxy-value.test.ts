@@ -19,6 +19,14 @@ describe("maskProxyValue", () => {
 });
 
 describe("parseProxyValue", () => {
+  it("keeps a percent-escape that does not decode as written, instead of failing", () => {
+    expect(parseProxyValue("http://alice:s3cret%PW@127.0.0.1:3128")).toMatchObject({
+      host: "127.0.0.1",
+      username: "alice",
+      password: "s3cret%PW",
+    });
+  });
+
   it("reads a value without a scheme as http://, credentials and all", () => {
     expect(parseProxyValue("alice:s3cret@proxy.corp:3128")).toEqual({
       scheme: "http",

@@ -27,7 +27,8 @@ export const MAX_UNIT_NAME = 255;
 const CHARS = String.raw`A-Za-z0-9:_.\\-`;
 /** A full unit name: the slot pattern every command that names a unit uses. */
 export const UNIT_NAME = new RegExp(
-  String.raw`^(?=.{1,${MAX_UNIT_NAME}}$)[${CHARS}]+(@[@${CHARS}]*)?\.(${UNIT_TYPES.join("|")})$`,
+  // A template (`foo@.service`) is not a unit that runs: the instance after `@` must not be empty.
+  String.raw`^(?=.{1,${MAX_UNIT_NAME}}$)[${CHARS}]+(@[@${CHARS}]+)?\.(${UNIT_TYPES.join("|")})$`,
 );
 /** What a caller may send: a unit name, or a bare name that becomes `<name>.service`. */
 const INPUT = new RegExp(String.raw`^[A-Za-z0-9:_.\\@][@${CHARS}]*$`);
