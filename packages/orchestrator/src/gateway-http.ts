@@ -48,6 +48,12 @@ export async function serveGatewayHttp(options: GatewayOptions, port = 0): Promi
       send(res, 403, { error: { code: "E_FORBIDDEN", message: "Host not allowed" } });
       return;
     }
+    // A browser page elsewhere must not drive the gateway: only our own origin, or none (non-browser clients).
+    const origin = req.headers.origin;
+    if (origin !== undefined && !allowedHosts.has(origin.toLowerCase().replace(/^https?:\/\//, ""))) {
+      send(res, 403, { error: { code: "E_FORBIDDEN", message: "Origin not allowed" } });
+      return;
+    }
     const path = (req.url ?? "").split("?")[0];
     if (path === "/healthz" && req.method === "GET") {
       send(res, 200, { ok: true, name: "roadnerd", version: "gateway" });

@@ -77,27 +77,33 @@ describe("gateway over Streamable HTTP", () => {
     expect(r.structuredContent).toMatchObject({ label: "wifi", reason: "no interface is up with a carrier", steps: 2 });
   });
 
-  it("a foreign Host header is refused (DNS rebinding)", async () => {
-    // undici's fetch will not send another Host: a raw request does.
-    const status = await new Promise<number | undefined>((resolve, reject) => {
-      const req = request(gateway.url, {
-        method: "POST",
-        headers: {
-          host: "evil.example",
-          "content-type": "application/json",
-          accept: "application/json, text/event-stream",
-        },
-      });
-      req.on("response", (res) => {
-        res.resume();
-        resolve(res.statusCode);
-      });
-      req.on("error", reject);
-      req.end(JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }));
-    });
-    expect(status).toBe(403);
+  it("a foreign Host header (DNS rebinding) or a foreign browser Origin is refused", async () => {
+    const url = new URL(gateway.url);
+    expect(await postWith(gateway.url, { host: "evil.example" })).toBe(403);
+    expect(await postWith(gateway.url, { host: url.host, origin: "http://evil.example" })).toBe(403);
+    expect(await postWith(gateway.url, { host: url.host, origin: `http://${url.host}` })).toBe(200);
   });
 });
+
+/** A raw POST of tools/list with these headers (undici's fetch will not send another Host). */
+function postWith(url: string, extra: Record<string, string>): Promise<number | undefined> {
+  return new Promise<number | undefined>((resolve, reject) => {
+    const req = request(url, {
+      method: "POST",
+      headers: {
+        ...extra,
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+      },
+    });
+    req.on("response", (res) => {
+      res.resume();
+      resolve(res.statusCode);
+    });
+    req.on("error", reject);
+    req.end(JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }));
+  });
+}
 
 describe("gateway over stdio (built bin)", () => {
   it("roadnerd mcp: lists every tool and calls one on a server that was not running", async () => {

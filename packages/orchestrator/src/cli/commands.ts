@@ -71,8 +71,9 @@ function readScript(path: string): string[] {
   let raw: unknown;
   try {
     raw = JSON.parse(readFileSync(path, "utf8"));
-  } catch (e) {
-    throw new Error(`--script ${path}: not a JSON file (${(e as Error).message})`);
+  } catch {
+    // Not the parser's message: it quotes the file's first bytes, whatever file was named.
+    throw new Error(`--script ${path}: not a readable JSON file`);
   }
   const parsed = scriptFile.safeParse(raw);
   if (!parsed.success) {

@@ -62,7 +62,14 @@ export async function resolveInRoot(root: string, path: string, maxHops = MAX_SY
         todo.unshift(part);
         return result("loop");
       }
-      const target = await readlink(hostPathOf(root, here));
+      let target: string;
+      try {
+        target = await readlink(hostPathOf(root, here));
+      } catch {
+        // Listed but not readable as a link (EACCES on /proc/<pid>/root and the like).
+        todo.unshift(part);
+        return result("unreadable");
+      }
       links.push({ link: here, target });
       if (target.startsWith("/")) done = [];
       todo = [...parts(target), ...todo];

@@ -43,7 +43,12 @@ export const journalFollowStream = defineStream({
     }
     const end = await lines.ended;
     if (end.reason === "exit" && end.exitCode !== 0) {
-      throw new DiagError("E_EXEC_FAILED", `journalctl --follow exited with ${end.exitCode}: ${end.stderr.trim()}`);
+      // No exit code: something else on the machine killed it (a signal), not a journalctl error.
+      const how = end.exitCode === null ? "was ended by a signal" : `exited with ${end.exitCode}`;
+      throw new DiagError(
+        "E_EXEC_FAILED",
+        `journalctl --follow ${how}${end.stderr.trim() ? `: ${end.stderr.trim()}` : ""}`,
+      );
     }
   },
 });

@@ -7,8 +7,8 @@
 import { defineTool } from "../kit.ts";
 import { scan, scanInput, scanOutput } from "../walk/scan.ts";
 
-/** Time kept after the walk to shape and send the answer. */
-const ANSWER_MARGIN_MS = 50;
+/** Time kept after the walk to shape and send the answer (generous: a loaded machine delays timers). */
+const ANSWER_MARGIN_MS = 200;
 /** Between two progress reports (only an /sse/top_consumers caller receives them). */
 const PROGRESS_EVERY_MS = 250;
 
