@@ -155,21 +155,25 @@ async function spawnNow(
   }
 }
 
+/** Identity, not shape: a tool or stream runs the commands it declared, nothing it builds on the fly. */
+function declaredArgv(
+  allowed: readonly Command[],
+  cmd: Command,
+  values: Readonly<Record<string, string | number>> | undefined,
+  owner: "tool" | "stream",
+): string[] {
+  if (!allowed.includes(cmd))
+    throw new DiagError("E_UNSUPPORTED", `command not declared by this ${owner}: ${cmd.binary}`);
+  return buildArgv(cmd, values);
+}
+
 /** An Exec that runs only `allowed` (a tool's own commands), finding binaries on `execPath`, within `procs`. */
 export function createExec(allowed: readonly Command[], execPath: string, procs?: Limiter): Exec {
-  return ((cmd: Command, values: Readonly<Record<string, string | number>> | undefined, options: ExecOptions) => {
-    // Identity, not shape: a tool runs the commands it declared, nothing it builds on the fly.
-    if (!allowed.includes(cmd)) {
-      return Promise.reject(new DiagError("E_UNSUPPORTED", `command not declared by this tool: ${cmd.binary}`));
-    }
-    let argv: string[];
-    try {
-      argv = buildArgv(cmd, values);
-    } catch (err) {
-      return Promise.reject(err);
-    }
-    return spawnChecked(allowed, execPath, cmd.binary, argv, { procs, ...options });
-  }) as Exec;
+  return (async (cmd: Command, values: Readonly<Record<string, string | number>> | undefined, options: ExecOptions) =>
+    spawnChecked(allowed, execPath, cmd.binary, declaredArgv(allowed, cmd, values, "tool"), {
+      procs,
+      ...options,
+    })) as Exec;
 }
 
 /** Longest line a line stream yields whole; longer lines are cut (an ellipsis marks the cut). */
@@ -328,16 +332,6 @@ function cutLine(line: string, max: number): string {
 
 /** An ExecLines that runs only `allowed` (a stream's own commands), finding binaries on `execPath`. */
 export function createExecLines(allowed: readonly Command[], execPath: string): ExecLines {
-  return ((cmd: Command, values: Readonly<Record<string, string | number>> | undefined, options: LinesOptions) => {
-    if (!allowed.includes(cmd)) {
-      return Promise.reject(new DiagError("E_UNSUPPORTED", `command not declared by this stream: ${cmd.binary}`));
-    }
-    let argv: string[];
-    try {
-      argv = buildArgv(cmd, values);
-    } catch (err) {
-      return Promise.reject(err);
-    }
-    return spawnLines(allowed, execPath, cmd.binary, argv, options);
-  }) as ExecLines;
+  return (async (cmd: Command, values: Readonly<Record<string, string | number>> | undefined, options: LinesOptions) =>
+    spawnLines(allowed, execPath, cmd.binary, declaredArgv(allowed, cmd, values, "stream"), options)) as ExecLines;
 }
