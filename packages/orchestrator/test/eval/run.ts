@@ -40,7 +40,15 @@ await writeFile(
   join(out, "results.json"),
   `${JSON.stringify({ ...meta, summary: summarize(results), runs: results }, null, 2)}\n`,
 );
-await writeFile(join(out, "README.md"), renderMarkdown(results, meta));
+const report = renderMarkdown(results, meta);
+await writeFile(join(out, "README.md"), report);
+// The tables on stdout too: per planner and per scenario, as the report has them.
+process.stdout.write(
+  `${report
+    .split("\n")
+    .filter((l) => l.startsWith("|") || l.startsWith("## Per"))
+    .join("\n")}\n`,
+);
 await writeFile(join(out, "chart.svg"), renderSvg(results));
 process.stderr.write(`wrote docs/eval/{results.json,README.md,chart.svg}\n`);
 if (results.some((r) => !r.correct)) process.exitCode = 1;
