@@ -66,7 +66,8 @@ export async function runTriage(options: TriageOptions): Promise<TriageOutcome> 
   const runId = options.runId ?? newRunId();
   const log = options.log ?? createTriageLog(options.logDir, runId);
   const asked = options.budget ?? DEFAULT_STEP_BUDGET;
-  const budget = Number.isInteger(asked) ? Math.min(Math.max(asked, 1), MAX_STEP_BUDGET) : DEFAULT_STEP_BUDGET;
+  // 0: no tools at all, a label from the symptom alone (the evaluation's baseline).
+  const budget = Number.isInteger(asked) ? Math.min(Math.max(asked, 0), MAX_STEP_BUDGET) : DEFAULT_STEP_BUDGET;
   const symptom = options.symptom ?? "";
   const history: StepRecord[] = [];
   const evidence: Evidence[] = [];

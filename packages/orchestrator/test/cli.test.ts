@@ -86,7 +86,7 @@ describe("roadnerd triage", () => {
   it("a budget or timeout out of range is a usage error", async () => {
     const budget = await roadnerd(["triage", "--budget", "abc"]);
     expect(budget.code).toBe(2);
-    expect(budget.stderr).toContain("--budget: expected 1-10 tool calls, got abc");
+    expect(budget.stderr).toContain("--budget: expected 0-10 tool calls, got abc");
     const timeout = await roadnerd(["triage", "--timeout-ms", "999999"]);
     expect(timeout.code).toBe(2);
     expect(timeout.stderr).toMatch(/^--timeout-ms: expected \d+-\d+, got 999999/);

@@ -114,6 +114,38 @@ describe.skipIf(netnsSkipReason())("evaluation with the openai planner", () => {
   });
 });
 
+describe.skipIf(netnsSkipReason())("evaluation baseline (the same model, no tools)", () => {
+  it("asks the model once for a label from the symptom alone: no tool is called", {
+    timeout: 60_000,
+  }, async () => {
+    const scenario = SCENARIOS.find((s) => s.name === "dns_basic") as (typeof SCENARIOS)[number];
+    const asked: string[] = [];
+    const model = createServer((req, res) => {
+      let raw = "";
+      req.on("data", (d: Buffer) => {
+        raw += d.toString();
+      });
+      req.on("end", () => {
+        const body = JSON.parse(raw) as { messages: Array<{ content: string }> };
+        asked.push(body.messages.at(-1)?.content ?? "");
+        const content = '{"label":"routing","reason":"a guess from the symptom"}';
+        res.writeHead(200, { "content-type": "application/json" });
+        res.end(JSON.stringify({ choices: [{ index: 0, message: { role: "assistant", content } }] }));
+      });
+    });
+    await new Promise<void>((r) => model.listen(0, "127.0.0.1", () => r()));
+    try {
+      const url = `http://127.0.0.1:${(model.address() as AddressInfo).port}/v1`;
+      const [run] = await runScenario(scenario, { planners: ["baseline"], openai: { url, model: "stand-in-3b" } });
+      expect(run).toMatchObject({ planner: "baseline", label: "routing", correct: false, steps: 0, tool_errors: 0 });
+      expect(asked).toEqual([`Symptom: ${scenario.symptom}\nNo more tools. Return ONLY the label JSON now.`]);
+      expect(ourNamespaces()).toEqual([]);
+    } finally {
+      model.close();
+    }
+  });
+});
+
 describe("evaluation report", () => {
   const run = (planner: "rules" | "scripted", correct: boolean, ms: number) => ({
     scenario: "dns_basic",

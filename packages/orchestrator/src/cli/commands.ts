@@ -132,7 +132,7 @@ export async function triageCommand(o: Orchestrator, args: TriageArgs): Promise<
     catalog: o.catalog,
     attacher: o.attacher,
     symptom: args.symptom,
-    ...(args.budget ? { budget: args.budget } : {}),
+    ...(args.budget !== undefined ? { budget: args.budget } : {}),
     ...(args.timeoutMs ? { timeoutMs: args.timeoutMs } : {}),
     ...(o.config.ROADNERD_LOG_DIR ? { logDir: o.config.ROADNERD_LOG_DIR } : {}),
     onStep: (s) => err(stepLine(s)),

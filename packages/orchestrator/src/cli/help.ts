@@ -4,7 +4,7 @@ usage:
   roadnerd list [--json]                          every server's tools (nothing is started)
   roadnerd call <server>/<tool> [key=value …] [--json]
   roadnerd triage [--planner rules|openai|scripted] [--symptom "…"] [--script replies.json]
-                  [--budget 3] [--timeout-ms 2000] [--json]
+                  [--budget 3 (0: no tools, label from the symptom)] [--timeout-ms 2000] [--json]
   roadnerd mcp [--http] [--port 7100]             MCP gateway over stdio (default) or Streamable HTTP
   roadnerd up [server…] [--port 7100]             every server (or the named ones) on its default port + the
                                                   MCP gateway; Ctrl-C stops all

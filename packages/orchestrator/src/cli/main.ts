@@ -63,8 +63,8 @@ export async function runCli(argv: readonly string[], env: NodeJS.ProcessEnv = p
     ...(o.config.ROADNERD_LOG_DIR ? { logDir: o.config.ROADNERD_LOG_DIR } : {}),
   };
   const budget = values.budget === undefined ? undefined : Number(values.budget);
-  if (budget !== undefined && !(Number.isInteger(budget) && budget >= 1 && budget <= MAX_STEP_BUDGET)) {
-    err(`--budget: expected 1-${MAX_STEP_BUDGET} tool calls, got ${values.budget}`);
+  if (budget !== undefined && !(Number.isInteger(budget) && budget >= 0 && budget <= MAX_STEP_BUDGET)) {
+    err(`--budget: expected 0-${MAX_STEP_BUDGET} tool calls, got ${values.budget}`);
     return 2;
   }
   const timeoutMs = values["timeout-ms"] === undefined ? undefined : Number(values["timeout-ms"]);
@@ -95,7 +95,7 @@ export async function runCli(argv: readonly string[], env: NodeJS.ProcessEnv = p
           planner: values.planner ?? o.config.ROADNERD_PLANNER,
           symptom: values.symptom ?? "",
           ...(values.script ? { script: values.script } : {}),
-          ...(budget ? { budget } : {}),
+          ...(budget !== undefined ? { budget } : {}),
           ...(timeoutMs ? { timeoutMs } : {}),
           json: Boolean(values.json),
         });

@@ -44,14 +44,20 @@ export function buildMessages(input: PlannerInput, profile: ModelProfile): ChatM
   }
   const messages: ChatMessage[] = [
     { role: "system", content: systemPrompt(input.catalog.text()) },
-    { role: "user", content: [...intro, FIRST_QUESTION].join("\n") },
+    // No tools at all (a budget of 0, the evaluation's baseline): the symptom, then straight to the label.
+    ...(input.final && input.history.length === 0
+      ? []
+      : [{ role: "user" as const, content: [...intro, FIRST_QUESTION].join("\n") }]),
   ];
   for (const s of kept) {
     messages.push({ role: "assistant", content: JSON.stringify({ tool: s.tool, params: s.params }) });
     const body = s.ok ? JSON.stringify(s.result) : JSON.stringify({ error: s.error });
     messages.push({ role: "user", content: `Result: ${cutText(body, profile.result_chars)}\n${NEXT_QUESTION}` });
   }
-  if (input.final) messages.push({ role: "user", content: FINAL_QUESTION });
+  if (input.final) {
+    const noTools = input.history.length === 0;
+    messages.push({ role: "user", content: noTools ? [...intro, FINAL_QUESTION].join("\n") : FINAL_QUESTION });
+  }
   if (input.repair) {
     messages.push({ role: "assistant", content: cutText(input.repair.reply, 400) });
     const hint = input.repair.suggestions?.length ? ` Did you mean: ${input.repair.suggestions.join(", ")}?` : "";

@@ -77,7 +77,8 @@ function forward(host: string, toHost: string, toPort: number): Promise<Forwarde
   });
 }
 
-export type PlannerName = "rules" | "scripted" | "openai";
+/** `baseline`: the openai planner with no tools (--budget 0), a label from the symptom alone, as the spec asks. */
+export type PlannerName = "rules" | "scripted" | "openai" | "baseline";
 
 export interface RunResult {
   scenario: string;
@@ -161,7 +162,7 @@ export async function runScenario(scenario: Scenario, options: RunOptions): Prom
     };
     await Promise.all([startHost(world.upstream, world.upstreamSpec), startHost(world.laptop, world.laptopSpec)]);
     let modelEnv: Record<string, string> = {};
-    if (options.planners.includes("openai")) {
+    if (options.planners.includes("openai") || options.planners.includes("baseline")) {
       if (!options.openai) throw new Error("the openai planner needs options.openai (url, model)");
       const { rootAddr } = lab.linkToRoot(world.laptop);
       const target = new URL(options.openai.url);
@@ -175,7 +176,16 @@ export async function runScenario(scenario: Scenario, options: RunOptions): Prom
     const results: RunResult[] = [];
     for (const planner of options.planners) {
       const logDir = join(tmp, planner);
-      const args = ["triage", "--planner", planner, "--symptom", scenario.symptom, "--json"];
+      const usesModel = planner === "openai" || planner === "baseline";
+      const args = [
+        "triage",
+        "--planner",
+        usesModel ? "openai" : planner,
+        ...(planner === "baseline" ? ["--budget", "0"] : []),
+        "--symptom",
+        scenario.symptom,
+        "--json",
+      ];
       if (planner === "scripted") {
         const script = join(tmp, "script.json");
         await writeFile(script, JSON.stringify(scenario.scripted));
@@ -185,7 +195,7 @@ export async function runScenario(scenario: Scenario, options: RunOptions): Prom
         PATH: process.env.PATH ?? "/usr/bin:/bin",
         ...SCENARIO_ENV,
         ROADNERD_LOG_DIR: logDir,
-        ...(planner === "openai" ? modelEnv : {}),
+        ...(usesModel ? modelEnv : {}),
         ...options.env,
       };
       const { stdout } = await run([...lab.wrap(world.laptop), process.execPath, ORCHESTRATOR_BIN, ...args], env);

@@ -57,6 +57,14 @@ function modelLine(results: readonly RunResult[]): string {
   ].join("\n");
 }
 
+/** The spec's baseline: the same model labelling from the symptom alone, no tools (`--budget 0`). */
+function baselineLine(results: readonly RunResult[]): string {
+  const sums = summarize(results);
+  const [withTools, without] = [sums.find((x) => x.planner === "openai"), sums.find((x) => x.planner === "baseline")];
+  if (!without) return "- Baseline (no tools): needs a model endpoint; run with ROADNERD_OPENAI_URL/_MODEL set.";
+  return `- Baseline (no tools, same model): ${without.correct_pct}% labels right vs ${withTools?.correct_pct ?? "?"}% with tools.`;
+}
+
 export function renderMarkdown(results: readonly RunResult[], meta: { date: string; node: string }): string {
   const rows = results.map(
     (r) =>
@@ -94,7 +102,8 @@ ${rows.join("\n")}
 
 - ≤ 3 steps to a label for routing / DNS / captive portal: ${results.every((r) => r.steps <= 3) ? "met by every run" : "NOT met by every run"}.
 ${modelLine(results)}
-- Baseline (no MCP) comparison and brainstorm idea parsing are outside this harness.
+${baselineLine(results)}
+- Brainstorm idea parsing (the spec's step after triage) is outside this harness.
 `;
 }
 
@@ -102,7 +111,7 @@ ${modelLine(results)}
 export function renderSvg(results: readonly RunResult[]): string {
   const scenarios = [...new Set(results.map((r) => r.scenario))];
   const planners = [...new Set(results.map((r) => r.planner))];
-  const colors = ["#3b7dd8", "#8a5cc2", "#2e9e6b"];
+  const colors = ["#3b7dd8", "#8a5cc2", "#2e9e6b", "#c2842e"];
   const barH = 12;
   const groupH = planners.length * (barH + 2) + 10;
   const left = 140;

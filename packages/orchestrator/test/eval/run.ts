@@ -12,7 +12,7 @@ import { SCENARIOS } from "./scenarios.ts";
 
 const planners: PlannerName[] = ["rules", "scripted"];
 const model = process.env.ROADNERD_OPENAI_URL && process.env.ROADNERD_OPENAI_MODEL;
-if (model) planners.push("openai");
+if (model) planners.push("openai", "baseline");
 const only = process.argv.slice(2);
 const results: RunResult[] = [];
 for (const scenario of SCENARIOS.filter((s) => only.length === 0 || only.includes(s.name))) {
