@@ -85,12 +85,13 @@ export function processFacts(pid: number, btime = bootTime()): ProcessFacts | nu
     // A kernel thread has none; another user's needs root.
   }
   const { unit, user_unit_of } = parseCgroupUnit(read(`/proc/${pid}/cgroup`) ?? "");
+  const cmdline = read(`/proc/${pid}/cmdline`) ?? "";
   const startS = btime > 0 && Number.isFinite(stat.startTicks) ? btime + stat.startTicks / CLOCK_TICKS : null;
   return {
     pid,
     ppid: stat.ppid,
-    name: stat.name,
-    cmd: shownCmd(read(`/proc/${pid}/cmdline`) ?? "", stat.name),
+    name: shownName(stat.name, cmdline),
+    cmd: shownCmd(cmdline, stat.name),
     exe,
     unit,
     user_unit_of,
@@ -102,7 +103,21 @@ export function processFacts(pid: number, btime = bootTime()): ProcessFacts | nu
   };
 }
 
-/** Just the name (comm) of a pid, or null when it is gone. */
+/**
+ * Thread names some runtimes give their main thread, which is the process's comm too: Node ≥ 24 calls it
+ * "MainThread". "8080 is held by MainThread" says nothing; the program's own name (argv[0]'s base) does.
+ */
+const MAIN_THREAD_NAMES = new Set(["MainThread"]);
+
+export function shownName(comm: string, cmdline: string): string {
+  if (!MAIN_THREAD_NAMES.has(comm)) return comm;
+  const argv0 = cmdline.split("\0")[0] ?? "";
+  return argv0.split("/").at(-1) || comm;
+}
+
+/** Just the name (comm, or the program's for a renamed main thread) of a pid, or null when it is gone. */
 export function processName(pid: number): string | null {
-  return parseStat(read(`/proc/${pid}/stat`) ?? "")?.name ?? null;
+  const comm = parseStat(read(`/proc/${pid}/stat`) ?? "")?.name;
+  if (comm === undefined) return null;
+  return MAIN_THREAD_NAMES.has(comm) ? shownName(comm, read(`/proc/${pid}/cmdline`) ?? "") : comm;
 }

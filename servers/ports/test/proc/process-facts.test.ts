@@ -3,7 +3,7 @@ import { readFileSync } from "node:fs";
 import { MASK } from "@roadnerd/conventions";
 import { describe, expect, it } from "vitest";
 import { parsePasswd, userName } from "../../src/proc/passwd.ts";
-import { bootTime, CMD_MAX_CHARS, parseStat, processFacts, shownCmd } from "../../src/proc/process-facts.ts";
+import { bootTime, CMD_MAX_CHARS, parseStat, processFacts, shownCmd, shownName } from "../../src/proc/process-facts.ts";
 
 describe("parseStat", () => {
   it("splits after the last parenthesis, so a name with spaces and parentheses survives", () => {
@@ -59,5 +59,14 @@ describe("passwd", () => {
     ]);
     expect(userName(0)).toBe("root");
     expect(userName(0, "/nonexistent/passwd")).toBe("0");
+  });
+});
+
+describe("shownName", () => {
+  it("keeps comm, but names a renamed main thread (Node ≥ 24's MainThread) after the program", () => {
+    expect(shownName("nginx", "nginx: worker process\0")).toBe("nginx");
+    expect(shownName("MainThread", "/usr/local/bin/node\0server.js\0")).toBe("node");
+    expect(shownName("MainThread", "/opt/app/rn-ports-probe\0x.mjs\0")).toBe("rn-ports-probe");
+    expect(shownName("MainThread", "")).toBe("MainThread");
   });
 });

@@ -5,6 +5,7 @@
 import dgram from "node:dgram";
 import { readFileSync, readlinkSync } from "node:fs";
 import { type AddressInfo, createServer, type Server } from "node:net";
+import { basename } from "node:path";
 import type { ResultOf } from "@roadnerd/conventions";
 import { callTool } from "@roadnerd/conventions/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -12,7 +13,9 @@ import { server } from "../../src/server.ts";
 import { listeningSockets } from "../../src/tools/listening-sockets.ts";
 import { type Holder, startHolder } from "../helpers/holder.ts";
 
-const ownName = readFileSync("/proc/self/stat", "utf8").replace(/^\d+ \((.*)\) .*$/s, "$1");
+const ownComm = readFileSync("/proc/self/stat", "utf8").replace(/^\d+ \((.*)\) .*$/s, "$1");
+// Node ≥ 24 renames its main thread (and so the process's comm) "MainThread": the program's name is shown.
+const ownName = ownComm === "MainThread" ? basename(process.argv[0] ?? "node") : ownComm;
 let tcp4: Server;
 let tcp6: Server;
 let udp4: dgram.Socket;
