@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { isLive } from "@roadnerd/conventions/testing";
 import { REPO_ROOT } from "@roadnerd/registry";
 import { bootSystemd, HARNESS_TARGET } from "@roadnerd/testkit";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, onTestFinished } from "vitest";
 import { SLEEPER } from "./helpers/test-units.ts";
 
 const harnessCgroups = () =>
@@ -24,6 +24,7 @@ describe("bootSystemd", () => {
   it("boots systemd as PID 1 over an overlay, and stop() removes every trace", async () => {
     const marker = `/tmp/rn-harness-marker-${process.pid}`;
     writeFileSync(marker, "still here");
+    onTestFinished(() => rmSync(marker, { force: true }));
     const dirsBefore = harnessDirs();
     const harness = await bootSystemd({ units: [SLEEPER] });
     try {
@@ -56,7 +57,6 @@ describe("bootSystemd", () => {
     expect(harnessCgroups()).toEqual([]);
     expect(harnessDirs()).toEqual(dirsBefore);
     expect(readFileSync(marker, "utf8")).toBe("still here");
-    rmSync(marker);
     await harness.stop();
   }, 60_000);
 
