@@ -5,7 +5,7 @@
  * (spawnChecked, over execa), or stream stdout line by line for a follow mode (spawnLines, over
  * child_process, whose stream we read as it comes).
  */
-import { spawn } from "node:child_process";
+import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
 import { execa } from "execa";
 import { buildArgv, type Command, checkAllowed, type SlotValues } from "./command.ts";
 import { DiagError } from "./errors.ts";
@@ -63,6 +63,46 @@ export function liveProcessGroups(): number {
   return liveGroups.size;
 }
 
+/** The environment every child gets: PATH from the caller, the C locale, UTC; nothing inherited. */
+export function scrubbedEnv(path: string, extra: Readonly<Record<string, string>> = {}): Record<string, string> {
+  return { PATH: path, LC_ALL: "C", LANG: "C", TZ: "UTC", ...extra };
+}
+
+/** A long-lived child in its own process group, tracked so it dies with this process. */
+export interface GroupChild {
+  child: ChildProcessWithoutNullStreams;
+  /** The group id (the leader's pid), undefined when the spawn itself failed. */
+  pgid: number | undefined;
+  /** Signal the whole group. */
+  kill(signal: NodeJS.Signals): void;
+  /** The leader has exited: SIGKILL whatever it left in its group, and stop tracking it. */
+  reap(): void;
+}
+
+/**
+ * Spawn a child that outlives one call (a follow stream, a supervised server): no shell, the given
+ * environment, stdin closed, its own process group, SIGKILLed if this process exits. Short commands go
+ * through spawnChecked; callers check their argv (allowlist, or a server's own bin) before this.
+ */
+export function spawnGroup(binary: string, args: readonly string[], env: Record<string, string>): GroupChild {
+  installExitHook();
+  const child = spawn(binary, args, { shell: false, detached: true, stdio: ["ignore", "pipe", "pipe"], env });
+  const pgid = child.pid;
+  if (pgid !== undefined) liveGroups.add(pgid);
+  return {
+    child: child as unknown as ChildProcessWithoutNullStreams,
+    pgid,
+    kill: (signal) => {
+      if (pgid !== undefined) killGroup(pgid, signal);
+    },
+    reap: () => {
+      if (pgid === undefined) return;
+      killGroup(pgid, "SIGKILL");
+      liveGroups.delete(pgid);
+    },
+  };
+}
+
 /** Spawn `binary argv` after checking it against `allowed`. The only call to execa in the repository. */
 export async function spawnChecked(
   allowed: readonly Command[],
@@ -99,7 +139,7 @@ async function spawnNow(
     cleanup: false,
     stdin: "ignore",
     extendEnv: false,
-    env: { PATH: execPath, LC_ALL: "C", LANG: "C", TZ: "UTC" },
+    env: scrubbedEnv(execPath),
     maxBuffer: maxBytes,
     reject: false,
     stripFinalNewline: false,
@@ -228,13 +268,8 @@ export async function spawnLines(
 ): Promise<LineProcess> {
   checkAllowed(allowed, binary, args);
   if (options.signal?.aborted) throw new DiagError("E_TIMEOUT", `${binary} not started: request already ended`);
-  installExitHook();
-  const child = spawn(binary, args, {
-    shell: false,
-    detached: true,
-    stdio: ["ignore", "pipe", "pipe"],
-    env: { PATH: execPath, LC_ALL: "C", LANG: "C", TZ: "UTC" },
-  });
+  const group = spawnGroup(binary, args, scrubbedEnv(execPath));
+  const { child } = group;
   await new Promise<void>((resolve, reject) => {
     child.once("spawn", resolve);
     child.once("error", (err: NodeJS.ErrnoException) => {
@@ -249,14 +284,13 @@ export async function spawnLines(
       }
     });
   });
-  const pgid = child.pid as number;
-  liveGroups.add(pgid);
+  const pgid = group.pgid as number;
   let reason: LinesEnd["reason"] | undefined;
   const stop = (why: LinesEnd["reason"]) => {
     if (reason) return;
     reason = why;
-    killGroup(pgid, "SIGTERM");
-    setTimeout(() => killGroup(pgid, "SIGKILL"), KILL_GRACE_MS).unref();
+    group.kill("SIGTERM");
+    setTimeout(() => group.kill("SIGKILL"), KILL_GRACE_MS).unref();
   };
   const timer = setTimeout(() => stop("timeout"), options.timeoutMs);
   const onAbort = () => stop("aborted");
@@ -271,8 +305,7 @@ export async function spawnLines(
       clearTimeout(timer);
       options.signal?.removeEventListener("abort", onAbort);
       // The leader is gone; nothing it left behind in its group lives on.
-      killGroup(pgid, "SIGKILL");
-      liveGroups.delete(pgid);
+      group.reap();
       resolve({ reason: reason ?? "exit", exitCode: reason ? null : code, stderr });
     });
   });

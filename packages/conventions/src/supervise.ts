@@ -2,10 +2,10 @@
  * Long-lived supervised children (the orchestrator's attached servers): a process that announces itself
  * with a JSON `{"msg":"listening","url":…}` line, run with a scrubbed environment in its own process group,
  * its output drained (a full pipe would stall it), the whole group killed when we stop it or when this
- * process exits, and an exit notification. exec.ts runs short commands; this runs servers.
+ * process exits, and an exit notification. The spawn itself is exec.ts's (spawnGroup): one place starts processes.
  */
-import { type ChildProcess, spawn } from "node:child_process";
 import { DEFAULT_EXEC_PATH } from "./config.ts";
+import { scrubbedEnv, spawnGroup } from "./exec.ts";
 
 /** Time between SIGTERM and SIGKILL when a supervised child is stopped. */
 export const SUPERVISE_KILL_GRACE_MS = 2000;
@@ -48,62 +48,35 @@ export class SuperviseError extends Error {
   }
 }
 
-const liveGroups = new Set<number>();
-let exitHookInstalled = false;
-
-function killGroup(pgid: number, signal: NodeJS.Signals): void {
-  try {
-    process.kill(-pgid, signal);
-  } catch {
-    // ESRCH: already gone.
-  }
-}
-
-function installExitHook(): void {
-  if (exitHookInstalled) return;
-  exitHookInstalled = true;
-  process.once("exit", () => {
-    for (const pgid of liveGroups) killGroup(pgid, "SIGKILL");
-  });
-}
+/** Supervised children still running (their group ids). */
+const live = new Set<number>();
 
 /** How many supervised children are alive (for tests and shutdown checks). */
 export function liveSupervised(): number {
-  return liveGroups.size;
+  return live.size;
 }
 
 /** Start `argv` and resolve once it logs its listening line; a child that exits or stalls first is killed. */
 export function superviseListening(argv: readonly string[], options: SuperviseOptions = {}): Promise<Supervised> {
   const [binary, ...args] = argv;
   if (!binary) return Promise.reject(new SuperviseError("spawn", "empty argv"));
-  installExitHook();
-  const child: ChildProcess = spawn(binary, args, {
-    shell: false,
-    detached: true,
-    stdio: ["ignore", "pipe", "pipe"],
-    // ROADNERD_PARENT_PID: the child ends itself if we die without stopping it (SIGKILL runs no exit hook).
-    env: {
-      PATH: DEFAULT_EXEC_PATH,
-      LC_ALL: "C",
-      LANG: "C",
-      TZ: "UTC",
-      ROADNERD_PARENT_PID: String(process.pid),
-      ...options.env,
-    },
-  });
-  const pgid = child.pid;
-  if (pgid !== undefined) liveGroups.add(pgid);
+  // ROADNERD_PARENT_PID: the child ends itself if we die without stopping it (SIGKILL runs no exit hook).
+  const group = spawnGroup(
+    binary,
+    args,
+    scrubbedEnv(DEFAULT_EXEC_PATH, { ROADNERD_PARENT_PID: String(process.pid), ...options.env }),
+  );
+  const { child, pgid } = group;
+  if (pgid !== undefined) live.add(pgid);
   let stderr = "";
   child.stderr?.on("data", (d: Buffer) => {
     stderr = (stderr + d.toString()).slice(-TAIL_BYTES);
   });
   const exited = new Promise<SupervisedExit>((resolve) => {
     child.once("close", (code, signal) => {
-      if (pgid !== undefined) {
-        // The leader is gone; nothing it started lives on.
-        killGroup(pgid, "SIGKILL");
-        liveGroups.delete(pgid);
-      }
+      // The leader is gone; nothing it started lives on.
+      group.reap();
+      if (pgid !== undefined) live.delete(pgid);
       const exit = { code, signal };
       options.onExit?.(exit);
       resolve(exit);
@@ -111,9 +84,9 @@ export function superviseListening(argv: readonly string[], options: SuperviseOp
   });
   const label = argv.join(" ").slice(0, 160);
   const stop = (graceMs = SUPERVISE_KILL_GRACE_MS): Promise<void> => {
-    if (pgid === undefined || !liveGroups.has(pgid)) return exited.then(() => undefined);
-    killGroup(pgid, "SIGTERM");
-    const timer = setTimeout(() => killGroup(pgid, "SIGKILL"), graceMs);
+    if (pgid === undefined || !live.has(pgid)) return exited.then(() => undefined);
+    group.kill("SIGTERM");
+    const timer = setTimeout(() => group.kill("SIGKILL"), graceMs);
     timer.unref();
     return exited.then(() => clearTimeout(timer));
   };
@@ -154,7 +127,7 @@ export function superviseListening(argv: readonly string[], options: SuperviseOp
           resolve({
             pid: pgid,
             url,
-            alive: () => liveGroups.has(pgid),
+            alive: () => live.has(pgid),
             exited,
             stderrTail: () => stderr,
             stop,
