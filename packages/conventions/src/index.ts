@@ -59,9 +59,11 @@ export {
   MAX_REDIRECTS,
   type OutboundPolicy,
   PROBE_USER_AGENT,
+  type ProbeAnswer,
   type ProbeFailure,
   type ProbeMethod,
   type ProbePhase,
+  probeAnswer,
   type ResolvedTarget,
   type TlsFacts,
 } from "./outbound/index.ts";

@@ -25,4 +25,5 @@ export {
   type ProbeMethod,
 } from "./http-probe.ts";
 export type { TlsFacts } from "./pinned-connector.ts";
+export { type ProbeAnswer, probeAnswer } from "./probe-answer.ts";
 export { type ProbeFailure, type ProbePhase, toProbeFailure } from "./probe-failure.ts";

@@ -4,19 +4,15 @@
  * checked, pinned probe; a refused port, a dead name or a deadline is a 200 with `error` set.
  */
 import {
-  capList,
-  cutText,
   DIAGNOSIS_CODES,
   DiagError,
   type HopResponse,
-  type HopTiming,
   httpProbe,
   httpUrlField,
   isRedirectStatus,
   limitInput,
-  maskHeaders,
-  maskUrl,
   oneLine,
+  probeAnswer,
   shownUrl,
   type TlsFacts,
   truncationFields,
@@ -153,30 +149,18 @@ export const httpCheck = defineTool({
       signal: ctx.signal,
       timeoutMs: ctx.budget(),
     });
-    const last = result.final;
-    const lastTiming: HopTiming | undefined = result.failure?.timing ?? last?.timing;
-    const lastTls = result.failure ? result.failure.tls : last?.tls;
-    const { items, omitted } = capList(Object.entries(maskHeaders(last?.headers ?? {})), input.limit);
+    const lastTls = result.failure ? result.failure.tls : result.final?.tls;
     const redirects = result.hops.filter((h) => isRedirectStatus(h.status) && h.location !== null).map(redirectOf);
-    const finalUrl = maskUrl(result.finalUrl);
+    const { url, status, final_url, error, detail, ...rest } = probeAnswer(result, input.url, input.limit);
     return {
-      url: maskUrl(input.url),
-      status: last?.status ?? null,
+      url,
+      status,
       redirects,
-      ...(result.finalUrl !== new URL(input.url).href ? { final_url: finalUrl } : {}),
-      headers: Object.fromEntries(items.map(([k, v]) => [k, cutText(v, 300)])),
-      truncated: omitted > 0,
-      omitted,
-      timing_ms: {
-        dns: lastTiming?.dns ?? 0,
-        connect: lastTiming?.connect ?? 0,
-        tls: lastTiming?.tls ?? 0,
-        ttfb: lastTiming?.ttfb ?? 0,
-        total: result.totalMs,
-      },
+      ...(final_url ? { final_url } : {}),
+      ...rest,
       ...(lastTls ? { tls: tlsOut(lastTls) } : {}),
-      ...(result.failure ? { error: result.failure.code, detail: result.failure.detail } : {}),
-      ...(result.stopped ? { detail: `${result.stopped.detail}: ${shownUrl(result.stopped.url, 200)}` } : {}),
+      ...(error ? { error } : {}),
+      ...(detail ? { detail } : {}),
     };
   },
 });

@@ -4,15 +4,11 @@
  * port, a dead name or a deadline is a 200 with `error` set.
  */
 import {
-  capList,
-  cutText,
   DIAGNOSIS_CODES,
-  type HopTiming,
   httpProbe,
   httpUrlField,
   limitInput,
-  maskHeaders,
-  maskUrl,
+  probeAnswer,
   shownUrl,
   truncationFields,
 } from "@roadnerd/conventions";
@@ -62,27 +58,14 @@ export const head = defineTool({
       timeoutMs: ctx.budget(),
     });
     const last = result.final;
-    const timing: HopTiming | undefined = result.failure?.timing ?? last?.timing;
-    const { items, omitted } = capList(Object.entries(maskHeaders(last?.headers ?? {})), input.limit);
     const location = last?.redirectUrl ?? last?.location ?? null;
-    const redirected = result.finalUrl !== new URL(input.url).href;
+    const { url, status, final_url, ...rest } = probeAnswer(result, input.url, input.limit);
     return {
-      url: maskUrl(input.url),
-      status: last?.status ?? null,
+      url,
+      status,
       location: location === null ? null : shownUrl(location),
-      ...(redirected ? { final_url: maskUrl(result.finalUrl) } : {}),
-      headers: Object.fromEntries(items.map(([k, v]) => [k, cutText(v, 300)])),
-      truncated: omitted > 0,
-      omitted,
-      timing_ms: {
-        dns: timing?.dns ?? 0,
-        connect: timing?.connect ?? 0,
-        tls: timing?.tls ?? 0,
-        ttfb: timing?.ttfb ?? 0,
-        total: result.totalMs,
-      },
-      ...(result.failure ? { error: result.failure.code, detail: result.failure.detail } : {}),
-      ...(result.stopped ? { detail: `${result.stopped.detail}: ${shownUrl(result.stopped.url, 200)}` } : {}),
+      ...(final_url ? { final_url } : {}),
+      ...rest,
     };
   },
 });
