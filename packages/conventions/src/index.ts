@@ -4,10 +4,8 @@
  * Everything else is the kernel's own (`@roadnerd/conventions/internal`); test helpers are in
  * `@roadnerd/conventions/testing`. Named exports only.
  */
-export { type ArgSlot, type Command, command, type SlotValues, slot } from "./command.ts";
-export type { BaseConfig } from "./config.ts";
-export { DiagError, type ErrorCode } from "./errors.ts";
-export type { ExecResult, LineProcess, LinesEnd } from "./exec.ts";
+export { type ArgSlot, type Command, command, type SlotValues, slot } from "./define/command.ts";
+export type { BaseConfig } from "./define/config.ts";
 export {
   DEFAULT_TIMEOUT_MS,
   hostField,
@@ -17,9 +15,8 @@ export {
   isHostname,
   MAX_TIMEOUT_MS,
   portField,
-} from "./fields.ts";
-export { type ConfigOf, createKit, defineServer, type Kit } from "./kit.ts";
-export { createLimiter, type Limiter, type Release } from "./limiter.ts";
+} from "./define/fields.ts";
+export { type ConfigOf, createKit, defineServer, type Kit } from "./define/kit.ts";
 export {
   type Capped,
   capList,
@@ -29,19 +26,30 @@ export {
   MAX_LIST_LIMIT,
   oneLine,
   truncationFields,
-} from "./limits.ts";
-export type { Logger } from "./logger.ts";
-export { runMain } from "./main.ts";
+} from "./define/limits.ts";
+export type { ServerDef, ServerSpec } from "./define/server-def.ts";
 export {
-  isSecretHeader,
-  MASK,
-  maskArgv,
-  maskCommandLine,
-  maskHeaders,
-  maskText,
-  maskUrl,
-  shownUrl,
-} from "./mask.ts";
+  type AnyStream,
+  defineStream,
+  type LinesCallOptions,
+  type MessageOf,
+  type Stream,
+  type StreamContext,
+  type StreamExecLines,
+} from "./define/stream.ts";
+export { type AnyTool, defineTool, type InputOf, type ResultOf, type Tool, type ToolContext } from "./define/tool.ts";
+export { DiagError, type ErrorCode } from "./errors/errors.ts";
+export {
+  classifySocketError,
+  DEADLINE_MARGIN_MS,
+  DIAGNOSIS_CODES,
+  type DiagnosisCode,
+  hostPort,
+  type SocketFailure,
+  type SocketFailureKind,
+  UNREACHABLE_REASONS,
+} from "./errors/socket-errors.ts";
+export { runMain } from "./main.ts";
 export {
   type ChainStop,
   DEFAULT_BODY_PREFIX_BYTES,
@@ -67,26 +75,7 @@ export {
   type ResolvedTarget,
   type TlsFacts,
 } from "./outbound/index.ts";
-export type { ServerDef, ServerSpec } from "./server-def.ts";
-export {
-  classifySocketError,
-  DEADLINE_MARGIN_MS,
-  DIAGNOSIS_CODES,
-  type DiagnosisCode,
-  hostPort,
-  type SocketFailure,
-  type SocketFailureKind,
-  UNREACHABLE_REASONS,
-} from "./socket-errors.ts";
-export {
-  type AnyStream,
-  defineStream,
-  type LinesCallOptions,
-  type MessageOf,
-  type Stream,
-  type StreamContext,
-  type StreamExecLines,
-} from "./stream.ts";
+export type { ExecResult, LineProcess, LinesEnd } from "./process/exec.ts";
 export {
   DEFAULT_LISTEN_TIMEOUT_MS,
   liveSupervised,
@@ -96,5 +85,16 @@ export {
   SuperviseError,
   type SuperviseOptions,
   superviseListening,
-} from "./supervise.ts";
-export { type AnyTool, defineTool, type InputOf, type ResultOf, type Tool, type ToolContext } from "./tool.ts";
+} from "./process/supervise.ts";
+export { createLimiter, type Limiter, type Release } from "./runtime/limiter.ts";
+export type { Logger } from "./runtime/logger.ts";
+export {
+  isSecretHeader,
+  MASK,
+  maskArgv,
+  maskCommandLine,
+  maskHeaders,
+  maskText,
+  maskUrl,
+  shownUrl,
+} from "./runtime/mask.ts";

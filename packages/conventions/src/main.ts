@@ -1,9 +1,9 @@
 /** Process entry for every server: HTTP by default, `--stdio` for MCP over stdin/stdout. */
 import module from "node:module";
-import type { BaseConfig } from "./config.ts";
-import { isLoopback } from "./guards.ts";
-import { createRuntime, type Runtime } from "./runtime.ts";
-import type { ServerDef } from "./server-def.ts";
+import type { BaseConfig } from "./define/config.ts";
+import type { ServerDef } from "./define/server-def.ts";
+import { isLoopback } from "./http/guards.ts";
+import { createRuntime, type Runtime } from "./runtime/runtime.ts";
 
 function help(def: ServerDef<unknown>): string {
   const extraEnv = Object.keys(def.env);
@@ -72,7 +72,7 @@ async function serveStdioMain<C extends BaseConfig>(def: ServerDef<C>): Promise<
   // stdout carries only protocol: every log line goes to stderr. Fastify is never loaded in this mode.
   const runtime = runtimeOrExit(def, 2);
   if (!runtime) return;
-  const { serveStdio } = await import("./mcp-transports.ts");
+  const { serveStdio } = await import("./mcp/transports.ts");
   await serveStdio(runtime);
   runtime.log.info({ transport: "stdio" }, "serving MCP over stdio");
   // Exit on a signal through process.exit, so the exec module's exit hook kills any live process group.
@@ -97,7 +97,7 @@ async function serveHttpMain<C extends BaseConfig>(def: ServerDef<C>): Promise<v
     process.exitCode = 2;
     return;
   }
-  const { buildHttpApp } = await import("./http-app.ts");
+  const { buildHttpApp } = await import("./http/http-app.ts");
   const app = await buildHttpApp(runtime);
   // Handlers before the listening line: a supervisor may stop us the moment it reads that line.
   const close = (signal: string) => {

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { buildApp } from "../src/http-app.ts";
-import { BODY_LIMIT_BYTES } from "../src/limits.ts";
+import { BODY_LIMIT_BYTES } from "../src/define/limits.ts";
+import { buildApp } from "../src/http/http-app.ts";
 import { silentLogger } from "../src/testing/silent-logger.ts";
 import { demoServer, earlyWork } from "./fixtures/demo-server.ts";
 

@@ -1,7 +1,7 @@
 import { readFile } from "node:fs/promises";
 import { describe, expect, it } from "vitest";
-import { renderErrorTable } from "../src/error-table.ts";
-import { ERROR_CODES, ERROR_MEANING, ERROR_STATUS } from "../src/errors.ts";
+import { renderErrorTable } from "../src/errors/error-table.ts";
+import { ERROR_CODES, ERROR_MEANING, ERROR_STATUS } from "../src/errors/errors.ts";
 
 const docPath = new URL("../../../docs/errors.md", import.meta.url);
 

@@ -2,9 +2,9 @@ import { chmod, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { buildArgv, checkAllowed, command, slot } from "../src/command.ts";
-import { DiagError } from "../src/errors.ts";
-import { createExec } from "../src/exec.ts";
+import { buildArgv, checkAllowed, command, slot } from "../src/define/command.ts";
+import { DiagError } from "../src/errors/errors.ts";
+import { createExec } from "../src/process/exec.ts";
 import { isLive } from "../src/testing/procfs.ts";
 
 let dir: string;

@@ -9,7 +9,7 @@ import type { FastifyInstance } from "fastify";
 import { pino } from "pino";
 import { request } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { buildHttpApp } from "../src/http-app.ts";
+import { buildHttpApp } from "../src/http/http-app.ts";
 import { testRuntime } from "../src/testing/inject.ts";
 import { boundsServer } from "./fixtures/bounds-server.ts";
 import { demoServer } from "./fixtures/demo-server.ts";

@@ -1,6 +1,6 @@
 /** Command lines shown by the ports server never carry a password, a token or URL credentials. */
 import { describe, expect, it } from "vitest";
-import { MASK, maskArgv, maskCommandLine } from "../src/mask.ts";
+import { MASK, maskArgv, maskCommandLine } from "../src/runtime/mask.ts";
 
 describe("maskArgv", () => {
   it("masks --name=value, the argument after a secret flag, NAME=value and URL userinfo", () => {

@@ -1,6 +1,6 @@
 /** What we echo never carries a secret: headers by name or by value, URLs, free text. */
 import { describe, expect, it } from "vitest";
-import { MASK, maskHeaders, maskText, maskUrl } from "../src/mask.ts";
+import { MASK, maskHeaders, maskText, maskUrl } from "../src/runtime/mask.ts";
 
 const JWT = "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U";
 

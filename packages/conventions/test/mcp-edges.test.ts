@@ -7,7 +7,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
 import type { FastifyInstance } from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { buildApp } from "../src/http-app.ts";
+import { buildApp } from "../src/http/http-app.ts";
 import { silentLogger } from "../src/testing/silent-logger.ts";
 import { demoServer } from "./fixtures/demo-server.ts";
 
@@ -170,8 +170,8 @@ describe("MCP over stdio: clean edges", () => {
 describe("stdio: requests piped in and stdin closed", () => {
   it("every request already read is answered before the transport closes", async () => {
     const { PassThrough } = await import("node:stream");
-    const { LineTransport } = await import("../src/mcp-stdio.ts");
-    const { createMcpServer } = await import("../src/mcp.ts");
+    const { LineTransport } = await import("../src/mcp/stdio.ts");
+    const { createMcpServer } = await import("../src/mcp/adapter.ts");
     const { testRuntime } = await import("../src/testing/inject.ts");
     const input = new PassThrough();
     const output = new PassThrough();

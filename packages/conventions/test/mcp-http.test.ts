@@ -4,7 +4,7 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import type { FastifyInstance } from "fastify";
 import { request } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { buildApp } from "../src/http-app.ts";
+import { buildApp } from "../src/http/http-app.ts";
 import { silentLogger } from "../src/testing/silent-logger.ts";
 import { demoServer } from "./fixtures/demo-server.ts";
 

@@ -1,8 +1,8 @@
 /** runStream without HTTP: bounded by duration, each message checked and stamped, work stopped when the consumer leaves. */
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { defineServer } from "../src/kit.ts";
-import { defineStream } from "../src/stream.ts";
+import { defineServer } from "../src/define/kit.ts";
+import { defineStream } from "../src/define/stream.ts";
 import { collectStream } from "../src/testing/inject.ts";
 import { demoPackage, demoServer, tickLoops, ticks } from "./fixtures/demo-server.ts";
 

@@ -1,8 +1,8 @@
 /** runTool without HTTP: a tool runs only its own commands, with the call's deadline; results keep their type. */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { command } from "../src/command.ts";
-import { createKit } from "../src/kit.ts";
+import { command } from "../src/define/command.ts";
+import { createKit } from "../src/define/kit.ts";
 import { type FakeBinaries, fakeBinaries } from "../src/testing/fake-binaries.ts";
 import { callTool } from "../src/testing/inject.ts";
 import { demoPackage } from "./fixtures/demo-server.ts";

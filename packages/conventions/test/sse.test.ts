@@ -3,7 +3,7 @@ import { createClient } from "@roadnerd/client";
 import type { FastifyInstance } from "fastify";
 import { request } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { buildApp } from "../src/http-app.ts";
+import { buildApp } from "../src/http/http-app.ts";
 import { silentLogger } from "../src/testing/silent-logger.ts";
 import { demoServer, tickLoops } from "./fixtures/demo-server.ts";
 

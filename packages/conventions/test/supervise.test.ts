@@ -6,7 +6,7 @@ import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { liveSupervised, SuperviseError, superviseListening } from "../src/supervise.ts";
+import { liveSupervised, SuperviseError, superviseListening } from "../src/process/supervise.ts";
 import { isLive } from "../src/testing/procfs.ts";
 
 let dir: string;

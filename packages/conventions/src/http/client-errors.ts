@@ -5,7 +5,7 @@
  */
 import { STATUS_CODES } from "node:http";
 import type { Socket } from "node:net";
-import { DiagError, errorBody } from "../errors.ts";
+import { DiagError, errorBody } from "../errors/errors.ts";
 
 function diagnose(err: NodeJS.ErrnoException): { status: number; error: DiagError } {
   if (err.code === "ERR_HTTP_REQUEST_TIMEOUT") {

@@ -5,7 +5,7 @@
  */
 import cors from "@fastify/cors";
 import type { FastifyInstance } from "fastify";
-import { type GuardOptions, isAllowedOrigin } from "../guards.ts";
+import { type GuardOptions, isAllowedOrigin } from "./guards.ts";
 
 export const CORS_ALLOWED_HEADERS = [
   "content-type",

@@ -1,7 +1,7 @@
 /** Every failure leaves as our error body with its status; unknown routes say where the tools are. */
 import type { FastifyInstance } from "fastify";
-import { DiagError, errorBody, toDiagError } from "../errors.ts";
-import { validRunId } from "../fields.ts";
+import { validRunId } from "../define/fields.ts";
+import { DiagError, errorBody, toDiagError } from "../errors/errors.ts";
 
 function diagnose(err: unknown, bodyLimit: number): DiagError {
   if ((err as { code?: string } | null)?.code === "FST_ERR_CTP_BODY_TOO_LARGE") {

@@ -1,6 +1,6 @@
 /** JSON bodies: empty means {}, malformed is a typed 400 (Fastify's own parser, so no prototype poisoning). */
 import type { FastifyInstance } from "fastify";
-import { DiagError } from "../errors.ts";
+import { DiagError } from "../errors/errors.ts";
 
 /** A body that is not JSON: /mcp answers it as a JSON-RPC parse error (−32700). */
 export class MalformedJsonError extends DiagError {

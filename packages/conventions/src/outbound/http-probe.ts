@@ -5,10 +5,10 @@
  * as a diagnosis (`failure`), policy refusals are thrown (E_FORBIDDEN).
  */
 import type { Client } from "undici";
-import { DiagError } from "../errors.ts";
-import { DEFAULT_TIMEOUT_MS } from "../fields.ts";
-import { isSecretHeader } from "../mask.ts";
-import { hostPort } from "../socket-errors.ts";
+import { DEFAULT_TIMEOUT_MS } from "../define/fields.ts";
+import { DiagError } from "../errors/errors.ts";
+import { hostPort } from "../errors/socket-errors.ts";
+import { isSecretHeader } from "../runtime/mask.ts";
 import { type PinnedConnection, pinnedConnection, type TlsFacts } from "./pinned-connector.ts";
 import type { OutboundPolicy, ResolvedTarget } from "./policy.ts";
 import { type ProbeFailure, type ProbePhase, toProbeFailure } from "./probe-failure.ts";

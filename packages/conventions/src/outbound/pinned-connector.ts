@@ -7,7 +7,7 @@
 import { isIP, type Socket, connect as tcpConnect } from "node:net";
 import { checkServerIdentity, type PeerCertificate, type TLSSocket, connect as tlsConnect } from "node:tls";
 import type { buildConnector } from "undici";
-import { classifySocketError } from "../socket-errors.ts";
+import { classifySocketError } from "../errors/socket-errors.ts";
 import type { OutboundPolicy } from "./policy.ts";
 
 /** What a TLS handshake told us. */

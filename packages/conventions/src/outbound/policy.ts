@@ -7,8 +7,8 @@
 import { lookup } from "node:dns/promises";
 import { BlockList, isIP } from "node:net";
 import { networkInterfaces } from "node:os";
-import { DiagError } from "../errors.ts";
-import { isHostname } from "../fields.ts";
+import { isHostname } from "../define/fields.ts";
+import { DiagError } from "../errors/errors.ts";
 import { METADATA_ENTRIES, UNROUTABLE } from "./metadata.ts";
 
 export interface OutboundConfig {

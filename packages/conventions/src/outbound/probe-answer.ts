@@ -3,9 +3,9 @@
  * the last status, its headers (masked, capped, each cut), per-phase timings of the last hop, and the failure
  * or the stop as `error` / `detail`. Tools spread it and add their own fields (redirects, TLS, Location).
  */
-import { type Capped, capList, cutText } from "../limits.ts";
-import { maskHeaders, maskUrl, shownUrl } from "../mask.ts";
-import type { DiagnosisCode } from "../socket-errors.ts";
+import { type Capped, capList, cutText } from "../define/limits.ts";
+import type { DiagnosisCode } from "../errors/socket-errors.ts";
+import { maskHeaders, maskUrl, shownUrl } from "../runtime/mask.ts";
 import type { HopTiming, HttpProbeResult } from "./http-probe.ts";
 
 export interface ProbeAnswer {

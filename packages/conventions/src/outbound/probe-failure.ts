@@ -3,9 +3,10 @@
  * name that does not resolve or a deadline is a result a tool reports (`error` + `detail`), not a
  * failed call. Policy refusals (E_FORBIDDEN) and bugs are rethrown untouched.
  */
-import { DiagError } from "../errors.ts";
-import { oneLine } from "../limits.ts";
-import { classifySocketError, type DiagnosisCode, errnoOf } from "../socket-errors.ts";
+
+import { oneLine } from "../define/limits.ts";
+import { DiagError } from "../errors/errors.ts";
+import { classifySocketError, type DiagnosisCode, errnoOf } from "../errors/socket-errors.ts";
 
 export type ProbePhase = "dns" | "connect" | "tls" | "request" | "body";
 

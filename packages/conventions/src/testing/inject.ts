@@ -1,12 +1,12 @@
 /** Call a tool or run a stream of a server definition through the kernel's runtime, without HTTP. */
-import type { BaseConfig } from "../config.ts";
-import type { Logger } from "../logger.ts";
-import { runStream, type StreamEnd } from "../run-stream.ts";
-import { runTool } from "../run-tool.ts";
-import { createRuntime, type Runtime } from "../runtime.ts";
-import type { ServerDef } from "../server-def.ts";
-import type { AnyStream, MessageOf } from "../stream.ts";
-import type { AnyTool, InputOf, ResultOf } from "../tool.ts";
+import type { BaseConfig } from "../define/config.ts";
+import type { ServerDef } from "../define/server-def.ts";
+import type { AnyStream, MessageOf } from "../define/stream.ts";
+import type { AnyTool, InputOf, ResultOf } from "../define/tool.ts";
+import type { Logger } from "../runtime/logger.ts";
+import { runStream, type StreamEnd } from "../runtime/run-stream.ts";
+import { runTool } from "../runtime/run-tool.ts";
+import { createRuntime, type Runtime } from "../runtime/runtime.ts";
 import { silentLogger } from "./silent-logger.ts";
 
 export interface CallOptions {

@@ -3,8 +3,8 @@
  * server, with only the server's address replaced. A line ending in `# → E_CODE` must fail with that code;
  * any other must answer without an error object (an SSE line must end with `end`, without `error`).
  */
-import { command, slot } from "../command.ts";
-import { createExec } from "../exec.ts";
+import { command, slot } from "../define/command.ts";
+import { createExec } from "../process/exec.ts";
 
 /** The one command this runner may start: a README's curl line, through bash for its quoting, as a user pastes it. */
 const curlLine = command("bash", ["-c", slot("line", /^curl [^\n]+$/)]);

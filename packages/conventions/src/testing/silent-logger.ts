@@ -1,5 +1,5 @@
 import { pino } from "pino";
-import type { Logger } from "../logger.ts";
+import type { Logger } from "../runtime/logger.ts";
 
 /** A logger that writes nothing: tests read results, not log lines. */
 export function silentLogger(): Logger {

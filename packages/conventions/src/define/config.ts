@@ -1,0 +1,95 @@
+/** Config from the environment: read in one place, validated by zod, defaulted once, frozen. */
+import { availableParallelism } from "node:os";
+import { z } from "zod";
+import { DiagError } from "../errors/errors.ts";
+
+export const DEFAULT_HOST = "127.0.0.1";
+export const DEFAULT_EXEC_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
+
+const csv = z
+  .string()
+  .optional()
+  .transform((v) =>
+    (v ?? "")
+      .split(",")
+      .map((s) => s.trim())
+      .filter(Boolean),
+  );
+
+const portSchema = z.coerce
+  .number({ error: "expected a port number 0-65535" })
+  .int("expected a port number 0-65535")
+  .min(0, "expected a port number 0-65535")
+  .max(65535, "expected a port number 0-65535");
+
+const flag = z
+  .enum(["0", "1", "true", "false"])
+  .optional()
+  .transform((v) => v === "1" || v === "true");
+
+const bound = (fallback: number, max: number) => z.coerce.number().int().min(1).max(max).default(fallback);
+
+/** Defaults for the bounds on concurrent work (a laptop shares its two to eight cores with these servers). */
+export const DEFAULT_MAX_CALLS = 16;
+export const DEFAULT_MAX_STREAMS = 32;
+export const DEFAULT_MAX_PROCS = Math.min(8, Math.max(2, availableParallelism()));
+
+/** Env vars every server reads. Each server may add its own with `env` in defineServer. */
+export const baseEnvShape = {
+  HOST: z.string().min(1).default(DEFAULT_HOST).describe("address to bind"),
+  PORT: portSchema.optional().describe("port to bind; 0 = any free port"),
+  LOG_LEVEL: z
+    .enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"])
+    .default("info")
+    .describe("pino level (default info); the listening line is written at any level but silent"),
+  AUTH_TOKEN: z
+    .string()
+    .min(16, "AUTH_TOKEN must be at least 16 characters")
+    .regex(/^[\x21-\x7e]+$/, "AUTH_TOKEN must be printable ASCII without spaces (e.g. openssl rand -hex 16)")
+    .refine((t) => new Set(t).size >= 8, "AUTH_TOKEN is too guessable: use at least 8 different characters")
+    .optional()
+    .describe(
+      "if set, every route but /healthz needs Authorization: Bearer <token> (16+ printable characters: openssl rand -hex 16)",
+    ),
+  ALLOWED_HOSTS: csv.describe("extra Host header names accepted (DNS-rebinding guard)"),
+  ALLOWED_ORIGINS: csv.describe("extra browser Origins accepted, e.g. https://inspector.example"),
+  OUTBOUND_ALLOW: csv.describe("if set, the only targets tools may reach: CIDRs or host names"),
+  OUTBOUND_DENY: csv.describe("targets always denied, on top of cloud metadata and link-local"),
+  EXEC_PATH: z.string().default(DEFAULT_EXEC_PATH).describe("PATH used to find allowlisted binaries"),
+  OUTBOUND_ALLOW_SELF: flag.describe("1: tools may reach this server's own address and port (denied by default)"),
+  ALLOW_UNAUTHENTICATED: flag.describe(
+    "1: bind beyond loopback without AUTH_TOKEN (only for a container whose port is published on the host's loopback)",
+  ),
+  MAX_CALLS: bound(DEFAULT_MAX_CALLS, 1024).describe(
+    `tool calls running at once; more get 503 E_BUSY (default ${DEFAULT_MAX_CALLS})`,
+  ),
+  MAX_STREAMS: bound(DEFAULT_MAX_STREAMS, 1024).describe(
+    `open SSE streams; more get 503 E_BUSY (default ${DEFAULT_MAX_STREAMS})`,
+  ),
+  ROADNERD_PARENT_PID: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .optional()
+    .describe("set by roadnerd: exit (as on SIGTERM) when this process, our parent, is gone"),
+  MAX_PROCS: bound(DEFAULT_MAX_PROCS, 256).describe(
+    "subprocesses running at once; more wait within their deadline (default: cores, 2 to 8)",
+  ),
+};
+
+export type BaseConfig = z.output<z.ZodObject<typeof baseEnvShape>>;
+
+export function loadConfig<S extends z.ZodRawShape>(
+  env: NodeJS.ProcessEnv,
+  extra: S = {} as S,
+): Readonly<BaseConfig & z.output<z.ZodObject<S>>> {
+  const schema = z.object({ ...baseEnvShape, ...extra });
+  // Empty strings mean "unset", as in most shells' `FOO= cmd`.
+  const cleaned = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ""));
+  const parsed = schema.safeParse(cleaned);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`);
+    throw new DiagError("E_INVALID_INPUT", `invalid environment: ${lines.join("; ")}`);
+  }
+  return Object.freeze(parsed.data) as Readonly<BaseConfig & z.output<z.ZodObject<S>>>;
+}

@@ -1,0 +1,120 @@
+/** buildApp: the Fastify app of one server, every route reading the same runtime. Only main.ts listens. */
+import fastifySse from "@fastify/sse";
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyRequest, LogController } from "fastify";
+import type { BaseConfig } from "../define/config.ts";
+import { BODY_LIMIT_BYTES } from "../define/limits.ts";
+import type { ServerDef } from "../define/server-def.ts";
+import { DiagError } from "../errors/errors.ts";
+import type { Logger } from "../runtime/logger.ts";
+import { maskUrl } from "../runtime/mask.ts";
+import { createRuntime, type Runtime, type RuntimeOptions } from "../runtime/runtime.ts";
+import { clientErrorHandler } from "./client-errors.ts";
+import { registerCors } from "./cors.ts";
+import { registerErrorReplies } from "./error-replies.ts";
+import { checkRequest, type GuardOptions } from "./guards.ts";
+import { registerJsonBody } from "./json-body.ts";
+import { registerActions } from "./routes/actions.ts";
+import { registerMcpHttp } from "./routes/mcp-http.ts";
+import { registerMeta } from "./routes/meta.ts";
+import { END_FLUSH_MS, registerSse, type SseTracker } from "./routes/sse.ts";
+
+/** Headers must be complete this soon, and the whole request (body included) this soon: a stalled client is dropped. */
+const HEADERS_TIMEOUT_MS = 5_000;
+const REQUEST_TIMEOUT_MS = 10_000;
+/** An idle keep-alive connection is closed after this long. */
+const KEEP_ALIVE_MS = 5_000;
+/** How often Node looks for stalled requests (its default, 30 s, would let them live that much longer). */
+const CONNECTIONS_CHECK_MS = 1_000;
+/** Below the usual 1,024 file descriptors, leaving room for subprocess pipes and outbound probes. */
+const MAX_CONNECTIONS = 768;
+
+/** Fastify's own info lines ("Server listening at …") would precede ours; it gets warn and above only. */
+function fastifyLogger(log: Logger): FastifyBaseLogger {
+  const level = log.levelVal > (log.levels.values.warn ?? 40) ? log.level : "warn";
+  return log.child({}, { level }) as FastifyBaseLogger;
+}
+
+/**
+ * Every failed authentication is logged, with the address, method and path (secrets in the query masked), but
+ * not one line each in a flood: the first of each second, with how many more the previous second had.
+ */
+function authFailureLog(log: Logger): (request: FastifyRequest) => void {
+  let second = 0;
+  let suppressed = 0;
+  return (request) => {
+    const now = Math.floor(Date.now() / 1000);
+    if (now === second) {
+      suppressed += 1;
+      return;
+    }
+    const url = maskUrl(`http://x${request.url.slice(0, 200)}`).replace(/^http:\/\/x/, "");
+    log.warn({ ip: request.ip, method: request.method, url, more_in_last_second: suppressed }, "authentication failed");
+    second = now;
+    suppressed = 0;
+  };
+}
+
+export async function buildHttpApp(runtime: Runtime<unknown>): Promise<FastifyInstance> {
+  const config: BaseConfig = runtime.config;
+  const guard: GuardOptions = {
+    bindHost: config.HOST,
+    allowedHosts: config.ALLOWED_HOSTS,
+    allowedOrigins: config.ALLOWED_ORIGINS,
+    authToken: config.AUTH_TOKEN,
+  };
+  const app: FastifyInstance = Fastify({
+    loggerInstance: fastifyLogger(runtime.log),
+    bodyLimit: BODY_LIMIT_BYTES,
+    requestTimeout: REQUEST_TIMEOUT_MS,
+    // An idle keep-alive connection holds a slot of MAX_CONNECTIONS: let it go soon (Fastify's default is 72 s).
+    keepAliveTimeout: KEEP_ALIVE_MS,
+    http: {
+      headersTimeout: HEADERS_TIMEOUT_MS,
+      connectionsCheckingInterval: CONNECTIONS_CHECK_MS,
+      // A request without Host reaches our guard and gets a typed 400, instead of Node's empty one.
+      requireHostHeader: false,
+    },
+    clientErrorHandler,
+    // runTool logs each call with its tool, run_id and duration; per-request lines would only repeat it.
+    logController: new LogController({ disableRequestLogging: true }),
+    // On close, cut what is left once the streams have said `end` (see preClose below).
+    forceCloseConnections: true,
+  });
+  app.server.maxConnections = MAX_CONNECTIONS;
+  await app.register(fastifySse, { heartbeatInterval: 0 });
+  registerJsonBody(app);
+  const authFailures = authFailureLog(runtime.log);
+  app.addHook("onRequest", async (request, reply) => {
+    try {
+      checkRequest(request, guard);
+    } catch (err) {
+      if (err instanceof DiagError && err.code === "E_UNAUTHORIZED") authFailures(request);
+      // A refused caller does not keep its connection (a table of idle refused connections locks everyone out).
+      void reply.header("connection", "close");
+      throw err;
+    }
+  });
+  // Before CORS: the plugin's preflight route must answer refusals with our error body too.
+  registerErrorReplies(app, BODY_LIMIT_BYTES);
+  await registerCors(app, guard);
+  const tracker: SseTracker = { open: new Set() };
+  // SIGTERM (app.close): every open stream is told to end and gets a moment to send `end` before the cut.
+  app.addHook("preClose", async () => {
+    runtime.shutdown();
+    const ended = Promise.all([...tracker.open]);
+    await Promise.race([ended, new Promise((r) => setTimeout(r, END_FLUSH_MS + 500).unref())]);
+  });
+  registerMeta(app, runtime);
+  registerActions(app, runtime);
+  registerSse(app, runtime, tracker);
+  registerMcpHttp(app, runtime);
+  return app;
+}
+
+/** A server's HTTP app from its definition: the runtime (config from `env`, default process.env) and the routes. */
+export async function buildApp<C extends BaseConfig>(
+  def: ServerDef<C>,
+  options: RuntimeOptions = {},
+): Promise<FastifyInstance> {
+  return buildHttpApp(createRuntime(def, options));
+}

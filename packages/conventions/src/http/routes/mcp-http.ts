@@ -1,0 +1,53 @@
+/**
+ * POST /mcp: stateless Streamable HTTP (the SDK is loaded on the first request); GET and DELETE answer 405.
+ * Errors on this route are JSON-RPC errors, not the REST body: malformed JSON is −32700.
+ */
+import type { FastifyInstance } from "fastify";
+import { toDiagError } from "../../errors/errors.ts";
+import { RPC, rpcError, transportErrorBody } from "../../mcp/rpc.ts";
+import type { Runtime } from "../../runtime/runtime.ts";
+import { MalformedJsonError } from "../json-body.ts";
+
+export function registerMcpHttp(app: FastifyInstance, runtime: Runtime<unknown>): void {
+  app.post(
+    "/mcp",
+    {
+      errorHandler: (err, _request, reply) => {
+        if ((err as { statusCode?: number }).statusCode === 415) {
+          // As the SDK's transport says it.
+          return void reply
+            .code(415)
+            .send(
+              rpcError(
+                null,
+                RPC.TransportError,
+                "Unsupported Media Type: Content-Type must be application/json",
+                "E_INVALID_INPUT",
+              ),
+            );
+        }
+        const diag = toDiagError(err);
+        const parse = diag instanceof MalformedJsonError;
+        if (diag.retryAfterS !== undefined) void reply.header("retry-after", String(diag.retryAfterS));
+        if (diag.code === "E_INTERNAL") runtime.log.error({ err }, "mcp request failed");
+        const code = parse ? RPC.ParseError : diag.code === "E_INTERNAL" ? RPC.InternalError : RPC.InvalidRequest;
+        void reply
+          .code(diag.status)
+          .send(rpcError(null, code, parse ? `Parse error: ${diag.message}` : diag.message, diag.code));
+      },
+    },
+    async (request, reply) => {
+      const { handleMcpPost } = await import("../../mcp/transports.ts");
+      await handleMcpPost(request, reply, runtime);
+    },
+  );
+  app.route({
+    method: ["GET", "DELETE"],
+    url: "/mcp",
+    handler: async (_request, reply) =>
+      reply
+        .code(405)
+        .header("allow", "POST")
+        .send(transportErrorBody("Method not allowed: this server is stateless, use POST")),
+  });
+}

@@ -1,0 +1,120 @@
+/**
+ * MCP over stdio as newline-delimited JSON, with the edges the SDK's transport leaves open: a line over the
+ * size limit or one that is not JSON gets a JSON-RPC error and the session goes on; every message passes the
+ * same guard as HTTP; a closed or full stdout ends the process quietly (exit 0), never with a stack. When stdin
+ * ends (`printf '…' | roadnerd-x --stdio`), the requests already read are still answered before it closes.
+ */
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+import { checkMessage } from "./guard.ts";
+import { RPC, type RpcError, rpcError } from "./rpc.ts";
+
+export class LineTransport implements Transport {
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+  onmessage?: (message: JSONRPCMessage) => void;
+  readonly #input: NodeJS.ReadableStream;
+  readonly #output: NodeJS.WritableStream;
+  readonly #maxBytes: number;
+  #chunks: Buffer[] = [];
+  #size = 0;
+  /** Skipping the rest of an oversized line. */
+  #discarding = false;
+  #closed = false;
+  /** stdin has ended: close once every request read so far has its response. */
+  #ending = false;
+  /** Ids of requests read and not answered yet. */
+  readonly #pending = new Set<string | number>();
+
+  constructor(input: NodeJS.ReadableStream, output: NodeJS.WritableStream, maxBytes: number) {
+    this.#input = input;
+    this.#output = output;
+    this.#maxBytes = maxBytes;
+  }
+
+  async start(): Promise<void> {
+    this.#input.on("data", this.#onData);
+    this.#input.on("end", this.#onEnd);
+  }
+
+  readonly #onData = (chunk: Buffer | string) => {
+    let data = typeof chunk === "string" ? Buffer.from(chunk) : chunk;
+    for (let nl = data.indexOf(10); nl >= 0; nl = data.indexOf(10)) {
+      const head = data.subarray(0, nl);
+      data = data.subarray(nl + 1);
+      if (this.#discarding) {
+        this.#discarding = false;
+        continue;
+      }
+      if (this.#size + head.length > this.#maxBytes) {
+        this.#tooLarge();
+        continue;
+      }
+      this.#chunks.push(head);
+      const line = Buffer.concat(this.#chunks).toString("utf8").trim();
+      this.#chunks = [];
+      this.#size = 0;
+      if (line) this.#handle(line);
+    }
+    if (this.#discarding || data.length === 0) return;
+    if (this.#size + data.length > this.#maxBytes) {
+      this.#tooLarge();
+      this.#discarding = true;
+      return;
+    }
+    this.#chunks.push(data);
+    this.#size += data.length;
+  };
+
+  readonly #onEnd = () => {
+    this.#ending = true;
+    if (this.#pending.size === 0) void this.close();
+  };
+
+  #tooLarge(): void {
+    this.#chunks = [];
+    this.#size = 0;
+    this.#reply(rpcError(null, RPC.InvalidRequest, `message larger than ${this.#maxBytes} bytes`, "E_INVALID_INPUT"));
+  }
+
+  #handle(line: string): void {
+    let raw: unknown;
+    try {
+      raw = JSON.parse(line);
+    } catch {
+      this.#reply(rpcError(null, RPC.ParseError, "Parse error: not JSON", "E_INVALID_INPUT"));
+      return;
+    }
+    const checked = checkMessage(raw);
+    if (checked.ok) {
+      const m = checked.message as { id?: string | number; method?: string };
+      if (m.method !== undefined && m.id !== undefined) this.#pending.add(m.id);
+      this.onmessage?.(checked.message);
+    } else if (checked.response) this.#reply(checked.response);
+  }
+
+  #reply(error: RpcError): void {
+    void this.send(error as unknown as JSONRPCMessage);
+  }
+
+  send(message: JSONRPCMessage): Promise<void> {
+    if (this.#closed) return Promise.resolve();
+    const written = new Promise<void>((resolve) => {
+      if (this.#output.write(`${JSON.stringify(message)}\n`)) resolve();
+      else this.#output.once("drain", () => resolve());
+    });
+    const m = message as { id?: string | number; method?: string };
+    if (m.method === undefined && m.id !== undefined && this.#pending.delete(m.id) && this.#ending) {
+      if (this.#pending.size === 0) void written.then(() => this.close());
+    }
+    return written;
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.#input.off("data", this.#onData);
+    this.#input.off("end", this.#onEnd);
+    this.onclose?.();
+  }
+}

@@ -1,0 +1,370 @@
+/**
+ * The one module that spawns processes. Read-only by construction: a binary runs only as one of the
+ * commands its tool declared (command.ts), there is no shell, the environment is scrubbed, and a timeout
+ * or the caller going away kills the whole process group. Two shapes: run to completion and capture
+ * (spawnChecked, over execa), or stream stdout line by line for a follow mode (spawnLines, over
+ * child_process, whose stream we read as it comes).
+ */
+import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
+import { execa } from "execa";
+import { buildArgv, type Command, checkAllowed, type SlotValues } from "../define/command.ts";
+import { DiagError } from "../errors/errors.ts";
+import type { Limiter } from "../runtime/limiter.ts";
+
+export const DEFAULT_EXEC_MAX_BYTES = 1024 * 1024;
+/** Time between SIGTERM and SIGKILL for a process group that outlives its deadline. */
+export const KILL_GRACE_MS = 200;
+
+export interface ExecOptions {
+  signal?: AbortSignal | undefined;
+  timeoutMs: number;
+  maxBytes?: number;
+  /** The server's bound on concurrent subprocesses: wait for a slot within timeoutMs. */
+  procs?: Limiter | undefined;
+}
+
+export interface ExecResult {
+  stdout: string;
+  stderr: string;
+  exitCode: number;
+  /** stdout or stderr hit maxBytes and was cut. */
+  truncated: boolean;
+  durationMs: number;
+}
+
+/** Run one of the allowed commands with its slot values. */
+export interface Exec {
+  (cmd: Command<never>, values: undefined, options: ExecOptions): Promise<ExecResult>;
+  <N extends string>(cmd: Command<N>, values: SlotValues<N>, options: ExecOptions): Promise<ExecResult>;
+}
+
+/** Process groups we started and that may still be alive: killed if this process exits. */
+const liveGroups = new Set<number>();
+let exitHookInstalled = false;
+
+function installExitHook(): void {
+  if (exitHookInstalled) return;
+  exitHookInstalled = true;
+  process.once("exit", () => {
+    for (const pgid of liveGroups) killGroup(pgid, "SIGKILL");
+  });
+}
+
+function killGroup(pgid: number, signal: NodeJS.Signals): void {
+  try {
+    process.kill(-pgid, signal);
+  } catch {
+    // ESRCH: the group is already gone.
+  }
+}
+
+/** How many process groups we started are still running: for tests and the load suite. */
+export function liveProcessGroups(): number {
+  return liveGroups.size;
+}
+
+/** The environment every child gets: PATH from the caller, the C locale, UTC; nothing inherited. */
+export function scrubbedEnv(path: string, extra: Readonly<Record<string, string>> = {}): Record<string, string> {
+  return { PATH: path, LC_ALL: "C", LANG: "C", TZ: "UTC", ...extra };
+}
+
+/** A long-lived child in its own process group, tracked so it dies with this process. */
+export interface GroupChild {
+  child: ChildProcessWithoutNullStreams;
+  /** The group id (the leader's pid), undefined when the spawn itself failed. */
+  pgid: number | undefined;
+  /** Signal the whole group. */
+  kill(signal: NodeJS.Signals): void;
+  /** The leader has exited: SIGKILL whatever it left in its group, and stop tracking it. */
+  reap(): void;
+}
+
+/**
+ * Spawn a child that outlives one call (a follow stream, a supervised server): no shell, the given
+ * environment, stdin closed, its own process group, SIGKILLed if this process exits. Short commands go
+ * through spawnChecked; callers check their argv (allowlist, or a server's own bin) before this.
+ */
+export function spawnGroup(binary: string, args: readonly string[], env: Record<string, string>): GroupChild {
+  installExitHook();
+  const child = spawn(binary, args, { shell: false, detached: true, stdio: ["ignore", "pipe", "pipe"], env });
+  const pgid = child.pid;
+  if (pgid !== undefined) liveGroups.add(pgid);
+  return {
+    child: child as unknown as ChildProcessWithoutNullStreams,
+    pgid,
+    kill: (signal) => {
+      if (pgid !== undefined) killGroup(pgid, signal);
+    },
+    reap: () => {
+      if (pgid === undefined) return;
+      killGroup(pgid, "SIGKILL");
+      liveGroups.delete(pgid);
+    },
+  };
+}
+
+/** Spawn `binary argv` after checking it against `allowed`. The only call to execa in the repository. */
+export async function spawnChecked(
+  allowed: readonly Command[],
+  execPath: string,
+  binary: string,
+  args: readonly string[],
+  options: ExecOptions,
+): Promise<ExecResult> {
+  checkAllowed(allowed, binary, args);
+  if (options.signal?.aborted) throw new DiagError("E_TIMEOUT", `${binary} not started: request already ended`);
+  const queued = performance.now();
+  const release = options.procs ? await options.procs.wait(binary, options.signal, options.timeoutMs) : () => {};
+  try {
+    const left = Math.max(1, Math.round(options.timeoutMs - (performance.now() - queued)));
+    return await spawnNow(binary, args, execPath, { ...options, timeoutMs: left });
+  } finally {
+    release();
+  }
+}
+
+async function spawnNow(
+  binary: string,
+  args: readonly string[],
+  execPath: string,
+  options: ExecOptions,
+): Promise<ExecResult> {
+  installExitHook();
+  const started = performance.now();
+  const maxBytes = options.maxBytes ?? DEFAULT_EXEC_MAX_BYTES;
+  const child = execa(binary, args, {
+    shell: false,
+    // A new process group, so a timeout can kill grandchildren that hold our pipes.
+    detached: true,
+    cleanup: false,
+    stdin: "ignore",
+    extendEnv: false,
+    env: scrubbedEnv(execPath),
+    maxBuffer: maxBytes,
+    reject: false,
+    stripFinalNewline: false,
+  });
+  const pgid = child.pid;
+  if (pgid !== undefined) liveGroups.add(pgid);
+  let reason: "timeout" | "aborted" | undefined;
+  const stop = (why: "timeout" | "aborted") => {
+    if (pgid === undefined || reason) return;
+    reason = why;
+    killGroup(pgid, "SIGTERM");
+    setTimeout(() => killGroup(pgid, "SIGKILL"), KILL_GRACE_MS).unref();
+  };
+  const timer = setTimeout(() => stop("timeout"), options.timeoutMs);
+  const onAbort = () => stop("aborted");
+  options.signal?.addEventListener("abort", onAbort, { once: true });
+  try {
+    const result = await child;
+    const durationMs = Math.round(performance.now() - started);
+    if (reason) throw new DiagError("E_TIMEOUT", `${binary} did not finish (timeout ${options.timeoutMs} ms)`);
+    const failure = result as { code?: string; isMaxBuffer?: boolean };
+    if (failure.code === "ENOENT") {
+      throw new DiagError("E_NO_BINARY", `${binary} is not installed (searched ${execPath})`, {
+        hint: `install the package that provides ${binary}`,
+      });
+    }
+    if (result.failed && !failure.isMaxBuffer && result.exitCode === undefined) {
+      // Not our bug: something else on the machine ended it (we did not: `reason` is unset), or it could not start.
+      const signal = (result as { signal?: string }).signal;
+      const why = signal
+        ? `was ended by ${signal} before it answered`
+        : `could not be run (${failure.code ?? "error"})`;
+      throw new DiagError("E_EXEC_FAILED", `${binary} ${why}`, {
+        hint: "try again; if it repeats, run it by hand",
+        cause: result,
+      });
+    }
+    return {
+      stdout: String(result.stdout ?? ""),
+      stderr: String(result.stderr ?? ""),
+      exitCode: result.exitCode ?? -1,
+      truncated: Boolean(failure.isMaxBuffer),
+      durationMs,
+    };
+  } finally {
+    clearTimeout(timer);
+    options.signal?.removeEventListener("abort", onAbort);
+    if (pgid !== undefined) {
+      // The leader has exited; make sure nothing it left behind in its group lives on.
+      killGroup(pgid, "SIGKILL");
+      liveGroups.delete(pgid);
+    }
+  }
+}
+
+/** Identity, not shape: a tool or stream runs the commands it declared, nothing it builds on the fly. */
+function declaredArgv(
+  allowed: readonly Command[],
+  cmd: Command,
+  values: Readonly<Record<string, string | number>> | undefined,
+  owner: "tool" | "stream",
+): string[] {
+  if (!allowed.includes(cmd))
+    throw new DiagError("E_UNSUPPORTED", `command not declared by this ${owner}: ${cmd.binary}`);
+  return buildArgv(cmd, values);
+}
+
+/** An Exec that runs only `allowed` (a tool's own commands), finding binaries on `execPath`, within `procs`. */
+export function createExec(allowed: readonly Command[], execPath: string, procs?: Limiter): Exec {
+  return (async (cmd: Command, values: Readonly<Record<string, string | number>> | undefined, options: ExecOptions) =>
+    spawnChecked(allowed, execPath, cmd.binary, declaredArgv(allowed, cmd, values, "tool"), {
+      procs,
+      ...options,
+    })) as Exec;
+}
+
+/** Longest line a line stream yields whole; longer lines are cut (an ellipsis marks the cut). */
+export const DEFAULT_MAX_LINE_CHARS = 16 * 1024;
+const STDERR_TAIL_CHARS = 4096;
+
+export interface LinesOptions {
+  /** Ends the process when it aborts (the stream is over or its consumer left). */
+  signal?: AbortSignal | undefined;
+  /** Hard bound on the process's life. */
+  timeoutMs: number;
+  maxLineChars?: number;
+}
+
+/** How a line process ended: on its own (`exit`), at its deadline, aborted, or stopped by its reader. */
+export interface LinesEnd {
+  reason: "exit" | "timeout" | "aborted" | "stopped";
+  exitCode: number | null;
+  /** The last few KiB of stderr. */
+  stderr: string;
+}
+
+/**
+ * A long-running read command (journalctl --follow) as lines of stdout. Iterate it once; leaving the loop
+ * (break, throw, return) ends the process group. `ended` settles once the process is gone.
+ */
+export interface LineProcess extends AsyncIterable<string> {
+  readonly pid: number;
+  readonly ended: Promise<LinesEnd>;
+  /** SIGTERM the process group, SIGKILL after KILL_GRACE_MS. */
+  stop(): void;
+}
+
+/** Run one of the allowed commands and stream its stdout line by line. */
+export interface ExecLines {
+  (cmd: Command<never>, values: undefined, options: LinesOptions): Promise<LineProcess>;
+  <N extends string>(cmd: Command<N>, values: SlotValues<N>, options: LinesOptions): Promise<LineProcess>;
+}
+
+/**
+ * Spawn `binary argv` after checking it against `allowed` and stream its stdout as lines: the same allowlist,
+ * scrubbed environment and own process group as spawnChecked, killed at `timeoutMs`, when `signal` aborts or
+ * when the reader stops. It takes no MAX_PROCS slot: it lives as long as its stream (bounded by MAX_STREAMS and
+ * the stream's duration), and holding a slot that long would starve every tool call.
+ */
+export async function spawnLines(
+  allowed: readonly Command[],
+  execPath: string,
+  binary: string,
+  args: readonly string[],
+  options: LinesOptions,
+): Promise<LineProcess> {
+  checkAllowed(allowed, binary, args);
+  if (options.signal?.aborted) throw new DiagError("E_TIMEOUT", `${binary} not started: request already ended`);
+  const group = spawnGroup(binary, args, scrubbedEnv(execPath));
+  const { child } = group;
+  await new Promise<void>((resolve, reject) => {
+    child.once("spawn", resolve);
+    child.once("error", (err: NodeJS.ErrnoException) => {
+      if (err.code === "ENOENT") {
+        reject(
+          new DiagError("E_NO_BINARY", `${binary} is not installed (searched ${execPath})`, {
+            hint: `install the package that provides ${binary}`,
+          }),
+        );
+      } else {
+        reject(new DiagError("E_EXEC_FAILED", `${binary} could not be run (${err.code ?? "error"})`, { cause: err }));
+      }
+    });
+  });
+  const pgid = group.pgid as number;
+  let reason: LinesEnd["reason"] | undefined;
+  const stop = (why: LinesEnd["reason"]) => {
+    if (reason) return;
+    reason = why;
+    group.kill("SIGTERM");
+    setTimeout(() => group.kill("SIGKILL"), KILL_GRACE_MS).unref();
+  };
+  const timer = setTimeout(() => stop("timeout"), options.timeoutMs);
+  const onAbort = () => stop("aborted");
+  options.signal?.addEventListener("abort", onAbort, { once: true });
+  let stderr = "";
+  child.stderr.setEncoding("utf8");
+  child.stderr.on("data", (d: string) => {
+    stderr = (stderr + d).slice(-STDERR_TAIL_CHARS);
+  });
+  const ended = new Promise<LinesEnd>((resolve) => {
+    child.once("close", (code) => {
+      clearTimeout(timer);
+      options.signal?.removeEventListener("abort", onAbort);
+      // The leader is gone; nothing it left behind in its group lives on.
+      group.reap();
+      resolve({ reason: reason ?? "exit", exitCode: reason ? null : code, stderr });
+    });
+  });
+  const max = options.maxLineChars ?? DEFAULT_MAX_LINE_CHARS;
+  let iterated = false;
+  return {
+    pid: pgid,
+    ended,
+    stop: () => stop("stopped"),
+    [Symbol.asyncIterator]() {
+      if (iterated) throw new Error(`${binary}: a line process can be read once`);
+      iterated = true;
+      return readLines(child.stdout, max, () => stop("stopped"));
+    },
+  };
+}
+
+/** Split a stream into lines, each cut at `max` characters; `done` runs however the reader leaves. */
+async function* readLines(stdout: NodeJS.ReadableStream, max: number, done: () => void): AsyncGenerator<string> {
+  stdout.setEncoding("utf8");
+  let buf = "";
+  // Past `max` characters the rest of the line is dropped up to its newline: memory stays bounded.
+  let dropping = false;
+  let finished = false;
+  try {
+    for await (const chunk of stdout as AsyncIterable<string>) {
+      let text = chunk;
+      let nl = text.indexOf("\n");
+      while (nl >= 0) {
+        const part = text.slice(0, nl);
+        text = text.slice(nl + 1);
+        if (dropping) dropping = false;
+        else yield cutLine(buf + part, max);
+        buf = "";
+        nl = text.indexOf("\n");
+      }
+      if (dropping) continue;
+      buf += text;
+      if (buf.length > max) {
+        yield cutLine(buf, max);
+        buf = "";
+        dropping = true;
+      }
+    }
+    if (buf.length > 0 && !dropping) yield cutLine(buf, max);
+    finished = true;
+  } finally {
+    // The reader left early: the program is not wanted any more. (At the end of its output it exits on its
+    // own, and the deadline and signal still bound it if it does not.)
+    if (!finished) done();
+  }
+}
+
+function cutLine(line: string, max: number): string {
+  return line.length <= max ? line : `${line.slice(0, Math.max(0, max - 1))}…`;
+}
+
+/** An ExecLines that runs only `allowed` (a stream's own commands), finding binaries on `execPath`. */
+export function createExecLines(allowed: readonly Command[], execPath: string): ExecLines {
+  return (async (cmd: Command, values: Readonly<Record<string, string | number>> | undefined, options: LinesOptions) =>
+    spawnLines(allowed, execPath, cmd.binary, declaredArgv(allowed, cmd, values, "stream"), options)) as ExecLines;
+}

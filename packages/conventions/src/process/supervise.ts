@@ -1,0 +1,150 @@
+/**
+ * Long-lived supervised children (the orchestrator's attached servers): a process that announces itself
+ * with a JSON `{"msg":"listening","url":…}` line, run with a scrubbed environment in its own process group,
+ * its output drained (a full pipe would stall it), the whole group killed when we stop it or when this
+ * process exits, and an exit notification. The spawn itself is exec.ts's (spawnGroup): one place starts processes.
+ */
+import { DEFAULT_EXEC_PATH } from "../define/config.ts";
+import { scrubbedEnv, spawnGroup } from "./exec.ts";
+
+/** Time between SIGTERM and SIGKILL when a supervised child is stopped. */
+export const SUPERVISE_KILL_GRACE_MS = 2000;
+export const DEFAULT_LISTEN_TIMEOUT_MS = 10_000;
+const TAIL_BYTES = 8192;
+
+export interface SuperviseOptions {
+  /** Added to a scrubbed environment (PATH, LC_ALL=C, LANG=C, TZ=UTC); nothing else is inherited. */
+  env?: Readonly<Record<string, string>>;
+  /** How long to wait for the listening line before the child is killed (default 10 s). */
+  listenTimeoutMs?: number;
+  /** Called once when the child exits, for whatever reason. */
+  onExit?: (exit: SupervisedExit) => void;
+}
+
+export interface SupervisedExit {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+}
+
+export interface Supervised {
+  pid: number;
+  /** The URL from its listening line. */
+  url: string;
+  alive(): boolean;
+  /** Resolves when the child has exited. */
+  exited: Promise<SupervisedExit>;
+  /** The last lines it wrote on stderr (for error messages). */
+  stderrTail(): string;
+  /** SIGTERM to the group, SIGKILL after the grace time; resolves on exit. */
+  stop(graceMs?: number): Promise<void>;
+}
+
+export class SuperviseError extends Error {
+  readonly phase: "spawn" | "exit" | "timeout";
+  constructor(phase: "spawn" | "exit" | "timeout", message: string) {
+    super(message);
+    this.name = "SuperviseError";
+    this.phase = phase;
+  }
+}
+
+/** Supervised children still running (their group ids). */
+const live = new Set<number>();
+
+/** How many supervised children are alive (for tests and shutdown checks). */
+export function liveSupervised(): number {
+  return live.size;
+}
+
+/** Start `argv` and resolve once it logs its listening line; a child that exits or stalls first is killed. */
+export function superviseListening(argv: readonly string[], options: SuperviseOptions = {}): Promise<Supervised> {
+  const [binary, ...args] = argv;
+  if (!binary) return Promise.reject(new SuperviseError("spawn", "empty argv"));
+  // ROADNERD_PARENT_PID: the child ends itself if we die without stopping it (SIGKILL runs no exit hook).
+  const group = spawnGroup(
+    binary,
+    args,
+    scrubbedEnv(DEFAULT_EXEC_PATH, { ROADNERD_PARENT_PID: String(process.pid), ...options.env }),
+  );
+  const { child, pgid } = group;
+  if (pgid !== undefined) live.add(pgid);
+  let stderr = "";
+  child.stderr?.on("data", (d: Buffer) => {
+    stderr = (stderr + d.toString()).slice(-TAIL_BYTES);
+  });
+  const exited = new Promise<SupervisedExit>((resolve) => {
+    child.once("close", (code, signal) => {
+      // The leader is gone; nothing it started lives on.
+      group.reap();
+      if (pgid !== undefined) live.delete(pgid);
+      const exit = { code, signal };
+      options.onExit?.(exit);
+      resolve(exit);
+    });
+  });
+  const label = argv.join(" ").slice(0, 160);
+  const stop = (graceMs = SUPERVISE_KILL_GRACE_MS): Promise<void> => {
+    if (pgid === undefined || !live.has(pgid)) return exited.then(() => undefined);
+    group.kill("SIGTERM");
+    const timer = setTimeout(() => group.kill("SIGKILL"), graceMs);
+    timer.unref();
+    return exited.then(() => clearTimeout(timer));
+  };
+  return new Promise<Supervised>((resolve, reject) => {
+    let buf = "";
+    let settled = false;
+    const fail = (err: SuperviseError) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      void stop(0);
+      reject(err);
+    };
+    const timeoutMs = options.listenTimeoutMs ?? DEFAULT_LISTEN_TIMEOUT_MS;
+    const timer = setTimeout(
+      () => fail(new SuperviseError("timeout", `${label} did not listen within ${timeoutMs} ms`)),
+      timeoutMs,
+    );
+    child.once("error", (err) => fail(new SuperviseError("spawn", `${label} could not start: ${err.message}`)));
+    void exited.then((e) =>
+      fail(
+        new SuperviseError(
+          "exit",
+          `${label} exited (${e.signal ?? `code ${e.code}`}) before listening; stderr: ${stderr.trim().slice(-400)}`,
+        ),
+      ),
+    );
+    child.stdout?.on("data", (d: Buffer) => {
+      if (settled) return; // Keep draining; only the first lines matter.
+      buf += d.toString();
+      for (let nl = buf.indexOf("\n"); nl >= 0; nl = buf.indexOf("\n")) {
+        const line = buf.slice(0, nl);
+        buf = buf.slice(nl + 1);
+        const url = listeningUrl(line);
+        if (url && pgid !== undefined) {
+          settled = true;
+          clearTimeout(timer);
+          resolve({
+            pid: pgid,
+            url,
+            alive: () => live.has(pgid),
+            exited,
+            stderrTail: () => stderr,
+            stop,
+          });
+          return;
+        }
+      }
+      if (buf.length > TAIL_BYTES) buf = buf.slice(-TAIL_BYTES);
+    });
+  });
+}
+
+function listeningUrl(line: string): string | undefined {
+  try {
+    const rec = JSON.parse(line) as { msg?: unknown; url?: unknown };
+    return rec.msg === "listening" && typeof rec.url === "string" ? rec.url : undefined;
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,186 @@
+/** The one path every call takes, HTTP, SSE or MCP: validate, bound by a deadline, run, validate the result. */
+import { setMaxListeners } from "node:events";
+import type { Command } from "../define/command.ts";
+import { DEFAULT_TIMEOUT_MS } from "../define/fields.ts";
+import { oneLine } from "../define/limits.ts";
+import type { AnyStream } from "../define/stream.ts";
+import type { AnyTool, ExecCallOptions, ResultOf, ToolContext, ToolExec } from "../define/tool.ts";
+import { DiagError, toDiagError } from "../errors/errors.ts";
+import { checkRawStrings, type InputSpec, invalidInput } from "../errors/input-errors.ts";
+import { DEADLINE_MARGIN_MS } from "../errors/socket-errors.ts";
+import type { Logger } from "./logger.ts";
+import { maskText } from "./mask.ts";
+import type { Runtime } from "./runtime.ts";
+import { callKey } from "./shared-calls.ts";
+import { checkTargets } from "./targets.ts";
+
+/** Time a handler gets after its deadline to turn an abort into a diagnosis before we answer E_TIMEOUT. */
+export const DEADLINE_GRACE_MS = 300;
+
+/** A checked result or message, before the kernel stamps its summary and run_id. */
+export type Stamped = Record<string, unknown> & { summary: string; run_id?: string };
+
+export interface ToolCallOptions {
+  /** Aborts when the caller goes away (HTTP socket closed, MCP cancellation). */
+  signal?: AbortSignal | undefined;
+  /** The caller shows progress (SSE `progress` events): what the handler passes to ctx.progress. */
+  onProgress?: ((progress: Record<string, unknown>) => void) | undefined;
+}
+
+/** Validate raw input against a tool's (or stream's) strict schema. Throws E_INVALID_INPUT. */
+export function parseInput(spec: InputSpec, raw: unknown): Record<string, unknown> {
+  if (raw === undefined || raw === null) raw = {};
+  if (typeof raw !== "object" || Array.isArray(raw)) {
+    throw new DiagError("E_INVALID_INPUT", `${spec.name}: input must be a JSON object`, {
+      hint: `example: ${JSON.stringify(spec.example)}`,
+    });
+  }
+  checkRawStrings(spec, raw);
+  const parsed = spec.inputSchema.safeParse(raw);
+  if (!parsed.success) throw invalidInput(spec, parsed.error);
+  return parsed.data as Record<string, unknown>;
+}
+
+/**
+ * A result or a message checked against its schema (a wrong shape is a bug: E_INTERNAL, never a leak;
+ * undeclared fields dropped), then given its one-line summary.
+ */
+export function checkAndSummarize(
+  owner: { name: string; summarize(value: never): string },
+  schema: {
+    safeParse(v: unknown): { success: true; data: unknown } | { success: false; error: { issues: unknown[] } };
+  },
+  value: unknown,
+  log: Logger,
+  what: "result" | "message",
+): Stamped {
+  const checked = schema.safeParse({ ...(value as object), summary: "-" });
+  if (!checked.success) {
+    log.error({ issues: checked.error.issues.slice(0, 5) }, `${what} outside its schema`);
+    throw new DiagError("E_INTERNAL", `${owner.name} produced an invalid ${what}`);
+  }
+  const stamped = checked.data as Stamped;
+  stamped.summary = oneLine((owner.summarize as (v: Stamped) => string)(stamped));
+  return stamped;
+}
+
+/** `ctx.exec` for one call: the owner's own exec, with the call's deadline and signal unless told otherwise. */
+export function boundExec(
+  runtime: Runtime<unknown>,
+  owner: AnyTool | AnyStream,
+  signal: AbortSignal,
+  remaining: () => number,
+): ToolExec {
+  const exec = runtime.execFor(owner);
+  const bound = (cmd: Command, values?: Readonly<Record<string, string | number>>, options: ExecCallOptions = {}) =>
+    exec(cmd as Command<never>, values as undefined, {
+      timeoutMs: options.timeoutMs ?? remaining(),
+      signal,
+      ...(options.maxBytes === undefined ? {} : { maxBytes: options.maxBytes }),
+    });
+  return bound;
+}
+
+/** Validate and run: bad input is a rejected promise (E_INVALID_INPUT), never a synchronous throw. */
+export async function runTool<T extends AnyTool>(
+  tool: T,
+  raw: unknown,
+  runtime: Runtime<unknown>,
+  options: ToolCallOptions = {},
+): Promise<ResultOf<T>> {
+  return runParsedTool(tool, parseInput(tool, raw), runtime, options);
+}
+
+/**
+ * Run a tool on input parseInput already checked (the SSE route validates before its stream starts).
+ * Identical concurrent calls share one execution (and a snapshot tool's recent answer); new work takes a slot
+ * of the server's call bound or is refused with E_BUSY. Each caller gets its own run_id on the shared result.
+ */
+export async function runParsedTool<T extends AnyTool>(
+  tool: T,
+  input: Record<string, unknown>,
+  runtime: Runtime<unknown>,
+  options: ToolCallOptions = {},
+): Promise<ResultOf<T>> {
+  const runId = input.run_id as string | undefined;
+  checkTargets(tool, input, runtime);
+  const own = async (signal: AbortSignal) => {
+    const release = runtime.calls.take(tool.name);
+    try {
+      return await execute(tool, input, runtime, signal, options.onProgress);
+    } finally {
+      release();
+    }
+  };
+  // A caller that shows progress gets its own execution: a shared one reports to its first caller only.
+  const result = options.onProgress
+    ? await own(options.signal ?? new AbortController().signal)
+    : await runtime.shared.run(callKey(tool.name, input), options.signal, tool.snapshotMs ?? 0, own);
+  return (runId ? { ...result, run_id: runId } : result) as ResultOf<T>;
+}
+
+/** One execution: deadline, handler, result schema, summary. The caller's run_id is stamped by runParsedTool. */
+async function execute<T extends AnyTool>(
+  tool: T,
+  input: Record<string, unknown>,
+  runtime: Runtime<unknown>,
+  signal: AbortSignal,
+  onProgress: ToolCallOptions["onProgress"],
+): Promise<Stamped> {
+  const timeoutMs = (input.timeout_ms as number | undefined) ?? DEFAULT_TIMEOUT_MS;
+  const runId = input.run_id as string | undefined;
+  const started = performance.now();
+  const controller = new AbortController();
+  // A handler may fan out (one statfs per mount, one probe per address), each waiting on this signal.
+  setMaxListeners(0, controller.signal);
+  const deadline = setTimeout(
+    () => controller.abort(new DiagError("E_TIMEOUT", `${tool.name} timed out (timeout ${timeoutMs} ms)`)),
+    timeoutMs,
+  );
+  const onCallerGone = () => controller.abort(new DiagError("E_TIMEOUT", `${tool.name} cancelled by the caller`));
+  if (signal.aborted) onCallerGone();
+  signal.addEventListener("abort", onCallerGone, { once: true });
+  const remaining = () => Math.max(1, Math.round(timeoutMs - (performance.now() - started)));
+  const ctx: ToolContext<unknown> = {
+    log: runtime.log.child({ tool: tool.name, run_id: runId }),
+    outbound: runtime.outbound,
+    config: runtime.config,
+    exec: boundExec(runtime, tool, controller.signal, remaining),
+    signal: controller.signal,
+    timeoutMs,
+    runId,
+    remaining,
+    budget: () => Math.max(1, remaining() - DEADLINE_MARGIN_MS),
+    progress: (p) => {
+      if (!controller.signal.aborted) onProgress?.(p);
+    },
+  };
+  let hardStop: NodeJS.Timeout | undefined;
+  try {
+    const output = await Promise.race([
+      tool.handler({ ...input }, ctx),
+      new Promise<never>((_, reject) => {
+        hardStop = setTimeout(
+          () => reject(new DiagError("E_TIMEOUT", `${tool.name} did not finish (timeout ${timeoutMs} ms)`)),
+          timeoutMs + DEADLINE_GRACE_MS,
+        );
+      }),
+    ]);
+    const result = checkAndSummarize(tool, tool.outputSchema, output, ctx.log, "result");
+    ctx.log.info({ duration_ms: Math.round(performance.now() - started) }, "tool done");
+    return result;
+  } catch (err) {
+    const diag = toDiagError(err);
+    const level = diag.code === "E_INTERNAL" ? "error" : "info";
+    // The reason (masked) says what was refused or failed: a denied target, a missing binary…
+    const why = diag.code === "E_INTERNAL" ? { err } : { reason: maskText(diag.message) };
+    ctx.log[level]({ code: diag.code, ...why }, "tool failed");
+    throw diag;
+  } finally {
+    clearTimeout(deadline);
+    clearTimeout(hardStop);
+    signal.removeEventListener("abort", onCallerGone);
+    // The call has answered: whatever the handler still has in flight (a probe, a process) stops now.
+    controller.abort(new DiagError("E_TIMEOUT", `${tool.name} already answered`));
+  }
+}

@@ -1,0 +1,95 @@
+/**
+ * A server's runtime, built once per process (or per test app): its typed config, logger, outbound policy,
+ * one exec per tool or stream that runs only the commands it declared, and the bounds every surface shares
+ * (concurrent calls, open streams, subprocesses), single-flight calls and the stream hub. Every surface
+ * (HTTP, SSE, MCP over HTTP or stdio) calls tools through it.
+ */
+import { setMaxListeners } from "node:events";
+import type { BaseConfig } from "../define/config.ts";
+import type { ServerDef } from "../define/server-def.ts";
+import type { AnyStream } from "../define/stream.ts";
+import type { AnyTool } from "../define/tool.ts";
+import { createOutboundPolicy, type OutboundPolicy } from "../outbound/index.ts";
+import { createExec, type Exec } from "../process/exec.ts";
+import { createLimiter, type Limiter } from "./limiter.ts";
+import { createLogger, type Logger } from "./logger.ts";
+import { createSharedCalls, type SharedCalls } from "./shared-calls.ts";
+import { createStreamHub, type StreamHub } from "./stream-hub.ts";
+
+export interface Runtime<C = BaseConfig> {
+  readonly def: ServerDef<C>;
+  readonly config: C & BaseConfig;
+  readonly log: Logger;
+  readonly outbound: OutboundPolicy;
+  /** Tool executions running at once (MAX_CALLS); joined and cached calls take no slot. */
+  readonly calls: Limiter;
+  /** Open streams (MAX_STREAMS). */
+  readonly streams: Limiter;
+  /** Subprocesses running at once (MAX_PROCS); the rest wait within their deadline. */
+  readonly procs: Limiter;
+  readonly shared: SharedCalls;
+  readonly hub: StreamHub;
+  /** Aborts when the server is shutting down: open streams end with `end` before the connections close. */
+  readonly closing: AbortSignal;
+  /** A tool by its name or its catalog id `<server>/<tool>`. */
+  tool(name: string): AnyTool | undefined;
+  stream(name: string): AnyStream | undefined;
+  /** The exec that runs exactly the commands `owner` declared. */
+  execFor(owner: AnyTool | AnyStream): Exec;
+  /** Start shutting down: every open stream is told to end. */
+  shutdown(): void;
+}
+
+export interface RuntimeOptions {
+  /** Default: process.env. */
+  env?: NodeJS.ProcessEnv;
+  logger?: Logger;
+  /** Log file descriptor when no logger is given: 1 (HTTP mode) or 2 (stdio mode, stdout is protocol). */
+  logDestination?: number;
+}
+
+export function createRuntime<C extends BaseConfig>(def: ServerDef<C>, options: RuntimeOptions = {}): Runtime<C> {
+  const config = def.loadConfig(options.env ?? process.env);
+  const log =
+    options.logger ??
+    createLogger({ name: def.name, level: config.LOG_LEVEL, destination: options.logDestination ?? 1 });
+  const outbound = createOutboundPolicy({
+    allow: config.OUTBOUND_ALLOW,
+    deny: config.OUTBOUND_DENY,
+    allowSelf: config.OUTBOUND_ALLOW_SELF,
+    allowlistOnly: def.outbound === "allowlist-only" ? def.name : undefined,
+  });
+  const tools = new Map(def.tools.map((t) => [t.name, t]));
+  const streams = new Map(def.streams.map((s) => [s.name, s]));
+  const execs = new WeakMap<AnyTool | AnyStream, Exec>();
+  // The catalog names tools `<server>/<tool>`: that id is accepted wherever a name is.
+  const ownName = (name: string) => (name.startsWith(`${def.name}/`) ? name.slice(def.name.length + 1) : name);
+  const procs = createLimiter(config.MAX_PROCS, "subprocesses");
+  const closing = new AbortController();
+  // Every open stream listens for the shutdown: up to MAX_STREAMS listeners on one signal is the design, not a leak.
+  setMaxListeners(config.MAX_STREAMS + 16, closing.signal);
+  const runtime: Runtime<C> = {
+    def,
+    config,
+    log,
+    outbound,
+    calls: createLimiter(config.MAX_CALLS, "tool calls"),
+    streams: createLimiter(config.MAX_STREAMS, "streams"),
+    procs,
+    shared: createSharedCalls(),
+    hub: createStreamHub(() => runtime),
+    closing: closing.signal,
+    tool: (name) => tools.get(ownName(name)),
+    stream: (name) => streams.get(ownName(name)),
+    execFor(owner) {
+      let exec = execs.get(owner);
+      if (!exec) {
+        exec = createExec(owner.commands, config.EXEC_PATH, procs);
+        execs.set(owner, exec);
+      }
+      return exec;
+    },
+    shutdown: () => closing.abort(),
+  };
+  return runtime;
+}
