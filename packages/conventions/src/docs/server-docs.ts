@@ -1,6 +1,6 @@
 /** A server's reference for its README, from its definitions: tools, streams, inputs, outputs, env. */
 import { baseEnvShape } from "../define/config.ts";
-import { inputJsonSchema, outputJsonSchema } from "../define/schemas.ts";
+import { inputJsonSchema, type JsonSchema, outputJsonSchema } from "../define/schemas.ts";
 import type { ServerDef } from "../define/server-def.ts";
 
 function fence(value: unknown): string {
@@ -20,33 +20,14 @@ export function renderServerReference(def: ServerDef<unknown>): string {
   out.push("", "### Environment", "", "| variable | meaning |", "| --- | --- |");
   out.push(...envRows(baseEnvShape), ...envRows(def.env as Record<string, { description?: string }>));
   out.push("", "### JSON Schemas");
+  const section = (title: string, inLabel: string, input: JsonSchema, outLabel: string, output: JsonSchema) =>
+    out.push("", `#### \`${title}\``, "", inLabel, "", fence(input), "", outLabel, "", fence(output));
   for (const t of def.tools) {
-    out.push(
-      "",
-      `#### \`${t.name}\``,
-      "",
-      "Input:",
-      "",
-      fence(inputJsonSchema(t.inputSchema)),
-      "",
-      "Output:",
-      "",
-      fence(outputJsonSchema(t.outputSchema)),
-    );
+    section(t.name, "Input:", inputJsonSchema(t.inputSchema), "Output:", outputJsonSchema(t.outputSchema));
   }
   for (const s of def.streams) {
-    out.push(
-      "",
-      `#### \`/sse/${s.name}\``,
-      "",
-      "Query:",
-      "",
-      fence(inputJsonSchema(s.inputSchema)),
-      "",
-      "Each `message`:",
-      "",
-      fence(outputJsonSchema(s.messageSchema)),
-    );
+    const query = inputJsonSchema(s.inputSchema);
+    section(`/sse/${s.name}`, "Query:", query, "Each `message`:", outputJsonSchema(s.messageSchema));
   }
   return out.join("\n");
 }
