@@ -6,9 +6,10 @@
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { curlExamples } from "@roadnerd/conventions/testing";
-import { loadServer, PLANNED_PORTS, REPO_ROOT, readRegistry, selectedServers } from "@roadnerd/registry";
+import { loadServer, plannedPort, REPO_ROOT, readRegistry, selectedServers } from "@roadnerd/registry";
 import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
+import { BIN_LAUNCHER } from "../scripts/lib/skeleton.ts";
 
 const servers = readRegistry();
 const kebab = (name: string) => name.replaceAll("_", "-");
@@ -20,10 +21,19 @@ describe("the server registry", () => {
     expect(servers.map((s) => s.name).sort()).toEqual(folders.map((d) => d.name).sort());
     const ports = servers.map((s) => s.defaultPort);
     expect(new Set(ports).size).toBe(ports.length);
-    for (const s of servers) {
-      if (Object.hasOwn(PLANNED_PORTS, s.name)) expect(s.defaultPort).toBe(PLANNED_PORTS[s.name]);
-      else expect(Object.values(PLANNED_PORTS)).not.toContain(s.defaultPort);
-    }
+  });
+
+  it("imports every server through its package, never by a path out of packages/registry", async () => {
+    const src = join(REPO_ROOT, "packages/registry/src");
+    for (const file of readdirSync(src)) expect(read(`packages/registry/src/${file}`), file).not.toMatch(/["'`]\.\.\//);
+    await expect(loadServer("no-such-server")).rejects.toThrow(/not a registered server/);
+  });
+
+  it("gives a new server the port after the highest one declared", () => {
+    const highest = Math.max(...servers.map((s) => s.defaultPort));
+    expect(plannedPort(servers.map((s) => s.defaultPort))).toBe(highest + 1);
+    expect(plannedPort([7101, 7105, 7103])).toBe(7106);
+    expect(plannedPort([])).toBe(7101);
   });
 });
 
@@ -49,6 +59,7 @@ describe.each(servers)("server $name", (s) => {
       bin: `roadnerd-${s.name}`,
     });
     expect(read(`${s.dir}/src/main.ts`)).toContain("await runMain(server);");
+    expect(read(`${s.dir}/bin/roadnerd-${s.name}.mjs`), "its bin launches dist/main.js").toBe(BIN_LAUNCHER);
     expect(def.tools.length).toBeGreaterThan(0);
   });
 
