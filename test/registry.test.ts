@@ -6,9 +6,17 @@
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { curlExamples } from "@roadnerd/conventions/testing";
-import { loadServer, plannedPort, REPO_ROOT, readRegistry, selectedServers } from "@roadnerd/registry";
+import {
+  loadServer,
+  plannedPort,
+  REPO_ROOT,
+  type RegisteredServer,
+  readRegistry,
+  selectedServers,
+} from "@roadnerd/registry";
 import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
+import { registryPackage, serverModules } from "../scripts/lib/registry-files.ts";
 import { BIN_LAUNCHER } from "../scripts/lib/skeleton.ts";
 
 const servers = readRegistry();
@@ -34,6 +42,25 @@ describe("the server registry", () => {
     expect(plannedPort(servers.map((s) => s.defaultPort))).toBe(highest + 1);
     expect(plannedPort([7101, 7105, 7103])).toBe(7106);
     expect(plannedPort([])).toBe(7101);
+  });
+});
+
+describe("the registry's links to the servers (written by pnpm generate and pnpm new-server)", () => {
+  const [first] = servers;
+  if (!first) throw new Error("no servers registered");
+  const added = { ...first, name: "new-one", packageName: "@roadnerd/new-one" };
+
+  it("import a new server through its package, its name quoted when it is not an identifier", () => {
+    expect(serverModules([...servers, added])).toContain('  "new-one": () => import("@roadnerd/new-one/server"),\n');
+    expect(serverModules(servers)).not.toContain("new-one");
+  });
+
+  it("depend on exactly the servers there are, and keep the registry's own dependencies", () => {
+    const deps = (list: readonly RegisteredServer[]) => JSON.parse(registryPackage(list)).dependencies;
+    expect(deps([...servers, added])).toMatchObject({ "@roadnerd/new-one": "workspace:*" });
+    const without = deps(servers.filter((s) => s.name !== first.name));
+    expect(without).not.toHaveProperty(first.packageName);
+    expect(without).toHaveProperty("@roadnerd/conventions", "workspace:*");
   });
 });
 
