@@ -7,7 +7,6 @@ import type { BaseConfig } from "../define/config.ts";
 import type { ServerDef } from "../define/server-def.ts";
 import type { AnyStream, MessageOf } from "../define/stream.ts";
 import type { AnyTool, InputOf, ResultOf } from "../define/tool.ts";
-import { buildApp } from "../http/http-app.ts";
 import type { Logger } from "../runtime/logger.ts";
 import { runStream, type StreamEnd } from "../runtime/run-stream.ts";
 import { runTool } from "../runtime/run-tool.ts";
@@ -38,7 +37,12 @@ export function callTool<C extends BaseConfig, T extends AnyTool>(
 }
 
 /** The server's Fastify app (HTTP, SSE and /mcp) for `app.inject()`: silent, and no env unless given. */
-export function testApp<C extends BaseConfig>(def: ServerDef<C>, options: CallOptions = {}): Promise<FastifyInstance> {
+export async function testApp<C extends BaseConfig>(
+  def: ServerDef<C>,
+  options: CallOptions = {},
+): Promise<FastifyInstance> {
+  // Loaded on first use, as main.ts does: a test that only calls tools never loads Fastify.
+  const { buildApp } = await import("../http/http-app.ts");
   return buildApp(def, { env: options.env ?? {}, logger: options.logger ?? silentLogger() });
 }
 
