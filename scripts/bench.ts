@@ -13,10 +13,11 @@ import { spawn, spawnSync } from "node:child_process";
 import { cpus } from "node:os";
 import { join } from "node:path";
 import { loadServer, REPO_ROOT, selectedServers } from "@roadnerd/registry";
+import type { ServerBench } from "@roadnerd/testkit";
 import { f1, load, quick, rssMb, start } from "./bench/lib.ts";
 import { benchMcpCost, benchToolsList } from "./bench/mcp-cost.ts";
 import { benchRssCurve } from "./bench/rss-curve.ts";
-import { benchContext, type ServerBench } from "./bench/server-bench.ts";
+import { benchContext } from "./bench/server-bench.ts";
 import { benchStartup } from "./bench/startup.ts";
 // @ts-expect-error plain .mjs helper
 import { nodeBinary } from "./lib/tools.mjs";

@@ -4,7 +4,7 @@
 import { chmod, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { build } from "esbuild";
-// The registry's reader, not its index: the index re-exports loadServer, whose glob import would bundle
+// The registry's reader, not its index: the index re-exports loadServer, whose list of imports would bundle
 // every server's source into this script, so one server mid-edit would break every build.
 import { REPO_ROOT, readRegistry, selectedServers } from "../packages/registry/src/read-registry.ts";
 

@@ -1,5 +1,6 @@
-// pnpm new-server <name> [--summary "one line"]: write servers/<name> from the skeleton (scripts/lib/skeleton.ts),
-// link it into the workspace, and regenerate what derives from the registry (docs, README table, compose).
+// pnpm new-server <name> [--summary "one line"]: write servers/<name> from the skeleton (scripts/lib/skeleton.ts)
+// on the next free port, make the registry depend on it, link it into the workspace, and regenerate what derives
+// from the registry (docs, README table, compose).
 // The new server then builds, lints, passes the suite and answers on every surface; replace its example tool.
 import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
@@ -7,6 +8,7 @@ import { mkdir, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { SERVER_NAME } from "@roadnerd/conventions/internal";
 import { plannedPort, REPO_ROOT, readRegistry } from "@roadnerd/registry";
+import { writeRegistryFiles } from "./lib/registry-files.ts";
 import { renderSkeleton, titleOf } from "./lib/skeleton.ts";
 
 const args = process.argv.slice(2);
@@ -23,11 +25,7 @@ if (existsSync(dir)) {
   console.error(`servers/${name} exists already`);
   process.exit(1);
 }
-const registry = readRegistry();
-const port = plannedPort(
-  name,
-  registry.map((s) => s.defaultPort),
-);
+const port = plannedPort(readRegistry().map((s) => s.defaultPort));
 const files = renderSkeleton({
   name,
   port,
@@ -37,9 +35,11 @@ const files = renderSkeleton({
 });
 for (const [path, content] of Object.entries(files)) {
   await mkdir(dirname(join(dir, path)), { recursive: true });
-  await writeFile(join(dir, path), content);
+  await writeFile(join(dir, path), content, { mode: path.startsWith("bin/") ? 0o755 : 0o644 });
 }
 console.log(`wrote servers/${name} (port ${port}): ${Object.keys(files).join(", ")}`);
+// The registry imports the new server through its package: depend on it before pnpm links it.
+await writeRegistryFiles(readRegistry());
 
 const pnpm = (...argv: string[]) => {
   const r = spawnSync("pnpm", argv, { cwd: REPO_ROOT, stdio: "inherit" });

@@ -6,9 +6,18 @@
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { curlExamples } from "@roadnerd/conventions/testing";
-import { loadServer, PLANNED_PORTS, REPO_ROOT, readRegistry, selectedServers } from "@roadnerd/registry";
+import {
+  loadServer,
+  plannedPort,
+  REPO_ROOT,
+  type RegisteredServer,
+  readRegistry,
+  selectedServers,
+} from "@roadnerd/registry";
 import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
+import { registryPackage, serverModules } from "../scripts/lib/registry-files.ts";
+import { BIN_LAUNCHER } from "../scripts/lib/skeleton.ts";
 
 const servers = readRegistry();
 const kebab = (name: string) => name.replaceAll("_", "-");
@@ -20,10 +29,38 @@ describe("the server registry", () => {
     expect(servers.map((s) => s.name).sort()).toEqual(folders.map((d) => d.name).sort());
     const ports = servers.map((s) => s.defaultPort);
     expect(new Set(ports).size).toBe(ports.length);
-    for (const s of servers) {
-      if (Object.hasOwn(PLANNED_PORTS, s.name)) expect(s.defaultPort).toBe(PLANNED_PORTS[s.name]);
-      else expect(Object.values(PLANNED_PORTS)).not.toContain(s.defaultPort);
-    }
+  });
+
+  it("imports every server through its package, never by a path out of packages/registry", async () => {
+    const src = join(REPO_ROOT, "packages/registry/src");
+    for (const file of readdirSync(src)) expect(read(`packages/registry/src/${file}`), file).not.toMatch(/["'`]\.\.\//);
+    await expect(loadServer("no-such-server")).rejects.toThrow(/not a registered server/);
+  });
+
+  it("gives a new server the port after the highest one declared", () => {
+    const highest = Math.max(...servers.map((s) => s.defaultPort));
+    expect(plannedPort(servers.map((s) => s.defaultPort))).toBe(highest + 1);
+    expect(plannedPort([7101, 7105, 7103])).toBe(7106);
+    expect(plannedPort([])).toBe(7101);
+  });
+});
+
+describe("the registry's links to the servers (written by pnpm generate and pnpm new-server)", () => {
+  const [first] = servers;
+  if (!first) throw new Error("no servers registered");
+  const added = { ...first, name: "new-one", packageName: "@roadnerd/new-one" };
+
+  it("import a new server through its package, its name quoted when it is not an identifier", () => {
+    expect(serverModules([...servers, added])).toContain('  "new-one": () => import("@roadnerd/new-one/server"),\n');
+    expect(serverModules(servers)).not.toContain("new-one");
+  });
+
+  it("depend on exactly the servers there are, and keep the registry's own dependencies", () => {
+    const deps = (list: readonly RegisteredServer[]) => JSON.parse(registryPackage(list)).dependencies;
+    expect(deps([...servers, added])).toMatchObject({ "@roadnerd/new-one": "workspace:*" });
+    const without = deps(servers.filter((s) => s.name !== first.name));
+    expect(without).not.toHaveProperty(first.packageName);
+    expect(without).toHaveProperty("@roadnerd/conventions", "workspace:*");
   });
 });
 
@@ -49,6 +86,7 @@ describe.each(servers)("server $name", (s) => {
       bin: `roadnerd-${s.name}`,
     });
     expect(read(`${s.dir}/src/main.ts`)).toContain("await runMain(server);");
+    expect(read(`${s.dir}/bin/roadnerd-${s.name}.mjs`), "its bin launches dist/main.js").toBe(BIN_LAUNCHER);
     expect(def.tools.length).toBeGreaterThan(0);
   });
 

@@ -8,8 +8,8 @@ import { execFile } from "node:child_process";
 import { mkdir, rm, symlink, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { promisify } from "node:util";
-import { buildApp, parseServerPackage } from "@roadnerd/conventions/internal";
-import { callTool, silentLogger } from "@roadnerd/conventions/testing";
+import { parseServerPackage } from "@roadnerd/conventions/internal";
+import { callTool, testApp } from "@roadnerd/conventions/testing";
 import { REPO_ROOT } from "@roadnerd/registry";
 import { build } from "esbuild";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -65,7 +65,7 @@ describe("the new-server skeleton", () => {
     const tool = server.tools[0];
     if (!tool) throw new Error("no tool");
     expect((await callTool(server, tool, {})).summary).toMatch(/^up \d+ h, load /);
-    const app = await buildApp(server, { env: {}, logger: silentLogger() });
+    const app = await testApp(server);
     try {
       expect((await app.inject({ url: "/healthz" })).json()).toMatchObject({ name: "roadnerd-skeleton-check" });
       expect((await app.inject({ method: "POST", url: "/actions/uptime" })).json()).toHaveProperty("uptime_s");

@@ -1,24 +1,11 @@
-/** What a server's own bench module (servers/<name>/bench/latency.ts) gets: start it, call it, time pairs. */
-import { f1, type Proc, pct, post, series, start } from "./lib.ts";
-
-export interface BenchContext {
-  start(env: Record<string, string>): Promise<Proc>;
-  call(p: Proc, tool: string, input: Record<string, unknown>): Promise<void>;
-  /** p50/p99 of a tool against the data source underneath, measured the same way, back to back. */
-  pair(name: string, tool: () => Promise<unknown>, sourceLabel: string, source: () => Promise<unknown>): Promise<void>;
-}
-
-export interface ServerBench {
-  benchLatency?(b: BenchContext): Promise<void>;
-  /** The world the generic figures (MCP cost, RSS curve) run in, when the example calls need one (a booted systemd). */
-  world?(): Promise<{ env: Record<string, string>; close(): Promise<void> }>;
-  cheapCall?(): Promise<{ tool: string; args: Record<string, unknown>; close(): void }>;
-}
+/** The BenchContext a server's own bench module (servers/<name>/bench/latency.ts) gets: start it, call it, time pairs. */
+import type { BenchContext } from "@roadnerd/testkit";
+import { f1, pct, post, series, start } from "./lib.ts";
 
 export function benchContext(node: string, entry: string, n: number): BenchContext {
   return {
     start: (env) => start(node, [entry], env),
-    call: (p, tool, input) => post(`${p.url}/actions/${tool}`, input),
+    call: (server, tool, input) => post(`${server.url}/actions/${tool}`, input),
     async pair(name, tool, sourceLabel, source) {
       const t = await series(tool, n);
       const s = await series(source, n);

@@ -1,14 +1,16 @@
 /**
  * Every file (or part of a file) made from code, in one place: `pnpm generate` writes them and
- * test/generated.test.ts fails when a committed copy differs. Docs, compose and the README's server table
- * are derived from the registry and the servers' own definitions, so they cannot rot.
+ * test/generated.test.ts fails when a committed copy differs. Docs, compose, the README's server table and
+ * the registry's links to the servers are derived from the registry and the servers' own definitions, so they
+ * cannot rot.
  */
 import { readFileSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { renderErrorTable, renderMetadataTable, renderServerReference } from "@roadnerd/conventions/internal";
-import { loadServer, PLANNED_PORTS, REPO_ROOT, type RegisteredServer, readRegistry } from "@roadnerd/registry";
+import { loadServer, REPO_ROOT, type RegisteredServer, readRegistry } from "@roadnerd/registry";
 import { stringify } from "yaml";
+import { REGISTRY_PACKAGE, registryPackage, SERVER_MODULES_FILE, serverModules } from "./registry-files.ts";
 
 /** The pnpm the root package.json pins (packageManager): the image installs the same one. */
 function pnpmVersion(): string {
@@ -34,7 +36,7 @@ export function replaceBetween(doc: string, [start, end]: [string, string], gene
   return `${doc.slice(0, a + start.length)}\n${generated}\n${doc.slice(b)}`;
 }
 
-/** The root README's table of servers: every registered server, then the roadmap's ones still to come. */
+/** The root README's table of servers: every registered server. */
 async function serverTable(servers: readonly RegisteredServer[]): Promise<string> {
   const rows = ["| server | port | what it answers | tools |", "| --- | --- | --- | --- |"];
   for (const s of servers) {
@@ -43,9 +45,6 @@ async function serverTable(servers: readonly RegisteredServer[]): Promise<string
     const title = s.title === s.name ? "" : ` (${s.title})`;
     rows.push(`| [\`${s.name}\`](${s.dir}/README.md)${title} | ${s.defaultPort} | ${s.summary} | ${tools} |`);
   }
-  const built = new Set(servers.map((s) => s.name));
-  const next = Object.entries(PLANNED_PORTS).filter(([name]) => !built.has(name));
-  for (const [name, port] of next) rows.push(`| \`${name}\` | ${port} | next: see the roadmap | — |`);
   return rows.join("\n");
 }
 
@@ -151,6 +150,8 @@ export async function generatedFiles(): Promise<Generated[]> {
     { path: "README.md", content: await serverTable(servers), between: [START, END] },
     { path: "docker-compose.yml", content: composeFile(servers) },
     { path: "Dockerfile", content: dockerfile(servers) },
+    { path: REGISTRY_PACKAGE, content: registryPackage(servers) },
+    { path: SERVER_MODULES_FILE, content: serverModules(servers) },
   ];
   for (const s of servers) {
     const def = await loadServer(s.name);

@@ -19,6 +19,20 @@ export function titleOf(name: string): string {
   return name.replace(/(^|-)([a-z0-9])/g, (_, _dash: string, c: string) => c.toUpperCase());
 }
 
+/** Every server's bin (bin/roadnerd-<name>.mjs): pnpm links it at install time, before dist/ exists. */
+export const BIN_LAUNCHER = `#!/usr/bin/env node
+// The file pnpm links as this server's bin at install time, before anything is built; the server itself is
+// the esbuild bundle in dist/ (pnpm build).
+import { existsSync } from "node:fs";
+
+const server = new URL("../dist/main.js", import.meta.url);
+if (!existsSync(server)) {
+  process.stderr.write("this server is not built yet: run \`pnpm build\` in the repository first\\n");
+  process.exit(2);
+}
+await import(server.href);
+`;
+
 export function renderSkeleton(o: SkeletonOptions): SkeletonFiles {
   const bin = `roadnerd-${o.name}`;
   const pkg = {
@@ -27,12 +41,14 @@ export function renderSkeleton(o: SkeletonOptions): SkeletonFiles {
     private: true,
     description: o.summary,
     type: "module",
-    bin: { [bin]: "./dist/main.js" },
+    bin: { [bin]: `./bin/${bin}.mjs` },
+    exports: { "./server": "./src/server.ts" },
     roadnerd: { port: o.port, title: o.title },
     dependencies: { "@roadnerd/conventions": "workspace:*", zod: "catalog:" },
   };
   return {
     "package.json": `${JSON.stringify(pkg, null, 2)}\n`,
+    [`bin/${bin}.mjs`]: BIN_LAUNCHER,
     "src/main.ts": `/** ${bin}: HTTP+SSE and MCP on HOST:PORT, or MCP over stdio with --stdio. */
 import { runMain } from "@roadnerd/conventions";
 import { server } from "./server.ts";

@@ -5,8 +5,8 @@
  * trace or a crash. FUZZ_RUNS sets the runs per tool and surface (CI: 20; the bench's long mode: more).
  */
 import type { AddressInfo } from "node:net";
-import { buildApp, ERROR_CODES, ERROR_STATUS, inputJsonSchema } from "@roadnerd/conventions/internal";
-import { silentLogger } from "@roadnerd/conventions/testing";
+import { ERROR_CODES, ERROR_STATUS, inputJsonSchema } from "@roadnerd/conventions/internal";
+import { testApp } from "@roadnerd/conventions/testing";
 import { loadServer, selectedServers } from "@roadnerd/registry";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -29,12 +29,12 @@ function checkError(error: { code?: unknown; message?: unknown } | undefined, st
 
 describe.each(selectedServers())("fuzz $name", (registered) => {
   let world: World | undefined;
-  let app: Awaited<ReturnType<typeof buildApp>>;
+  let app: Awaited<ReturnType<typeof testApp>>;
   let base: string;
 
   beforeAll(async () => {
     world = await worldFor(registered);
-    app = await buildApp(await loadServer(registered.name), { env: world?.env ?? {}, logger: silentLogger() });
+    app = await testApp(await loadServer(registered.name), { env: world?.env ?? {} });
     await app.listen({ host: "127.0.0.1", port: 0 });
     base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
   });

@@ -9,8 +9,8 @@
  *    every target field it declares, before any work starts: 403 E_FORBIDDEN (or 400 for a spelling its schema
  *    refuses), never a result.
  */
-import { buildApp, createOutboundPolicy } from "@roadnerd/conventions/internal";
-import { silentLogger } from "@roadnerd/conventions/testing";
+import { createOutboundPolicy } from "@roadnerd/conventions/internal";
+import { testApp } from "@roadnerd/conventions/testing";
 import { loadServer, selectedServers } from "@roadnerd/registry";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -322,11 +322,11 @@ const tally = { attempts: 0, forbidden: 0, invalid: 0 };
 
 describe.each(selectedServers())("SSRF corpus against $name", (registered) => {
   let world: World | undefined;
-  let app: Awaited<ReturnType<typeof buildApp>>;
+  let app: Awaited<ReturnType<typeof testApp>>;
 
   beforeAll(async () => {
     world = await worldFor(registered);
-    app = await buildApp(await loadServer(registered.name), { env: world?.env ?? {}, logger: silentLogger() });
+    app = await testApp(await loadServer(registered.name), { env: world?.env ?? {} });
   });
   afterAll(async () => {
     await app?.close();

@@ -1,15 +1,16 @@
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { command } from "@roadnerd/conventions";
+import { buildArgv, inputJsonSchema, matchesTemplate } from "@roadnerd/conventions/internal";
 import {
-  buildArgv,
+  callTool,
   checkAllowed,
-  createExec,
-  inputJsonSchema,
+  fakeBinaries,
+  isLive,
   liveProcessGroups,
-  matchesTemplate,
-} from "@roadnerd/conventions/internal";
-import { callTool, fakeBinaries, isLive, pidsWhere } from "@roadnerd/conventions/testing";
+  pidsWhere,
+  testExec,
+} from "@roadnerd/conventions/testing";
 import { loadServer, selectedServers } from "@roadnerd/registry";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
@@ -137,7 +138,7 @@ describe("no process outlives its deadline", () => {
     // The program leaves a grandchild holding its pipes, then hangs: only a process-group kill ends both.
     const bin = await fakeBinaries({ hang: `/bin/sleep 30.${marker} & exec /bin/sleep 31.${marker}` });
     const hang = command("hang", []);
-    const exec = createExec([hang], bin.dir);
+    const exec = testExec([hang], bin.dir);
     try {
       const codes: Record<string, number> = {};
       for (let batch = 0; batch < 40; batch++) {

@@ -6,7 +6,7 @@
  */
 import { join } from "node:path";
 import { createClient, type RoadNerdClient } from "@roadnerd/client";
-import { type Supervised, SuperviseError, superviseListening } from "@roadnerd/conventions";
+import { type Supervised, SuperviseError, superviseListening } from "@roadnerd/conventions/supervise";
 import { REPO_ROOT, type RegisteredServer } from "@roadnerd/registry";
 import { DEFAULT_ATTACH_TIMEOUT_MS, DEFAULT_IDLE_MS } from "./config.ts";
 import { AttachError } from "./errors.ts";

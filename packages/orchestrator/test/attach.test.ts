@@ -8,7 +8,7 @@ import type { AddressInfo } from "node:net";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { liveSupervised } from "@roadnerd/conventions";
+import { liveSupervised } from "@roadnerd/conventions/supervise";
 import { readRegistry } from "@roadnerd/registry";
 import { type SpawnedServer, spawnServer } from "@roadnerd/testkit";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";

@@ -1,13 +1,12 @@
 /**
- * A server's definition by name. The template-literal import is a glob to esbuild (every servers/<name>/src/
- * server.ts is bundled into a script that uses this) and a plain path to vitest, so neither needs a list.
+ * A server's definition by name, imported through its package (servers.ts, generated from servers/*): esbuild
+ * bundles every one into the orchestrator, vitest and tsc resolve them as workspace packages.
  */
 import type { BaseConfig, ServerDef } from "@roadnerd/conventions";
-import { SERVER_NAME } from "@roadnerd/conventions/internal";
+import { SERVER_MODULES } from "./servers.ts";
 
 export async function loadServer(name: string): Promise<ServerDef<BaseConfig>> {
-  if (!SERVER_NAME.test(name)) throw new Error(`not a server name: ${name}`);
-  const mod = (await import(`../../../servers/${name}/src/server.ts`)) as { server?: ServerDef<BaseConfig> };
-  if (!mod.server) throw new Error(`servers/${name}/src/server.ts must export \`server\` (its defineServer)`);
-  return mod.server;
+  const load = Object.hasOwn(SERVER_MODULES, name) ? SERVER_MODULES[name] : undefined;
+  if (!load) throw new Error(`${name} is not a registered server (after adding servers/${name}: pnpm generate)`);
+  return (await load()).server;
 }

@@ -17,6 +17,15 @@ function findRoot(from: string): string {
 
 export const REPO_ROOT = findRoot(dirname(fileURLToPath(import.meta.url)));
 
+/** Where a server package exports its definition (`export const server = defineServer(…)`). */
+const SERVER_EXPORT = "./src/server.ts";
+
+function serverExport(pkg: unknown): unknown {
+  if (typeof pkg !== "object" || pkg === null || !("exports" in pkg)) return undefined;
+  const { exports } = pkg;
+  return typeof exports === "object" && exports !== null && "./server" in exports ? exports["./server"] : undefined;
+}
+
 export interface RegisteredServer extends ServerIdentity {
   /** servers/<name>, relative to the repository root. */
   dir: string;
@@ -32,9 +41,15 @@ export function readRegistry(root: string = REPO_ROOT): RegisteredServer[] {
     const dir = `servers/${entry.name}`;
     const pkgPath = join(root, dir, "package.json");
     if (!existsSync(pkgPath)) continue;
-    const identity = parseServerPackage(JSON.parse(readFileSync(pkgPath, "utf8")), `${dir}/package.json`);
+    const pkg: unknown = JSON.parse(readFileSync(pkgPath, "utf8"));
+    const identity = parseServerPackage(pkg, `${dir}/package.json`);
     if (identity.name !== entry.name) {
       throw new Error(`${dir}/package.json: the package is @roadnerd/${identity.name}; the folder must be ${dir}`);
+    }
+    if (serverExport(pkg) !== SERVER_EXPORT) {
+      throw new Error(
+        `${dir}/package.json: exports must be { "./server": "${SERVER_EXPORT}" } (the registry imports it)`,
+      );
     }
     found.push({ ...identity, dir, entry: `${dir}/dist/main.js` });
   }

@@ -1,4 +1,5 @@
-/** @roadnerd/testkit — helpers for tests against the real thing. */
+/** @roadnerd/testkit — helpers for tests (and benches) against the real thing. */
+export type { BenchCall, BenchContext, BenchServer, ServerBench } from "./bench.ts";
 
 export {
   type CapportApi,
@@ -34,6 +35,7 @@ export {
 } from "./http-servers.ts";
 export { type McpSession, mcpOverHttp, mcpOverStdio, openMcp, type StdioOptions } from "./mcp-client.ts";
 export { createNetnsLab, NetnsLab, netnsSkipReason, type VethEnd } from "./netns.ts";
+export { REPO_ROOT } from "./repo-root.ts";
 export {
   type ListeningProcess,
   type ListenOptions,

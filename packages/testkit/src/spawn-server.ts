@@ -2,7 +2,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { REPO_ROOT } from "@roadnerd/registry";
+import { REPO_ROOT } from "./repo-root.ts";
 
 export function serverEntry(name: string): string {
   const entry = join(REPO_ROOT, "servers", name, "dist/main.js");

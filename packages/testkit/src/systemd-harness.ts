@@ -23,7 +23,7 @@ import {
   writeFileSync,
 } from "node:fs";
 import { join } from "node:path";
-import { REPO_ROOT } from "@roadnerd/registry";
+import { REPO_ROOT } from "./repo-root.ts";
 import { type SpawnedServer, type SpawnOptions, spawnServer } from "./spawn-server.ts";
 
 /** The target systemd boots into: it wants journald and every unit the caller installs with `start: true`. */

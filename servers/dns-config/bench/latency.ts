@@ -4,7 +4,7 @@
  * stub layout, where the tool also reads the uplink file and per-link state). Used by `pnpm bench`.
  */
 import { readFile, stat } from "node:fs/promises";
-import type { BenchContext } from "../../../scripts/bench/server-bench.ts";
+import type { BenchCall, BenchContext } from "@roadnerd/testkit";
 import { buildRoot } from "../test/helpers/build-root.ts";
 import { layouts } from "../test/helpers/layouts.ts";
 
@@ -45,6 +45,6 @@ export async function benchLatency(b: BenchContext): Promise<void> {
 }
 
 /** A cheap call for the /mcp vs /actions comparison. */
-export async function cheapCall(): Promise<{ tool: string; args: Record<string, unknown>; close(): void }> {
+export async function cheapCall(): Promise<BenchCall> {
   return { tool: "dns_config_get", args: {}, close: () => {} };
 }

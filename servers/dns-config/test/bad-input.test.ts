@@ -6,14 +6,13 @@
 import { readdirSync, statSync } from "node:fs";
 import net from "node:net";
 import { join } from "node:path";
-import { buildApp } from "@roadnerd/conventions/internal";
-import { silentLogger } from "@roadnerd/conventions/testing";
+import { testApp } from "@roadnerd/conventions/testing";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { server } from "../src/server.ts";
 import { type BuiltRoot, buildRoot } from "./helpers/build-root.ts";
 import { layouts } from "./helpers/layouts.ts";
 
-let app: Awaited<ReturnType<typeof buildApp>>;
+let app: Awaited<ReturnType<typeof testApp>>;
 let root: BuiltRoot;
 let before: string;
 const connects: string[] = [];
@@ -34,7 +33,7 @@ function snapshot(dir: string, prefix = ""): string {
 beforeAll(async () => {
   root = await buildRoot(layouts.resolvedStub);
   before = snapshot(root.dir);
-  app = await buildApp(server, { env: root.env, logger: silentLogger() });
+  app = await testApp(server, { env: root.env });
   net.Socket.prototype.connect = function (this: net.Socket, ...args: unknown[]) {
     connects.push(JSON.stringify(args[0]));
     return (originalConnect as (...a: unknown[]) => net.Socket).apply(this, args);

@@ -6,15 +6,14 @@
 import { createSocket } from "node:dgram";
 import { createServer as createHttpServer } from "node:http";
 import { type AddressInfo, connect, createServer as createTcpServer } from "node:net";
-import { createExec, DEFAULT_EXEC_PATH } from "@roadnerd/conventions/internal";
-import { startDnsServer } from "@roadnerd/testkit";
+import { testExec } from "@roadnerd/conventions/testing";
+import { type BenchCall, type BenchContext, startDnsServer } from "@roadnerd/testkit";
 import dnsPacket from "dns-packet";
-import type { BenchContext } from "../../../scripts/bench/server-bench.ts";
 import { ipAddrShow } from "../src/tools/iface-info.ts";
 import { ipRoutes } from "../src/tools/route-info.ts";
 
 // The very commands the tools declare, through the kernel's exec: the baseline is `ip` itself, spawned the same way.
-const exec = createExec([ipAddrShow, ipRoutes[4], ipRoutes[6]], DEFAULT_EXEC_PATH);
+const exec = testExec([ipAddrShow, ipRoutes[4], ipRoutes[6]]);
 const EXEC_OPTIONS = { timeoutMs: 5_000 };
 
 function udpQuery(host: string, name: string): Promise<void> {
@@ -113,7 +112,7 @@ export async function benchLatency(b: BenchContext): Promise<void> {
 }
 
 /** A cheap call for the /mcp vs /actions comparison: a TCP check of a local listener. */
-export async function cheapCall(): Promise<{ tool: string; args: Record<string, unknown>; close(): void }> {
+export async function cheapCall(): Promise<BenchCall> {
   const tcp = createTcpServer((s) => s.destroy());
   await new Promise<void>((r) => tcp.listen(0, "127.0.0.1", r));
   return {

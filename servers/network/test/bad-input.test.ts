@@ -8,13 +8,12 @@ import { chmod, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import net from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { buildApp } from "@roadnerd/conventions/internal";
-import { silentLogger } from "@roadnerd/conventions/testing";
+import { testApp } from "@roadnerd/conventions/testing";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { server } from "../src/server.ts";
 import { PUBLIC_DEFAULT_HOSTS } from "./helpers/loopback-world.ts";
 
-let app: Awaited<ReturnType<typeof buildApp>>;
+let app: Awaited<ReturnType<typeof testApp>>;
 let dir: string;
 const opened: string[] = [];
 const restore: Array<() => void> = [];
@@ -34,7 +33,7 @@ beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), "rn-bad-input-"));
   await writeFile(join(dir, "ip"), `#!/bin/sh\necho "$@" >> "${dir}/ran"\necho '[]'\n`);
   await chmod(join(dir, "ip"), 0o755);
-  app = await buildApp(server, {
+  app = await testApp(server, {
     env: {
       EXEC_PATH: dir,
       RESOLV_CONF: join(dir, "no-resolv.conf"),
@@ -42,7 +41,6 @@ beforeAll(async () => {
       // The captive defaults are public names: deny them by name, which refuses before any lookup.
       OUTBOUND_DENY: PUBLIC_DEFAULT_HOSTS.join(","),
     },
-    logger: silentLogger(),
   });
   watch(net.Socket.prototype, "connect", "tcp");
   watch(dgram.Socket.prototype, "send", "udp");

@@ -4,6 +4,7 @@ import { readFileSync } from "node:fs";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { createClient } from "@roadnerd/client";
 import { serverEntry, spawnServer } from "@roadnerd/testkit";
@@ -12,10 +13,13 @@ import { describe, expect, it } from "vitest";
 const run = promisify(execFile);
 
 describe("starting roadnerd-network", () => {
-  it("the package's bin points at the built entry", () => {
+  it("the package's bin is a committed launcher of the built entry", async () => {
     const pkg = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8"));
-    expect(pkg.bin).toEqual({ "roadnerd-network": "./dist/main.js" });
+    expect(pkg.bin).toEqual({ "roadnerd-network": "./bin/roadnerd-network.mjs" });
     expect(readFileSync(serverEntry("network"), "utf8").startsWith("#!/usr/bin/env node\n")).toBe(true);
+    const bin = fileURLToPath(new URL("../bin/roadnerd-network.mjs", import.meta.url));
+    const { stdout } = await run(process.execPath, [bin, "--help"]);
+    expect(stdout).toContain("default 7101");
   });
 
   it("PORT=0 binds a free port, logs one listening line with its url, and /healthz says what it can see", async () => {

@@ -8,13 +8,13 @@ import { readdirSync, readFileSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { type AddressInfo, createServer } from "node:net";
 import { command, slot } from "@roadnerd/conventions";
-import { createExec, DEFAULT_EXEC_PATH } from "@roadnerd/conventions/internal";
-import type { BenchContext } from "../../../scripts/bench/server-bench.ts";
+import { testExec } from "@roadnerd/conventions/testing";
+import type { BenchCall, BenchContext } from "@roadnerd/testkit";
 import { ssListening } from "../src/listeners.ts";
 
 /** What a user would type to answer "who holds this port": `ss -Hltnp sport = :PORT`. */
 const ssSport = command("ss", ["-Hltnp", "sport", "=", slot("port", /^:\d{1,5}$/)]);
-const exec = createExec([ssListening, ssSport], DEFAULT_EXEC_PATH);
+const exec = testExec([ssListening, ssSport]);
 const EXEC_OPTIONS = { timeoutMs: 5_000 };
 const TABLES = ["tcp", "tcp6", "udp", "udp6"].map((t) => `/proc/net/${t}`);
 
@@ -104,7 +104,7 @@ export async function benchLatency(b: BenchContext): Promise<void> {
 }
 
 /** A cheap call for the /mcp vs /actions comparison: who holds a listener of this process. */
-export async function cheapCall(): Promise<{ tool: string; args: Record<string, unknown>; close(): void }> {
+export async function cheapCall(): Promise<BenchCall> {
   const tcp = createServer((s) => s.destroy());
   await new Promise<void>((r) => tcp.listen(0, "127.0.0.1", r));
   return { tool: "who_uses_port", args: { port: (tcp.address() as AddressInfo).port }, close: () => tcp.close() };

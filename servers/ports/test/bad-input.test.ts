@@ -6,12 +6,11 @@
 import { chmod, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { buildApp } from "@roadnerd/conventions/internal";
-import { silentLogger } from "@roadnerd/conventions/testing";
+import { testApp } from "@roadnerd/conventions/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { server } from "../src/server.ts";
 
-let app: Awaited<ReturnType<typeof buildApp>>;
+let app: Awaited<ReturnType<typeof testApp>>;
 let dir: string;
 const ran = () => readFile(join(dir, "ran"), "utf8").catch(() => "");
 
@@ -19,7 +18,7 @@ beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), "rn-ports-bad-"));
   await writeFile(join(dir, "ss"), `#!/bin/sh\necho "$@" >> "${dir}/ran"\n`);
   await chmod(join(dir, "ss"), 0o755);
-  app = await buildApp(server, { env: { EXEC_PATH: dir, SOCKETS_SOURCE: "ss" }, logger: silentLogger() });
+  app = await testApp(server, { env: { EXEC_PATH: dir, SOCKETS_SOURCE: "ss" } });
 });
 
 afterAll(async () => {

@@ -6,9 +6,8 @@
 import { readFile } from "node:fs/promises";
 import { createServer, request as httpRequest, type ServerResponse } from "node:http";
 import { type AddressInfo, connect } from "node:net";
-import { generateTestCerts, startTestServer } from "@roadnerd/testkit";
+import { type BenchCall, type BenchContext, generateTestCerts, startTestServer } from "@roadnerd/testkit";
 import { Agent, ProxyAgent, request } from "undici";
-import type { BenchContext } from "../../../scripts/bench/server-bench.ts";
 
 /**
  * A minimal forward proxy (absolute-form GET and CONNECT). The npm `proxy` package the tests use cannot be
@@ -134,6 +133,6 @@ export async function benchLatency(b: BenchContext): Promise<void> {
 }
 
 /** A cheap call for the /mcp vs /actions comparison: the environment and a few files. */
-export async function cheapCall(): Promise<{ tool: string; args: Record<string, unknown>; close(): void }> {
+export async function cheapCall(): Promise<BenchCall> {
   return { tool: "proxy_env_status", args: {}, close: () => {} };
 }

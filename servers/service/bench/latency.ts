@@ -5,9 +5,8 @@
  * them, the baseline as the very commands the tools declare through the kernel's exec. Then the error path
  * of this machine's own root (systemd not PID 1), against /healthz. Used by `pnpm bench`.
  */
-import { createExec } from "@roadnerd/conventions/internal";
-import { bootSystemd } from "@roadnerd/testkit";
-import type { BenchContext } from "../../../scripts/bench/server-bench.ts";
+import { testExec } from "@roadnerd/conventions/testing";
+import { type BenchContext, bootSystemd } from "@roadnerd/testkit";
 import { journalTail } from "../src/tools/journal-tail.ts";
 import { listFailed, showFailed } from "../src/tools/list-failed-units.ts";
 import { unitShow } from "../src/tools/service-status.ts";
@@ -19,7 +18,7 @@ export async function benchLatency(b: BenchContext): Promise<void> {
   const harness = await bootSystemd({ units: DEMO_UNITS });
   try {
     const bin = harness.binariesInside(["systemctl", "journalctl"]);
-    const exec = createExec([unitShow, listFailed, showFailed, journalTail], bin);
+    const exec = testExec([unitShow, listFailed, showFailed, journalTail], bin);
     const srv = await b.start({ EXEC_PATH: bin, SYSTEMD_BOOTED_DIR: harness.path("/run/systemd/system") });
     try {
       await b.pair(

@@ -3,8 +3,7 @@
  * "running" (SYSTEMD_BOOTED_DIR exists) and systemctl/journalctl on EXEC_PATH recording every run, so a value
  * that slipped through would show up in the log.
  */
-import { liveProcessGroups } from "@roadnerd/conventions/internal";
-import { callTool, collectStream } from "@roadnerd/conventions/testing";
+import { callTool, collectStream, liveProcessGroups } from "@roadnerd/conventions/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { server } from "../src/server.ts";
 import { journalFollowStream } from "../src/streams/journal-follow.ts";

@@ -7,8 +7,7 @@ import { spawn } from "node:child_process";
 import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { isLive } from "@roadnerd/conventions/testing";
-import { REPO_ROOT } from "@roadnerd/registry";
-import { bootSystemd, HARNESS_TARGET } from "@roadnerd/testkit";
+import { bootSystemd, HARNESS_TARGET, REPO_ROOT } from "@roadnerd/testkit";
 import { describe, expect, it, onTestFinished } from "vitest";
 import { SLEEPER } from "./helpers/test-units.ts";
 

@@ -5,7 +5,7 @@
  * exec itself with binaries that would record a run.
  */
 import { command } from "@roadnerd/conventions";
-import { checkAllowed, createExec, liveProcessGroups, spawnLines } from "@roadnerd/conventions/internal";
+import { checkAllowed, liveProcessGroups, spawnLines, testExec } from "@roadnerd/conventions/testing";
 import { describe, expect, it } from "vitest";
 import { server } from "../src/server.ts";
 import { fakeSystemd } from "./helpers/no-systemd.ts";
@@ -105,7 +105,7 @@ describe("the allowlist holds only read verbs", () => {
     try {
       const path = fake.env.EXEC_PATH as string;
       // A command the tools did not declare is refused by identity, whatever its shape.
-      const exec = createExec(commands, path);
+      const exec = testExec(commands, path);
       await expect(
         exec(command("systemctl", ["restart", "ssh.service"]), undefined, { timeoutMs: 1000 }),
       ).rejects.toMatchObject({

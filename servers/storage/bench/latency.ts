@@ -8,14 +8,14 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { command, slot } from "@roadnerd/conventions";
-import { createExec, DEFAULT_EXEC_PATH } from "@roadnerd/conventions/internal";
-import type { BenchContext } from "../../../scripts/bench/server-bench.ts";
+import { testExec } from "@roadnerd/conventions/testing";
+import type { BenchCall, BenchContext } from "@roadnerd/testkit";
 
 const PATH = /^\/[^\n]+$/;
 const duSum = command("du", ["-x", "-s", "-B1", slot("path", PATH)]);
 const duDepth2 = command("du", ["-x", "-a", "-d", "2", "-B1", slot("path", PATH)]);
 const df = command("df", ["-B1", "--output=source,fstype,size,used,avail,pcent,itotal,iused,ipcent,target"]);
-const exec = createExec([duSum, duDepth2, df], DEFAULT_EXEC_PATH);
+const exec = testExec([duSum, duDepth2, df]);
 const EXEC_OPTIONS = { timeoutMs: 15_000, maxBytes: 16 * 1024 * 1024 };
 
 /** 100 directories × 10 subdirectories × 20 files of 0–1,900 bytes: 20,000 files, 1,101 directories. */
@@ -60,6 +60,6 @@ export async function benchLatency(b: BenchContext): Promise<void> {
 }
 
 /** A cheap call for the /mcp vs /actions comparison. */
-export async function cheapCall(): Promise<{ tool: string; args: Record<string, unknown>; close(): void }> {
+export async function cheapCall(): Promise<BenchCall> {
   return { tool: "disk_usage", args: {}, close: () => {} };
 }

@@ -10,8 +10,7 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { connect } from "node:tls";
-import { generateTestCerts, startTestServer } from "@roadnerd/testkit";
-import type { BenchContext } from "../../../scripts/bench/server-bench.ts";
+import { type BenchCall, type BenchContext, generateTestCerts, startTestServer } from "@roadnerd/testkit";
 
 const PAGE = "<!doctype html><title>bench</title><body style='background:#08c'><h1>bench page</h1></body>";
 
@@ -134,7 +133,7 @@ export async function benchLatency(b: BenchContext): Promise<void> {
 }
 
 /** A cheap call for the /mcp vs /actions comparison: HEAD of a local page (needs OUTBOUND_ALLOW=127.0.0.1). */
-export async function cheapCall(): Promise<{ tool: string; args: Record<string, unknown>; close(): void }> {
+export async function cheapCall(): Promise<BenchCall> {
   const web = createServer((_req, res) => res.end("ok"));
   await new Promise<void>((r) => web.listen(0, "127.0.0.1", r));
   return {

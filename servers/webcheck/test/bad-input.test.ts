@@ -7,21 +7,19 @@ import { mkdtemp, readdir, rm } from "node:fs/promises";
 import net from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { buildApp } from "@roadnerd/conventions/internal";
-import { silentLogger } from "@roadnerd/conventions/testing";
+import { testApp } from "@roadnerd/conventions/testing";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { server } from "../src/server.ts";
 
-let app: Awaited<ReturnType<typeof buildApp>>;
+let app: Awaited<ReturnType<typeof testApp>>;
 let dir: string;
 const opened: string[] = [];
 let restore: () => void = () => undefined;
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), "webcheck-bad-"));
-  app = await buildApp(server, {
+  app = await testApp(server, {
     env: { OUTBOUND_ALLOW: "127.0.0.1", WEBCHECK_ARTIFACTS_DIR: join(dir, "artifacts"), EXEC_PATH: dir },
-    logger: silentLogger(),
   });
   const original = net.Socket.prototype.connect;
   net.Socket.prototype.connect = function (this: net.Socket, ...args: unknown[]) {

@@ -1,7 +1,7 @@
 /**
- * A server declares itself once, in its package.json: `@roadnerd/<name>`, bin `roadnerd-<name>`, a one-line
- * description and `roadnerd.port`. defineServer, the registry, the scripts and the generated files all read
- * it through this one parser, so they cannot disagree.
+ * A server declares itself once, in its package.json: `@roadnerd/<name>`, bin `roadnerd-<name>` (a committed
+ * launcher of the bundle dist/main.js), a one-line description and `roadnerd.port`. defineServer, the registry,
+ * the scripts and the generated files all read it through this one parser, so they cannot disagree.
  */
 import { z } from "zod";
 
@@ -57,9 +57,11 @@ export function parseServerPackage(pkg: unknown, where = "package.json"): Server
   const p = parsed.data;
   const name = p.name.slice("@roadnerd/".length);
   const bin = `roadnerd-${name}`;
+  // The bin is a committed launcher of dist/main.js: pnpm links bins at install time, before anything is built.
   const bins = Object.entries(p.bin);
-  if (bins.length !== 1 || bins[0]?.[0] !== bin || bins[0]?.[1] !== "./dist/main.js") {
-    throw new Error(`${where}: bin must be exactly { "${bin}": "./dist/main.js" }`);
+  const binFile = `./bin/${bin}.mjs`;
+  if (bins.length !== 1 || bins[0]?.[0] !== bin || bins[0]?.[1] !== binFile) {
+    throw new Error(`${where}: bin must be exactly { "${bin}": "${binFile}" }`);
   }
   if (p.description.includes("\n")) throw new Error(`${where}: description must be one line`);
   return {

@@ -1,10 +1,16 @@
 /**
- * @roadnerd/conventions/testing — what every server's tests need: call a tool or a stream without HTTP,
- * fake binaries on a test-only PATH, the README curl runner, a silent logger, and processes seen from /proc.
+ * @roadnerd/conventions/testing — what every server's tests and benches need: call a tool, run a stream or
+ * build the app without listening, the kernel's exec on a chosen PATH, fake binaries on a test-only PATH, the
+ * README curl runner, a silent logger, and processes seen from /proc. Nothing under servers/ imports /internal.
  */
+// The allowlist check and the line spawner, so a server's tests prove a mutating argv is refused before any
+// process exists; liveProcessGroups, that none is left behind.
+export { checkAllowed } from "../define/command.ts";
+export { liveProcessGroups, spawnLines } from "../process/exec.ts";
 export { canBind } from "./can-bind.ts";
+export { testExec } from "./exec.ts";
 export { type FakeBinaries, fakeBinaries } from "./fake-binaries.ts";
-export { type CallOptions, callTool, collectStream, testRuntime } from "./inject.ts";
+export { type CallOptions, type CollectOptions, callTool, collectStream, testApp, testRuntime } from "./inject.ts";
 export { isLive, pidsWhere, rssMb } from "./procfs.ts";
 export { type CurlExample, type CurlVerdict, curlExamples, runCurlExample } from "./readme-curl.ts";
 export { silentLogger } from "./silent-logger.ts";

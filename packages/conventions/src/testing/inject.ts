@@ -1,4 +1,8 @@
-/** Call a tool or run a stream of a server definition through the kernel's runtime, without HTTP. */
+/**
+ * Call a tool, run a stream or build the HTTP app of a server definition through the kernel's runtime, without
+ * listening: what a server's tests drive it with.
+ */
+import type { FastifyInstance } from "fastify";
 import type { BaseConfig } from "../define/config.ts";
 import type { ServerDef } from "../define/server-def.ts";
 import type { AnyStream, MessageOf } from "../define/stream.ts";
@@ -32,18 +36,39 @@ export function callTool<C extends BaseConfig, T extends AnyTool>(
   return runTool(tool, input, testRuntime(def, options), { signal: options.signal, onProgress: options.onProgress });
 }
 
-/** Run a stream to its end and return every message and why it ended. */
+/** The server's Fastify app (HTTP, SSE and /mcp) for `app.inject()`: silent, and no env unless given. */
+export async function testApp<C extends BaseConfig>(
+  def: ServerDef<C>,
+  options: CallOptions = {},
+): Promise<FastifyInstance> {
+  // Loaded on first use, as main.ts does: a test that only calls tools never loads Fastify.
+  const { buildApp } = await import("../http/http-app.ts");
+  return buildApp(def, { env: options.env ?? {}, logger: options.logger ?? silentLogger() });
+}
+
+export interface CollectOptions<S extends AnyStream> extends CallOptions {
+  /** Close the stream (as a client going away) after this many messages. */
+  max?: number;
+  /**
+   * Awaited after each message (index from 0) before the stream goes on: change the world between rounds
+   * (start a listener, switch a file) and see the next message report it.
+   */
+  onMessage?: (message: MessageOf<S>, index: number) => void | Promise<void>;
+}
+
+/** Run a stream to its end (or to `max` messages) and return every message and why it ended. */
 export async function collectStream<C extends BaseConfig, S extends AnyStream>(
   def: ServerDef<C>,
   stream: S,
   input: Record<string, unknown>,
-  options: CallOptions & { max?: number } = {},
+  options: CollectOptions<S> = {},
 ): Promise<{ messages: MessageOf<S>[]; end: StreamEnd }> {
   const messages: MessageOf<S>[] = [];
   const end = await runStream(stream, input, testRuntime(def, options), {
     signal: options.signal,
     send: async (message) => {
       messages.push(message);
+      await options.onMessage?.(message, messages.length - 1);
       return messages.length < (options.max ?? Number.POSITIVE_INFINITY);
     },
   });

@@ -4,16 +4,12 @@
  * and the end at duration_ms.
  */
 import { rename, symlink } from "node:fs/promises";
-import type { MessageOf } from "@roadnerd/conventions";
-import { runStream } from "@roadnerd/conventions/internal";
-import { collectStream, testRuntime } from "@roadnerd/conventions/testing";
+import { collectStream } from "@roadnerd/conventions/testing";
 import { afterEach, describe, expect, it } from "vitest";
 import { server } from "../../src/server.ts";
 import { dnsConfigWatch } from "../../src/streams/dns-config-watch.ts";
 import { type BuiltRoot, buildRoot } from "../helpers/build-root.ts";
 import { layouts, NETWORK_MANAGER } from "../helpers/layouts.ts";
-
-type Message = MessageOf<typeof dnsConfigWatch>;
 
 const roots: BuiltRoot[] = [];
 afterEach(async () => {
@@ -24,19 +20,18 @@ describe("dns_config_watch", () => {
   it("the first read, then the switch from resolved's stub to NetworkManager's file", async () => {
     const root = await buildRoot({ ...layouts.resolvedStub, "run/NetworkManager/resolv.conf": NETWORK_MANAGER });
     roots.push(root);
-    const messages: Message[] = [];
-    const end = await runStream(
+    const { messages, end } = await collectStream(
+      server,
       dnsConfigWatch,
       { interval_ms: 250, duration_ms: 15_000, run_id: "w1" },
-      testRuntime(server, { env: root.env }),
       {
-        send: async (m) => {
-          messages.push(m as Message);
-          if (messages.length === 1) {
+        env: root.env,
+        max: 2,
+        onMessage: async (_m, index) => {
+          if (index === 0) {
             await symlink("../run/NetworkManager/resolv.conf", `${root.dir}/etc/resolv.conf.new`);
             await rename(`${root.dir}/etc/resolv.conf.new`, `${root.dir}/etc/resolv.conf`);
           }
-          return messages.length < 2;
         },
       },
     );

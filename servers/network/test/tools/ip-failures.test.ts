@@ -6,8 +6,7 @@
 import { chmod, mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { buildApp } from "@roadnerd/conventions/internal";
-import { silentLogger } from "@roadnerd/conventions/testing";
+import { testApp } from "@roadnerd/conventions/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { server } from "../../src/server.ts";
 
@@ -29,7 +28,7 @@ async function callWithFakeIp(tool: string, script: string | null) {
     await writeFile(join(bin, "ip"), `#!/bin/sh\n${script}\n`);
     await chmod(join(bin, "ip"), 0o755);
   }
-  const app = await buildApp(server, { env: { EXEC_PATH: bin }, logger: silentLogger() });
+  const app = await testApp(server, { env: { EXEC_PATH: bin } });
   try {
     const res = await app.inject({ method: "POST", url: `/actions/${tool}`, payload: {} });
     return { status: res.statusCode, body: res.json() };

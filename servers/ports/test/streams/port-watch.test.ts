@@ -4,9 +4,7 @@
  * (no sleeps): it starts the holder after the first and stops it after the second.
  */
 import { type AddressInfo, createServer } from "node:net";
-import type { MessageOf } from "@roadnerd/conventions";
-import { runStream } from "@roadnerd/conventions/internal";
-import { collectStream, testRuntime } from "@roadnerd/conventions/testing";
+import { collectStream } from "@roadnerd/conventions/testing";
 import { describe, expect, it } from "vitest";
 import { server } from "../../src/server.ts";
 import { portWatch } from "../../src/streams/port-watch.ts";
@@ -23,23 +21,26 @@ async function freePort(): Promise<number> {
 describe("port_watch", () => {
   it("says nothing listens, then that a listener appeared (with its process), then that it went away", async () => {
     const port = await freePort();
-    const messages: MessageOf<typeof portWatch>[] = [];
     let holder: Holder | undefined;
     let starting: Promise<Holder> | undefined;
     try {
-      const end = await runStream(portWatch, { port, interval_ms: 100, duration_ms: 30_000 }, testRuntime(server), {
-        send: async (m) => {
-          messages.push(m);
-          if (messages.length === 1) {
-            starting = startHolder([{ proto: "tcp", host: "127.0.0.1", port }]);
-            starting.then((h) => {
-              holder = h;
-            });
-          }
-          if (messages.length === 2) void (await starting)?.stop();
-          return messages.length < 3;
+      const { messages, end } = await collectStream(
+        server,
+        portWatch,
+        { port, interval_ms: 100, duration_ms: 30_000 },
+        {
+          max: 3,
+          onMessage: async (_m, index) => {
+            if (index === 0) {
+              starting = startHolder([{ proto: "tcp", host: "127.0.0.1", port }]);
+              starting.then((h) => {
+                holder = h;
+              });
+            }
+            if (index === 1) void (await starting)?.stop();
+          },
         },
-      });
+      );
       expect(end).toBe("closed");
       expect(messages).toEqual([
         { change: "initial", listening: false, listeners: [], summary: "nothing listens on the port" },
@@ -60,16 +61,19 @@ describe("port_watch", () => {
   it("says changed when another process joins a port that was already listening", async () => {
     const first = await startHolder([{ proto: "udp", host: "127.0.0.1", port: 0, reuse: true }]);
     const port = first.sockets[0]?.port as number;
-    const messages: MessageOf<typeof portWatch>[] = [];
     let joining: Promise<Holder> | undefined;
     try {
-      const end = await runStream(portWatch, { port, interval_ms: 100, duration_ms: 30_000 }, testRuntime(server), {
-        send: async (m) => {
-          messages.push(m);
-          if (messages.length === 1) joining = startHolder([{ proto: "udp", host: "127.0.0.1", port, reuse: true }]);
-          return messages.length < 2;
+      const { messages, end } = await collectStream(
+        server,
+        portWatch,
+        { port, interval_ms: 100, duration_ms: 30_000 },
+        {
+          max: 2,
+          onMessage: (_m, index) => {
+            if (index === 0) joining = startHolder([{ proto: "udp", host: "127.0.0.1", port, reuse: true }]);
+          },
         },
-      });
+      );
       const second = await joining;
       expect(end).toBe("closed");
       expect(messages.map((m) => [m.change, m.listening, m.listeners.map((l) => l.pid)])).toEqual([

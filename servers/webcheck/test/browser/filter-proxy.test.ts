@@ -4,10 +4,11 @@
  * the target sees no connection; the browser-wide fallback refuses everything.
  */
 import { request } from "node:http";
-import { createOutboundPolicy } from "@roadnerd/conventions/internal";
+import { testRuntime } from "@roadnerd/conventions/testing";
 import { startTestServer, type TestServer } from "@roadnerd/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { BLOCKED_HEADER, type FilterProxy, startFilterProxy } from "../../src/browser/filter-proxy.ts";
+import { server } from "../../src/server.ts";
 
 let inside: TestServer;
 let outside: TestServer;
@@ -18,7 +19,9 @@ const life = new AbortController();
 beforeAll(async () => {
   inside = await startTestServer((req, res) => res.end(`inside ${req.method} ${req.url} host=${req.headers.host}`));
   outside = await startTestServer((_req, res) => res.end("outside"), { host: "127.0.0.2" });
-  proxy = await startFilterProxy(createOutboundPolicy({ allow: ["127.0.0.1"], deny: [] }), life.signal);
+  // The server's own policy, as its runtime builds it: allowlist-only, here allowing 127.0.0.1 alone.
+  const { outbound } = testRuntime(server, { env: { OUTBOUND_ALLOW: "127.0.0.1" } });
+  proxy = await startFilterProxy(outbound, life.signal);
   denyAll = await startFilterProxy(null, life.signal);
 });
 

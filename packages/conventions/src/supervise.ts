@@ -1,0 +1,15 @@
+/**
+ * @roadnerd/conventions/supervise — long-lived supervised children, for the orchestrator that attaches servers
+ * on request: start a process that announces `listening`, watch it, stop its whole group. A server never
+ * needs this (its own subprocesses go through ctx.exec), so it is not in the author entry.
+ */
+export {
+  DEFAULT_LISTEN_TIMEOUT_MS,
+  liveSupervised,
+  SUPERVISE_KILL_GRACE_MS,
+  type Supervised,
+  type SupervisedExit,
+  SuperviseError,
+  type SuperviseOptions,
+  superviseListening,
+} from "./process/supervise.ts";

@@ -1,0 +1,38 @@
+/**
+ * The contract between `pnpm bench` (scripts/bench.ts, which runs it) and a server's own bench module
+ * (servers/<name>/bench/latency.ts, which it imports): the module times its tools against the data source
+ * underneath and may name the world and the cheap call the generic figures use.
+ */
+import type { ChildProcess } from "node:child_process";
+
+/** A built server the bench started on loopback. */
+export interface BenchServer {
+  url: string;
+  pid: number;
+  child: ChildProcess;
+  /** SIGKILL: the bench does not wait. */
+  kill(): void;
+}
+
+export interface BenchContext {
+  /** Start the server's bundle with this environment (nothing from the developer's shell). */
+  start(env: Record<string, string>): Promise<BenchServer>;
+  call(server: BenchServer, tool: string, input: Record<string, unknown>): Promise<void>;
+  /** p50/p99 of a tool against the data source underneath, measured the same way, back to back. */
+  pair(name: string, tool: () => Promise<unknown>, sourceLabel: string, source: () => Promise<unknown>): Promise<void>;
+}
+
+/** One cheap call for the /mcp vs /actions comparison, and what to close after it. */
+export interface BenchCall {
+  tool: string;
+  args: Record<string, unknown>;
+  close(): void;
+}
+
+/** What servers/<name>/bench/latency.ts may export. */
+export interface ServerBench {
+  benchLatency?(b: BenchContext): Promise<void>;
+  /** The world the generic figures (MCP cost, RSS curve) run in, when the example calls need one (a booted systemd). */
+  world?(): Promise<{ env: Record<string, string>; close(): Promise<void> }>;
+  cheapCall?(): Promise<BenchCall>;
+}

@@ -1,0 +1,247 @@
+/**
+ * Each package entry's export list is pinned, types included, so widening a public surface is a decision made
+ * here and not a side effect (the MCP TypeScript SDK keeps its barrel the same way). The names are read by the
+ * TypeScript compiler (`getExportsOfModule`): importing the module would miss every type-only export.
+ * The orchestrator's entry is left out: it is being cut down to what its users import.
+ */
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { REPO_ROOT } from "@roadnerd/registry";
+import ts from "typescript";
+import { describe, expect, it } from "vitest";
+
+const PINNED: Record<string, Record<string, readonly string[]>> = {
+  conventions: {
+    // What a server author imports: the names servers/*/src use, the types their tests and the registry read
+    // (ResultOf, MessageOf, ServerDef, BaseConfig, AnyTool) and the bound beside the default timeout.
+    ".": [
+      "AnyTool",
+      "BaseConfig",
+      "ConfigOf",
+      "DEFAULT_TIMEOUT_MS",
+      "DIAGNOSIS_CODES",
+      "DiagError",
+      "DiagnosisCode",
+      "ExecResult",
+      "HopResponse",
+      "HttpProbeResult",
+      "Limiter",
+      "MASK",
+      "MAX_LIST_LIMIT",
+      "MAX_TIMEOUT_MS",
+      "MessageOf",
+      "OutboundPolicy",
+      "PROBE_USER_AGENT",
+      "ResolvedTarget",
+      "ResultOf",
+      "ServerDef",
+      "SocketFailureKind",
+      "TlsFacts",
+      "ToolContext",
+      "capList",
+      "classifySocketError",
+      "command",
+      "createKit",
+      "createLimiter",
+      "cutText",
+      "hostField",
+      "hostPort",
+      "hostnameField",
+      "httpProbe",
+      "httpRequest",
+      "httpUrlField",
+      "ipField",
+      "isRedirectStatus",
+      "limitInput",
+      "maskArgv",
+      "maskCommandLine",
+      "maskText",
+      "maskUrl",
+      "oneLine",
+      "portField",
+      "probeAnswer",
+      "runMain",
+      "shownUrl",
+      "slot",
+      "truncationFields",
+    ],
+    "./internal": [
+      "ERROR_CODES",
+      "ERROR_STATUS",
+      "MIN_TIMEOUT_MS",
+      "SERVER_NAME",
+      "ServerIdentity",
+      "baseEnvShape",
+      "buildArgv",
+      "createOutboundPolicy",
+      "inputJsonSchema",
+      "matchesTemplate",
+      "outputJsonSchema",
+      "parseServerPackage",
+      "renderErrorTable",
+      "renderMetadataTable",
+      "renderServerReference",
+    ],
+    "./supervise": [
+      "DEFAULT_LISTEN_TIMEOUT_MS",
+      "SUPERVISE_KILL_GRACE_MS",
+      "SuperviseError",
+      "SuperviseOptions",
+      "Supervised",
+      "SupervisedExit",
+      "liveSupervised",
+      "superviseListening",
+    ],
+    "./testing": [
+      "CallOptions",
+      "CollectOptions",
+      "CurlExample",
+      "CurlVerdict",
+      "FakeBinaries",
+      "callTool",
+      "canBind",
+      "checkAllowed",
+      "collectStream",
+      "curlExamples",
+      "fakeBinaries",
+      "isLive",
+      "liveProcessGroups",
+      "pidsWhere",
+      "rssMb",
+      "runCurlExample",
+      "silentLogger",
+      "spawnLines",
+      "testApp",
+      "testExec",
+      "testRuntime",
+    ],
+  },
+  client: {
+    ".": [
+      "ActionEntry",
+      "CallOptions",
+      "ClientOptions",
+      "Health",
+      "RemoteError",
+      "RoadNerdClient",
+      "SseEvent",
+      "SseEventName",
+      "createClient",
+      "streamEvents",
+    ],
+  },
+  registry: {
+    ".": ["REPO_ROOT", "RegisteredServer", "loadServer", "plannedPort", "readRegistry", "selectedServers"],
+  },
+  testkit: {
+    ".": [
+      "BenchCall",
+      "BenchContext",
+      "BenchServer",
+      "BootOptions",
+      "BootedSystemd",
+      "CLOSED_PORT",
+      "CapportApi",
+      "CaptivePortal",
+      "DEFAULT_BOOT_TIMEOUT_MS",
+      "DnsServerOptions",
+      "HARNESS_TARGET",
+      "Handler",
+      "HarnessUnit",
+      "KeyCert",
+      "LOGIN_PAGE",
+      "ListenOptions",
+      "ListeningProcess",
+      "McpSession",
+      "Misbehaviour",
+      "NM_EXPECTED_BODY",
+      "NetnsLab",
+      "OK_BODY",
+      "PLAIN_PAGE",
+      "PortalMode",
+      "REAL_PROBE_HOSTS_DENY",
+      "REPO_ROOT",
+      "RunResult",
+      "SeenQuery",
+      "ServerBench",
+      "SpawnOptions",
+      "SpawnedServer",
+      "StdioOptions",
+      "TestCerts",
+      "TestDnsServer",
+      "TestRecord",
+      "TestServer",
+      "TestServerOptions",
+      "UDP_PAYLOAD_LIMIT",
+      "VethEnd",
+      "WELL_KNOWN_ANSWERS",
+      "WRONG_NAME",
+      "bootSystemd",
+      "createNetnsLab",
+      "diagRoutes",
+      "generateTestCerts",
+      "mcpOverHttp",
+      "mcpOverStdio",
+      "netnsSkipReason",
+      "openMcp",
+      "resolveInZone",
+      "serverEntry",
+      "spawnListening",
+      "spawnServer",
+      "startCapportApi",
+      "startCaptivePortal",
+      "startDnsServer",
+      "startTestServer",
+      "systemdSkipReason",
+    ],
+  },
+};
+
+/** Every entry a package.json declares, as `[package, entry, file]`. */
+function entriesOf(pkg: string): Array<[string, string, string]> {
+  const manifest: { exports: Record<string, string> } = JSON.parse(
+    readFileSync(join(REPO_ROOT, "packages", pkg, "package.json"), "utf8"),
+  );
+  return Object.entries(manifest.exports).map(([entry, file]) => [pkg, entry, join(REPO_ROOT, "packages", pkg, file)]);
+}
+
+const entries = Object.keys(PINNED).flatMap(entriesOf);
+
+/** One program over every entry (the repository's compiler options), so the checker resolves re-exports. */
+function exportNames(): Map<string, string[]> {
+  const config = ts.readConfigFile(join(REPO_ROOT, "tsconfig.base.json"), ts.sys.readFile);
+  const { options } = ts.parseJsonConfigFileContent(config.config, ts.sys, REPO_ROOT);
+  const program = ts.createProgram(
+    entries.map(([, , file]) => file),
+    options,
+  );
+  const checker = program.getTypeChecker();
+  const names = new Map<string, string[]>();
+  for (const [, , file] of entries) {
+    const source = program.getSourceFile(file);
+    const symbol = source && checker.getSymbolAtLocation(source);
+    if (!symbol) throw new Error(`${file}: not a module the compiler could read`);
+    names.set(
+      file,
+      checker.getExportsOfModule(symbol).map((s) => s.name),
+    );
+  }
+  return names;
+}
+
+const names = exportNames();
+
+describe("public surfaces (a new name is added here on purpose, or not at all)", () => {
+  it.each(entries)("@roadnerd/%s entry %s exports exactly its pinned names", (pkg, entry, file) => {
+    const pinned = PINNED[pkg]?.[entry];
+    expect(pinned, `@roadnerd/${pkg} declares ${entry}: pin its names here`).toBeDefined();
+    expect([...(names.get(file) ?? [])].sort()).toEqual([...(pinned ?? [])].sort());
+  });
+
+  it("pins no entry a package.json does not declare", () => {
+    const declared = new Set(entries.map(([pkg, entry]) => `${pkg} ${entry}`));
+    for (const [pkg, pins] of Object.entries(PINNED)) {
+      for (const entry of Object.keys(pins)) expect(declared.has(`${pkg} ${entry}`), `${pkg} ${entry}`).toBe(true);
+    }
+  });
+});
