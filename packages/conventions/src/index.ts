@@ -98,3 +98,5 @@ export {
   maskUrl,
   shownUrl,
 } from "./runtime/mask.ts";
+export type { Resource } from "./runtime/resources.ts";
+export { createSharedCalls, type SharedCalls } from "./runtime/shared-calls.ts";

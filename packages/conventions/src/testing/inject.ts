@@ -1,4 +1,8 @@
-/** Call a tool or run a stream of a server definition through the kernel's runtime, without HTTP. */
+/**
+ * Call a tool or run a stream of a server definition through the kernel's runtime, without HTTP. Each call
+ * gets a fresh runtime, closed (its resources with it) when the call ends, unless `runtime` names one the test
+ * keeps: then calls share its resources, bounds and single-flights, and the test closes it.
+ */
 import type { BaseConfig } from "../define/config.ts";
 import type { ServerDef } from "../define/server-def.ts";
 import type { AnyStream, MessageOf } from "../define/stream.ts";
@@ -16,6 +20,8 @@ export interface CallOptions {
   signal?: AbortSignal;
   /** Receives what the tool passes to ctx.progress, as an /sse/<tool> caller would. */
   onProgress?: (progress: Record<string, unknown>) => void;
+  /** Call through this runtime (from testRuntime) instead of a fresh one; `env` and `logger` are then its own. */
+  runtime?: Runtime<unknown>;
 }
 
 export function testRuntime<C extends BaseConfig>(def: ServerDef<C>, options: CallOptions = {}): Runtime<C> {
@@ -29,7 +35,9 @@ export function callTool<C extends BaseConfig, T extends AnyTool>(
   input: InputOf<T> | Record<string, unknown>,
   options: CallOptions = {},
 ): Promise<ResultOf<T>> {
-  return runTool(tool, input, testRuntime(def, options), { signal: options.signal, onProgress: options.onProgress });
+  return within(def, options, (runtime) =>
+    runTool(tool, input, runtime, { signal: options.signal, onProgress: options.onProgress }),
+  );
 }
 
 /** Run a stream to its end and return every message and why it ended. */
@@ -40,12 +48,29 @@ export async function collectStream<C extends BaseConfig, S extends AnyStream>(
   options: CallOptions & { max?: number } = {},
 ): Promise<{ messages: MessageOf<S>[]; end: StreamEnd }> {
   const messages: MessageOf<S>[] = [];
-  const end = await runStream(stream, input, testRuntime(def, options), {
-    signal: options.signal,
-    send: async (message) => {
-      messages.push(message);
-      return messages.length < (options.max ?? Number.POSITIVE_INFINITY);
-    },
-  });
+  const end = await within(def, options, (runtime) =>
+    runStream(stream, input, runtime, {
+      signal: options.signal,
+      send: async (message) => {
+        messages.push(message);
+        return messages.length < (options.max ?? Number.POSITIVE_INFINITY);
+      },
+    }),
+  );
   return { messages, end };
+}
+
+/** Run `work` in the test's runtime, or in a fresh one closed after it. */
+async function within<C extends BaseConfig, R>(
+  def: ServerDef<C>,
+  options: CallOptions,
+  work: (runtime: Runtime<unknown>) => Promise<R>,
+): Promise<R> {
+  if (options.runtime) return work(options.runtime);
+  const runtime = testRuntime(def, options);
+  try {
+    return await work(runtime);
+  } finally {
+    await runtime.close();
+  }
 }
