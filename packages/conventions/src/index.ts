@@ -19,7 +19,7 @@ export {
 export { type ConfigOf, createKit } from "./define/kit.ts";
 export { capList, cutText, limitInput, MAX_LIST_LIMIT, oneLine, truncationFields } from "./define/limits.ts";
 export type { ServerDef } from "./define/server-def.ts";
-export type { MessageOf } from "./define/stream.ts";
+export type { MessageOf, StreamContext } from "./define/stream.ts";
 export type { AnyTool, ResultOf, ToolContext } from "./define/tool.ts";
 export { DiagError } from "./errors/errors.ts";
 export {
@@ -45,3 +45,4 @@ export {
 export type { ExecResult } from "./process/exec.ts";
 export { createLimiter, type Limiter } from "./runtime/limiter.ts";
 export { MASK, maskArgv, maskCommandLine, maskText, maskUrl, shownUrl } from "./runtime/mask.ts";
+export { createSharedCalls } from "./runtime/shared-calls.ts";

@@ -5,8 +5,8 @@
  */
 import { command, DiagError, type ToolContext } from "@roadnerd/conventions";
 import type { PortsConfig } from "./kit.ts";
-import { type Proto, readAllTables, readNetTables, type TableSocket, type TcpConnection } from "./proc/net-table.ts";
-import { socketOwners } from "./proc/socket-owners.ts";
+import type { Proto, TableSocket, TcpConnection } from "./proc/net-table.ts";
+import { procReads } from "./proc/proc-reads.ts";
 import { parseSs } from "./ss/parse-ss.ts";
 
 /** iproute2's listening TCP and UDP sockets, numeric, with processes, no header. */
@@ -31,7 +31,7 @@ export interface ListenerSnapshot {
   connections: Record<string, number> | null;
 }
 
-export type ListenerContext = Pick<ToolContext<PortsConfig>, "exec" | "signal" | "config" | "log">;
+export type ListenerContext = Pick<ToolContext<PortsConfig>, "exec" | "signal" | "config" | "log" | "use">;
 
 const byPortThenProto = (a: Listener, b: Listener) =>
   a.port - b.port ||
@@ -50,9 +50,12 @@ const toListener = (s: TableSocket): Listener => ({
 });
 
 /** The tables only, no owners: what the port watch polls each round. */
-export async function listenersFromTables(signal: AbortSignal, port?: number): Promise<Listener[]> {
-  const table = await readNetTables(signal);
-  return table.filter((s) => port === undefined || s.port === port).map(toListener);
+export async function listenersFromTables(
+  ctx: Pick<ListenerContext, "signal" | "use">,
+  port?: number,
+): Promise<Listener[]> {
+  const { listening } = await ctx.use(procReads).tables(ctx.signal);
+  return listening.filter((s) => port === undefined || s.port === port).map(toListener);
 }
 
 function countStates(connections: readonly TcpConnection[], port: number): Record<string, number> {
@@ -62,12 +65,13 @@ function countStates(connections: readonly TcpConnection[], port: number): Recor
 }
 
 async function fromProc(ctx: ListenerContext, port?: number): Promise<ListenerSnapshot> {
-  const tables = await readAllTables(ctx.signal);
+  const reads = ctx.use(procReads);
+  const tables = await reads.tables(ctx.signal);
   const listeners = tables.listening.filter((s) => port === undefined || s.port === port).map(toListener);
   const connections = port === undefined ? null : countStates(tables.connections, port);
   // Nothing listens: no need to look at every process's descriptors.
   if (listeners.length === 0) return { listeners, source: "proc", unreadable: null, connections };
-  const { holders, unreadable } = await socketOwners(
+  const { holders, unreadable } = await reads.owners(
     new Set(listeners.map((l) => l.inode ?? 0).filter((i) => i > 0)),
     ctx.signal,
   );

@@ -55,7 +55,8 @@ export interface StreamSpec<I extends z.ZodRawShape, M extends z.ZodRawShape, C 
   shared?: boolean;
   /** One line for each message. */
   summarize(message: z.output<z.ZodObject<M>>): string;
-  run(input: z.output<z.ZodObject<I>>, ctx: StreamContext<C, M>): Promise<void>;
+  /** Gets the whole checked input: its own fields, duration_ms and run_id. */
+  run(input: z.output<z.ZodObject<I & typeof streamCommonShape>>, ctx: StreamContext<C, M>): Promise<void>;
 }
 
 export const streamCommonShape = {

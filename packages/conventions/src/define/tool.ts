@@ -3,6 +3,7 @@ import { z } from "zod";
 import type { OutboundPolicy } from "../outbound/policy.ts";
 import type { ExecResult } from "../process/exec.ts";
 import type { Logger } from "../runtime/logger.ts";
+import type { Resource } from "../runtime/resources.ts";
 import type { Command, SlotValues } from "./command.ts";
 import type { BaseConfig } from "./config.ts";
 import { commonInputShape } from "./fields.ts";
@@ -34,6 +35,11 @@ export interface ToolContext<C = BaseConfig> {
   outbound: OutboundPolicy;
   /** The server's config, typed by its kit's env schema. */
   config: C;
+  /**
+   * This runtime's instance of a resource (its kit's defineResource): made on first use, shared by every call
+   * of this server, closed with the runtime. What a server keeps between calls lives here, not in a module.
+   */
+  use<T>(resource: Resource<T, C>): T;
   /**
    * How far a long call got (directories walked, bytes scanned): sent as an SSE `progress` event to a caller
    * of /sse/<tool>, dropped for every other caller and while the client is slow. Call it at most a few times

@@ -104,6 +104,10 @@ export async function buildHttpApp(runtime: Runtime<unknown>): Promise<FastifyIn
     const ended = Promise.all([...tracker.open]);
     await Promise.race([ended, new Promise((r) => setTimeout(r, END_FLUSH_MS + 500).unref())]);
   });
+  // Then the server's resources (a warm browser, reads in flight) close with it.
+  app.addHook("onClose", async () => {
+    await runtime.close();
+  });
   registerMeta(app, runtime);
   registerActions(app, runtime);
   registerSse(app, runtime, tracker);

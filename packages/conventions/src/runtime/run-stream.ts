@@ -90,6 +90,7 @@ export async function runParsedStream<S extends AnyStream>(
     log: runtime.log.child({ stream: stream.name, run_id: runId }),
     outbound: runtime.outbound,
     config: runtime.config,
+    use: (resource) => runtime.use(resource),
     exec: boundExec(runtime, stream, signal, remaining),
     execLines: boundLines as StreamExecLines,
     signal,

@@ -145,6 +145,7 @@ async function execute<T extends AnyTool>(
     log: runtime.log.child({ tool: tool.name, run_id: runId }),
     outbound: runtime.outbound,
     config: runtime.config,
+    use: (resource) => runtime.use(resource),
     exec: boundExec(runtime, tool, controller.signal, remaining),
     signal: controller.signal,
     timeoutMs,

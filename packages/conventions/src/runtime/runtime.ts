@@ -1,8 +1,9 @@
 /**
  * A server's runtime, built once per process (or per test app): its typed config, logger, outbound policy,
  * one exec per tool or stream that runs only the commands it declared, and the bounds every surface shares
- * (concurrent calls, open streams, subprocesses), single-flight calls and the stream hub. Every surface
- * (HTTP, SSE, MCP over HTTP or stdio) calls tools through it.
+ * (concurrent calls, open streams, subprocesses), single-flight calls, the stream hub and the resources its
+ * tools made (resources.ts), closed with it. Every surface (HTTP, SSE, MCP over HTTP or stdio) calls tools
+ * through it.
  */
 import { setMaxListeners } from "node:events";
 import type { BaseConfig } from "../define/config.ts";
@@ -13,6 +14,7 @@ import { createOutboundPolicy, type OutboundPolicy } from "../outbound/index.ts"
 import { createExec, type Exec } from "../process/exec.ts";
 import { createLimiter, type Limiter } from "./limiter.ts";
 import { createLogger, type Logger } from "./logger.ts";
+import { createResourceScope, type Resource } from "./resources.ts";
 import { createSharedCalls, type SharedCalls } from "./shared-calls.ts";
 import { createStreamHub, type StreamHub } from "./stream-hub.ts";
 
@@ -36,8 +38,12 @@ export interface Runtime<C = BaseConfig> {
   stream(name: string): AnyStream | undefined;
   /** The exec that runs exactly the commands `owner` declared. */
   execFor(owner: AnyTool | AnyStream): Exec;
+  /** This runtime's instance of a resource, made on first use (E_BUSY once closing). */
+  use<T>(resource: Resource<T, C>): T;
   /** Start shutting down: every open stream is told to end. */
   shutdown(): void;
+  /** Shut down and close every resource made, latest first (HTTP: when the app closes). */
+  close(): Promise<void>;
 }
 
 export interface RuntimeOptions {
@@ -68,6 +74,7 @@ export function createRuntime<C extends BaseConfig>(def: ServerDef<C>, options: 
   const closing = new AbortController();
   // Every open stream listens for the shutdown: up to MAX_STREAMS listeners on one signal is the design, not a leak.
   setMaxListeners(config.MAX_STREAMS + 16, closing.signal);
+  const resources = createResourceScope<C>({ config, log });
   const runtime: Runtime<C> = {
     def,
     config,
@@ -89,7 +96,12 @@ export function createRuntime<C extends BaseConfig>(def: ServerDef<C>, options: 
       }
       return exec;
     },
+    use: (resource) => resources.use(resource),
     shutdown: () => closing.abort(),
+    close() {
+      closing.abort();
+      return resources.close();
+    },
   };
   return runtime;
 }

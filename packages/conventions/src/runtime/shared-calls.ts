@@ -1,7 +1,9 @@
 /**
  * Identical concurrent work runs once. Calls with the same key join the execution already in flight and get
  * its result (single-flight); a tool whose answer is a snapshot of the machine also serves it from a short
- * cache. The shared work is cancelled only when every caller waiting for it has gone.
+ * cache. The shared work is cancelled only when every caller waiting for it has gone, or when it is closed.
+ * It is the one single-flight of the code base: the runtime's for tool calls, and a server's own for what its
+ * resources share (a read of /proc, a statfs, a browser launch), each made per runtime (resources.ts).
  */
 import { DiagError } from "../errors/errors.ts";
 
@@ -19,6 +21,11 @@ export interface SharedCalls {
     cacheMs: number,
     work: (signal: AbortSignal) => Promise<T>,
   ): Promise<T>;
+  /**
+   * Refuse new work (E_BUSY), tell the work in flight to stop (its signal aborts with E_BUSY) and resolve once
+   * it has settled. Work that cannot be stopped (a stalled statfs) is waited for: don't await it then.
+   */
+  close(): Promise<void>;
 }
 
 /** At most this many cached snapshots; the oldest goes first. */
@@ -27,6 +34,7 @@ const MAX_CACHED = 256;
 export function createSharedCalls(): SharedCalls {
   const flights = new Map<string, Flight<unknown>>();
   const cache = new Map<string, { value: unknown; expires: number }>();
+  let closed = false;
 
   function cached(key: string): { value: unknown } | undefined {
     const hit = cache.get(key);
@@ -77,6 +85,7 @@ export function createSharedCalls(): SharedCalls {
 
   return {
     run<T>(key: string, signal: AbortSignal | undefined, cacheMs: number, work: (s: AbortSignal) => Promise<T>) {
+      if (closed) return Promise.reject(new DiagError("E_BUSY", "the server is closing"));
       const hit = cached(key);
       if (hit) return Promise.resolve(hit.value as T);
       const current = flights.get(key) as Flight<T> | undefined;
@@ -94,6 +103,13 @@ export function createSharedCalls(): SharedCalls {
       })();
       flights.set(key, flight as Flight<unknown>);
       return wait(flight, signal);
+    },
+    async close() {
+      closed = true;
+      cache.clear();
+      const inFlight = [...flights.values()];
+      for (const f of inFlight) f.controller.abort(new DiagError("E_BUSY", "the server is closing"));
+      await Promise.allSettled(inFlight.map((f) => f.promise));
     },
   };
 }

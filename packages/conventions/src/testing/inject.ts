@@ -1,6 +1,8 @@
 /**
  * Call a tool, run a stream or build the HTTP app of a server definition through the kernel's runtime, without
- * listening: what a server's tests drive it with.
+ * listening: what a server's tests drive it with. Each call gets a fresh runtime, closed (its resources with it)
+ * when the call ends, unless `runtime` names one the test keeps: then calls share its resources, bounds and
+ * single-flights, and the test closes it.
  */
 import type { FastifyInstance } from "fastify";
 import type { BaseConfig } from "../define/config.ts";
@@ -20,6 +22,8 @@ export interface CallOptions {
   signal?: AbortSignal;
   /** Receives what the tool passes to ctx.progress, as an /sse/<tool> caller would. */
   onProgress?: (progress: Record<string, unknown>) => void;
+  /** Call through this runtime (from testRuntime) instead of a fresh one; `env` and `logger` are then its own. */
+  runtime?: Runtime<unknown>;
 }
 
 export function testRuntime<C extends BaseConfig>(def: ServerDef<C>, options: CallOptions = {}): Runtime<C> {
@@ -33,7 +37,9 @@ export function callTool<C extends BaseConfig, T extends AnyTool>(
   input: InputOf<T> | Record<string, unknown>,
   options: CallOptions = {},
 ): Promise<ResultOf<T>> {
-  return runTool(tool, input, testRuntime(def, options), { signal: options.signal, onProgress: options.onProgress });
+  return within(def, options, (runtime) =>
+    runTool(tool, input, runtime, { signal: options.signal, onProgress: options.onProgress }),
+  );
 }
 
 /** The server's Fastify app (HTTP, SSE and /mcp) for `app.inject()`: silent, and no env unless given. */
@@ -64,13 +70,30 @@ export async function collectStream<C extends BaseConfig, S extends AnyStream>(
   options: CollectOptions<S> = {},
 ): Promise<{ messages: MessageOf<S>[]; end: StreamEnd }> {
   const messages: MessageOf<S>[] = [];
-  const end = await runStream(stream, input, testRuntime(def, options), {
-    signal: options.signal,
-    send: async (message) => {
-      messages.push(message);
-      await options.onMessage?.(message, messages.length - 1);
-      return messages.length < (options.max ?? Number.POSITIVE_INFINITY);
-    },
-  });
+  const end = await within(def, options, (runtime) =>
+    runStream(stream, input, runtime, {
+      signal: options.signal,
+      send: async (message) => {
+        messages.push(message);
+        await options.onMessage?.(message, messages.length - 1);
+        return messages.length < (options.max ?? Number.POSITIVE_INFINITY);
+      },
+    }),
+  );
   return { messages, end };
+}
+
+/** Run `work` in the test's runtime, or in a fresh one closed after it. */
+async function within<C extends BaseConfig, R>(
+  def: ServerDef<C>,
+  options: CallOptions,
+  work: (runtime: Runtime<unknown>) => Promise<R>,
+): Promise<R> {
+  if (options.runtime) return work(options.runtime);
+  const runtime = testRuntime(def, options);
+  try {
+    return await work(runtime);
+  } finally {
+    await runtime.close();
+  }
 }

@@ -4,7 +4,6 @@
  * the namespace of the process that reads them, so the server reports its own namespace.
  */
 import { readFile } from "node:fs/promises";
-import { DiagError } from "@roadnerd/conventions";
 import { decodeHexAddress, hostPortOf } from "./hex-address.ts";
 
 export const PROTOS = ["tcp", "tcp6", "udp", "udp6"] as const;
@@ -80,13 +79,16 @@ export interface NetTables {
   connections: TcpConnection[];
 }
 
-let inflight: Promise<NetTables> | undefined;
-
-async function readAll(root: string): Promise<NetTables> {
+/**
+ * Read and parse every table; a table that is missing (IPv6 disabled) adds nothing, another failure throws.
+ * Reading the TCP tables makes the kernel walk its whole connection hash (about 4 ms each on an idle machine),
+ * so the tools read them through their runtime's ProcReads, which shares a read in flight (proc-reads.ts).
+ */
+export async function readAllTables(root = "/proc/net", signal?: AbortSignal): Promise<NetTables> {
   const tables = await Promise.all(
     PROTOS.map(async (proto) => {
       try {
-        const text = await readFile(`${root}/${proto}`, "utf8");
+        const text = await readFile(`${root}/${proto}`, { encoding: "utf8", signal });
         return {
           listening: parseNetTable(proto, text),
           connections: proto.startsWith("tcp") ? parseTcpConnections(text) : [],
@@ -99,30 +101,4 @@ async function readAll(root: string): Promise<NetTables> {
     }),
   );
   return { listening: tables.flatMap((t) => t.listening), connections: tables.flatMap((t) => t.connections) };
-}
-
-/**
- * Read and parse every table; a table that is missing (IPv6 disabled) adds nothing, another failure throws.
- * Reading the TCP tables makes the kernel walk its whole connection hash (about 4 ms each on an idle machine),
- * so calls that arrive while a read is in flight share it (it began at most that long before them).
- */
-export async function readAllTables(signal?: AbortSignal, root = "/proc/net"): Promise<NetTables> {
-  if (root !== "/proc/net") return readAll(root);
-  if (!inflight) {
-    const read = readAll(root);
-    inflight = read;
-    read
-      .finally(() => {
-        if (inflight === read) inflight = undefined;
-      })
-      .catch(() => {});
-  }
-  const tables = await inflight;
-  if (signal?.aborted) throw new DiagError("E_TIMEOUT", "reading /proc/net took too long");
-  return tables;
-}
-
-/** The listening sockets only, each caller with its own copies (callers fill in fields). */
-export async function readNetTables(signal?: AbortSignal, root = "/proc/net"): Promise<TableSocket[]> {
-  return (await readAllTables(signal, root)).listening.map((t) => ({ ...t }));
 }

@@ -2,10 +2,9 @@
  * Which processes hold which sockets: every /proc/<pid>/fd/<n> that links to socket:[inode]. Socket inodes
  * are global, so holders in other network namespaces are found too. Reading another user's fd directory needs
  * root (or CAP_SYS_PTRACE); those processes are counted as unreadable, so a socket nobody seems to hold can be
- * explained. A scan is shared by the calls that arrive while it runs and reused briefly (socketOwners).
+ * explained. A scan is shared by the calls that arrive while it runs and reused briefly (proc-reads.ts).
  */
 import { readdirSync, readlinkSync } from "node:fs";
-import { DiagError } from "@roadnerd/conventions";
 
 /** Let the event loop run (other requests, /healthz) between slices of synchronous /proc reads. */
 export const nextTurn = () => new Promise<void>((r) => setImmediate(r));
@@ -30,21 +29,16 @@ export const PIDS_PER_TURN = 16;
 /** A full scan this recent answers again when it knows every inode asked for (a new socket forces a new scan). */
 export const SCAN_REUSE_MS = 100;
 
-interface Scan {
-  startedAt: number;
-  result: Promise<SocketOwners>;
-}
-
-let inflight: Scan | undefined;
-let last: { endedAt: number; owners: SocketOwners } | undefined;
-
-/** Every socket inode of every process, read once: concurrent callers share one scan. */
-async function fullScan(): Promise<SocketOwners> {
+/** Every socket inode of every process; stops (throwing the signal's reason) between slices once `signal` aborts. */
+export async function scanSocketOwners(signal: AbortSignal): Promise<SocketOwners> {
   const holders = new Map<number, number[]>();
   let unreadable = 0;
   const pids = listPids();
   for (let i = 0; i < pids.length; i++) {
-    if (i > 0 && i % PIDS_PER_TURN === 0) await nextTurn();
+    if (i > 0 && i % PIDS_PER_TURN === 0) {
+      await nextTurn();
+      signal.throwIfAborted();
+    }
     const pid = pids[i] as number;
     const dir = `/proc/${pid}/fd`;
     let fds: string[];
@@ -72,55 +66,16 @@ async function fullScan(): Promise<SocketOwners> {
   return { holders, unreadable };
 }
 
-function sharedScan(): Scan {
-  if (inflight) return inflight;
-  const startedAt = performance.now();
-  const scan: Scan = {
-    startedAt,
-    result: fullScan().then((owners) => {
-      last = { endedAt: performance.now(), owners };
-      return owners;
-    }),
-  };
-  inflight = scan;
-  scan.result
-    .finally(() => {
-      if (inflight === scan) inflight = undefined;
-    })
-    .catch(() => {});
-  return scan;
-}
+/** The scan saw every one of `inodes`. */
+export const knowsAll = (owners: SocketOwners, inodes: ReadonlySet<number>) =>
+  [...inodes].every((i) => owners.holders.has(i));
 
-const knowsAll = (owners: SocketOwners, inodes: ReadonlySet<number>) => [...inodes].every((i) => owners.holders.has(i));
-
-function only(owners: SocketOwners, inodes: ReadonlySet<number>): SocketOwners {
+/** The holders of `inodes` only. */
+export function only(owners: SocketOwners, inodes: ReadonlySet<number>): SocketOwners {
   const holders = new Map<number, number[]>();
   for (const i of inodes) {
     const pids = owners.holders.get(i);
     if (pids) holders.set(i, pids);
   }
   return { holders, unreadable: owners.unreadable };
-}
-
-/**
- * The holders of `inodes`. Under load many calls ask at once: they share one scan, and a scan that ended
- * less than SCAN_REUSE_MS ago answers again if it saw every inode asked for. An inode a shared scan did not
- * see (a socket opened after that scan began) gets a scan that began after the call did.
- */
-export async function socketOwners(inodes: ReadonlySet<number>, signal?: AbortSignal): Promise<SocketOwners> {
-  const calledAt = performance.now();
-  if (last && calledAt - last.endedAt < SCAN_REUSE_MS && knowsAll(last.owners, inodes))
-    return only(last.owners, inodes);
-  let scan = sharedScan();
-  let owners = await scan.result;
-  if (!knowsAll(owners, inodes) && scan.startedAt < calledAt) {
-    scan = sharedScan();
-    if (scan.startedAt < calledAt) {
-      await scan.result.catch(() => undefined);
-      scan = sharedScan();
-    }
-    owners = await scan.result;
-  }
-  if (signal?.aborted) throw new DiagError("E_TIMEOUT", "scanning /proc/<pid>/fd took too long");
-  return only(owners, inodes);
 }

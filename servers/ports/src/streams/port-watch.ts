@@ -63,7 +63,7 @@ export const portWatch = defineStream({
     const look = async (): Promise<{ now: Listener[]; full?: ListenerSnapshot }> => {
       if (tablesReadable) {
         try {
-          return { now: await listenersFromTables(ctx.signal, input.port) };
+          return { now: await listenersFromTables(ctx, input.port) };
         } catch (err) {
           if (err instanceof DiagError || ctx.config.SOCKETS_SOURCE === "proc" || ctx.signal.aborted) throw err;
           tablesReadable = false;

@@ -7,7 +7,7 @@ import { readFileSync } from "node:fs";
 import { type AddressInfo, createServer } from "node:net";
 import { describe, expect, it } from "vitest";
 import { decodeHexAddress, formatIpv6, hostPortOf } from "../../src/proc/hex-address.ts";
-import { parseNetTable, parseTcpConnections, readNetTables } from "../../src/proc/net-table.ts";
+import { parseNetTable, parseTcpConnections, readAllTables } from "../../src/proc/net-table.ts";
 
 const fixture = (name: string) => readFileSync(new URL(`../fixtures/${name}`, import.meta.url), "utf8");
 
@@ -77,13 +77,13 @@ describe("addresses as the kernel writes them", () => {
   });
 });
 
-describe("readNetTables (live)", () => {
+describe("readAllTables (live)", () => {
   it("lists a TCP listener this test opens, with the inode its fd links to", async () => {
     const srv = createServer();
     await new Promise<void>((r) => srv.listen(0, "127.0.0.1", r));
     try {
       const port = (srv.address() as AddressInfo).port;
-      const found = (await readNetTables()).filter((s) => s.port === port);
+      const found = (await readAllTables()).listening.filter((s) => s.port === port);
       expect(found).toEqual([
         { proto: "tcp", address: "127.0.0.1", port, local: `127.0.0.1:${port}`, uid: 0, inode: expect.any(Number) },
       ]);

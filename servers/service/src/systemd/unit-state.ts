@@ -1,6 +1,7 @@
 /** One unit's state from `systemctl show`: the fields service_status answers, `since` as systemctl status picks it. */
 import type { ShowBlock } from "../parse/systemctl-show.ts";
 import { isoFromSystemd } from "../parse/timestamp.ts";
+import type { UnitState } from "../tools/service-status.ts";
 
 /** The properties asked for: only these, so the output stays small whatever the systemd version. */
 export const UNIT_PROPERTIES = [
@@ -33,17 +34,6 @@ export function sinceOf(block: ShowBlock): string | null {
           ? "InactiveExitTimestamp"
           : "ActiveExitTimestamp";
   return isoFromSystemd(block[key]);
-}
-
-export interface UnitState {
-  name: string;
-  loaded: string;
-  active: string;
-  sub: string;
-  since: string | null;
-  description: string;
-  result: string | null;
-  unit_file_state: string | null;
 }
 
 export function unitState(name: string, block: ShowBlock): UnitState {

@@ -16,20 +16,26 @@ export const unitShow = command("systemctl", [
   slot("unit", UNIT_NAME),
 ]);
 
+/** One unit's state: service_status's answer (the kernel adds summary and run_id). */
+const unitStateSchema = z.object({
+  name: z.string().describe("the unit asked about, e.g. ssh.service"),
+  loaded: z.string().describe("LoadState: loaded, not-found (no such unit), masked, bad-setting, error"),
+  active: z.string().describe("ActiveState: active, inactive, failed, activating, deactivating, reloading"),
+  sub: z.string().describe("SubState: running, exited, dead, failed, listening, waiting…"),
+  since: z.string().nullable().describe("ISO time it entered that state, as `systemctl status` says; null if never"),
+  description: z.string().describe("the unit's Description="),
+  result: z.string().nullable().describe("Result of its last run: success, exit-code, signal, timeout…"),
+  unit_file_state: z.string().nullable().describe("enabled, disabled, static, masked…; null for no unit file"),
+});
+
+/** What unitState() builds from `systemctl show` (systemd/unit-state.ts). */
+export type UnitState = z.infer<typeof unitStateSchema>;
+
 export const serviceStatus = defineTool({
   name: "service_status",
   summary: "Is a systemd unit loaded and running, and since when (systemctl show).",
   input: { name: unitNameField },
-  output: {
-    name: z.string().describe("the unit asked about, e.g. ssh.service"),
-    loaded: z.string().describe("LoadState: loaded, not-found (no such unit), masked, bad-setting, error"),
-    active: z.string().describe("ActiveState: active, inactive, failed, activating, deactivating, reloading"),
-    sub: z.string().describe("SubState: running, exited, dead, failed, listening, waiting…"),
-    since: z.string().nullable().describe("ISO time it entered that state, as `systemctl status` says; null if never"),
-    description: z.string().describe("the unit's Description="),
-    result: z.string().nullable().describe("Result of its last run: success, exit-code, signal, timeout…"),
-    unit_file_state: z.string().nullable().describe("enabled, disabled, static, masked…; null for no unit file"),
-  },
+  output: unitStateSchema.shape,
   example: { name: "ssh" },
   commands: [unitShow],
   summarize: (r) => {

@@ -1,21 +1,36 @@
 /**
- * statfs with one call in flight per mount point. A stalled network mount holds the libuv thread that asked;
- * asking again would hold another, until the pool is gone and every file operation of the server waits. So a
- * mount that has not answered yet is not asked twice: later callers wait on the same promise, within their
- * own deadline.
+ * statfs with one call in flight per mount point, per runtime (ctx.use(statfsCalls)). A stalled network mount
+ * holds the libuv thread that asked; asking again would hold another, until the pool is gone and every file
+ * operation of the server waits. So a mount that has not answered yet is not asked twice: later callers join
+ * the same call (the kernel's single-flight), each within its own deadline (withDeadline).
  */
 import type { BigIntStatsFs } from "node:fs";
 import { statfs } from "node:fs/promises";
+import { createSharedCalls } from "@roadnerd/conventions";
+import { defineResource } from "../kit.ts";
 
-const inFlight = new Map<string, Promise<BigIntStatsFs>>();
-
-export function statfsOnce(mount: string): Promise<BigIntStatsFs> {
-  const pending = inFlight.get(mount);
-  if (pending) return pending;
-  const p = statfs(mount, { bigint: true }).finally(() => inFlight.delete(mount));
-  inFlight.set(mount, p);
-  return p;
+export interface StatfsCalls {
+  /** statfs(2) of `mount`, joining the call already in flight for it. */
+  statfs(mount: string): Promise<BigIntStatsFs>;
+  close(): Promise<void>;
 }
+
+export function createStatfsCalls(): StatfsCalls {
+  const calls = createSharedCalls();
+  return {
+    statfs: (mount) => calls.run(mount, undefined, 0, () => statfs(mount, { bigint: true })),
+    close: () => calls.close(),
+  };
+}
+
+export const statfsCalls = defineResource({
+  name: "statfs calls",
+  create: () => createStatfsCalls(),
+  // A stalled statfs cannot be cancelled: closing refuses new ones and does not hold the shutdown for it.
+  close: (calls) => {
+    void calls.close();
+  },
+});
 
 /** Resolves "timeout" after ms, or when signal aborts; the timer never outlives the race. */
 export function withDeadline<T>(p: Promise<T>, ms: number, signal: AbortSignal): Promise<T | "timeout"> {

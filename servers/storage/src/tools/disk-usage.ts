@@ -3,6 +3,7 @@
  * exactly as df does, fullest first, with a `full` verdict (≥ 95 % space or inodes on a writable mount).
  * No program is run.
  */
+import type { BigIntStatsFs } from "node:fs";
 import { capList, DiagError, limitInput, truncationFields } from "@roadnerd/conventions";
 import { z } from "zod";
 import { defineTool } from "../kit.ts";
@@ -10,7 +11,7 @@ import { groupByDevice } from "../mounts/dedupe.ts";
 import { dfFigures } from "../mounts/df-figures.ts";
 import { isPseudoFs } from "../mounts/fs-kinds.ts";
 import { type MountEntry, readMountinfo, visibleMounts } from "../mounts/mountinfo.ts";
-import { statfsOnce, withDeadline } from "../mounts/statfs-once.ts";
+import { statfsCalls, withDeadline } from "../mounts/statfs-once.ts";
 
 /** A mount at or above this percent of space or inodes is in `full`. */
 export const FULL_PCT = 95;
@@ -89,11 +90,12 @@ export const diskUsage = defineTool({
       return keep;
     });
     const unanswered: Array<{ mount: string; fs: string; error: string }> = [];
+    const calls = ctx.use(statfsCalls);
     const rows = await Promise.all(
       groupByDevice(shown).map(async ({ primary, others }): Promise<MountRow | undefined> => {
-        let s: Awaited<ReturnType<typeof statfsOnce>> | "timeout";
+        let s: BigIntStatsFs | "timeout";
         try {
-          s = await withDeadline(statfsOnce(primary.mount), ctx.budget(), ctx.signal);
+          s = await withDeadline(calls.statfs(primary.mount), ctx.budget(), ctx.signal);
         } catch (err) {
           unanswered.push({ mount: primary.mount, fs: primary.fs, error: (err as { code?: string }).code ?? "EIO" });
           return undefined;

@@ -1,17 +1,18 @@
 /**
- * One warm Chromium per server process: launched on the first snapshot, shared by the snapshots that follow,
- * closed after WEBCHECK_BROWSER_IDLE_MS without one (and killed with its process group when the server exits).
- * At most WEBCHECK_MAX_SNAPSHOTS run at once; one more is E_BUSY. A browser that dies is forgotten and the
- * next snapshot launches a new one.
+ * One warm Chromium per server runtime (`ctx.use(warmBrowser)`): launched on the first snapshot, shared by the
+ * snapshots that follow, closed after WEBCHECK_BROWSER_IDLE_MS without one and when the runtime closes (and
+ * killed with its process group when the server exits). At most WEBCHECK_MAX_SNAPSHOTS run at once; one more
+ * is E_BUSY. A browser that dies is forgotten and the next snapshot launches a new one.
  */
 import { rmSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createLimiter, DiagError, type Limiter } from "@roadnerd/conventions";
+import { createLimiter, createSharedCalls, DiagError, type Limiter } from "@roadnerd/conventions";
 import type { Browser } from "playwright-core";
+import { defineResource } from "../kit.ts";
 import { type FilterProxy, startFilterProxy } from "./filter-proxy.ts";
-import { launchChromium } from "./launch.ts";
+import { findChromium, launchChromium } from "./launch.ts";
 
 export interface WarmOptions {
   executablePath: string;
@@ -50,9 +51,12 @@ function trackHome(home: string): void {
 export class WarmBrowser {
   readonly #options: WarmOptions;
   readonly #limiter: Limiter;
-  #running: Promise<Running> | undefined;
+  /** Snapshots that find no browser share one launch (the kernel's single-flight). */
+  readonly #launches = createSharedCalls();
+  #running: Running | undefined;
   #idle: NodeJS.Timeout | undefined;
   #active = 0;
+  #closed = false;
 
   constructor(options: WarmOptions) {
     this.#options = options;
@@ -69,17 +73,17 @@ export class WarmBrowser {
       this.#active -= 1;
       if (this.#active === 0) this.#scheduleIdle();
     };
-    const cold = this.#running === undefined;
+    let cold = false;
     const started = performance.now();
     try {
-      if (!this.#running) {
-        const launching = preflight().then(() => this.#launch());
-        this.#running = launching;
-        launching.catch(() => {
-          if (this.#running === launching) this.#running = undefined;
-        });
-      }
-      const running = await this.#running;
+      const running =
+        this.#running ??
+        (await this.#launches.run("launch", undefined, 0, async () => {
+          // Only the snapshot that starts the launch runs this: it is the cold one.
+          cold = true;
+          await preflight();
+          return this.#launch();
+        }));
       return { browser: running.browser, cold, launchMs: Math.round(performance.now() - started), release: once(done) };
     } catch (err) {
       done();
@@ -87,19 +91,25 @@ export class WarmBrowser {
     }
   }
 
+  /** The runtime is closing: no more leases, a launch in flight is waited for, the browser is shut down. */
   async close(): Promise<void> {
+    this.#closed = true;
     clearTimeout(this.#idle);
+    await this.#launches.close();
+    await this.#stop();
+  }
+
+  /** Shut the browser down (idle, or closing); the next lease launches a new one. */
+  async #stop(): Promise<void> {
     const running = this.#running;
     this.#running = undefined;
-    if (!running) return;
-    const r = await running.catch(() => undefined);
-    if (r) await shutdown(r);
+    if (running) await shutdown(running);
   }
 
   #scheduleIdle(): void {
     clearTimeout(this.#idle);
     this.#idle = setTimeout(() => {
-      if (this.#active === 0) void this.close();
+      if (this.#active === 0) void this.#stop();
     }, this.#options.idleMs);
     // An idle browser must not keep the process alive.
     this.#idle.unref();
@@ -118,27 +128,32 @@ export class WarmBrowser {
     });
     trackHome(home);
     const fallback = await startFilterProxy(null, new AbortController().signal);
+    let browser: Browser;
     try {
-      const browser = await launchChromium({
+      browser = await launchChromium({
         executablePath: this.#options.executablePath,
         execPath: this.#options.execPath,
         fallbackProxy: fallback.url,
         home,
       });
-      const running: Running = { browser, fallback, home };
-      browser.once("disconnected", () => {
-        // Crashed or killed: the next snapshot launches a fresh one.
-        void this.#running?.then((r) => {
-          if (r === running) this.#running = undefined;
-        });
-        void cleanup(running);
-      });
-      return running;
     } catch (err) {
       await fallback.close();
       await removeHome(home);
       throw err;
     }
+    const running: Running = { browser, fallback, home };
+    browser.once("disconnected", () => {
+      // Crashed or killed: the next snapshot launches a fresh one.
+      if (this.#running === running) this.#running = undefined;
+      void cleanup(running);
+    });
+    if (this.#closed) {
+      // The runtime closed while this launch ran: the browser must not outlive it.
+      await shutdown(running);
+      throw new DiagError("E_BUSY", "the server is closing");
+    }
+    this.#running = running;
+    return running;
   }
 }
 
@@ -166,22 +181,15 @@ async function shutdown(r: Running): Promise<void> {
   await cleanup(r);
 }
 
-const browsers = new Map<string, WarmBrowser>();
-
-/** The process's warm browser for this binary (created on first use with these bounds). */
-export function warmBrowser(options: WarmOptions): WarmBrowser {
-  // Keyed by everything it was built with: a server has one config, so one browser.
-  const key = JSON.stringify(options);
-  let b = browsers.get(key);
-  if (!b) {
-    b = new WarmBrowser(options);
-    browsers.set(key, b);
-  }
-  return b;
-}
-
-/** Close every warm browser (tests' afterAll; the server itself relies on the exit hook). */
-export async function closeAllBrowsers(): Promise<void> {
-  await Promise.all([...browsers.values()].map((b) => b.close()));
-  browsers.clear();
-}
+/** This runtime's warm browser; making it finds the binary on EXEC_PATH (E_NO_BINARY, and nothing kept, if absent). */
+export const warmBrowser = defineResource({
+  name: "browser",
+  create: ({ config }) =>
+    new WarmBrowser({
+      executablePath: findChromium(config.EXEC_PATH),
+      execPath: config.EXEC_PATH,
+      idleMs: config.WEBCHECK_BROWSER_IDLE_MS,
+      maxSnapshots: config.WEBCHECK_MAX_SNAPSHOTS,
+    }),
+  close: (browser) => browser.close(),
+});

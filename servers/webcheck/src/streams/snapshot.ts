@@ -3,11 +3,11 @@
  * it saved in the artifacts directory (a path, not base64). `ping` while it loads, one `message`, `end`; `error`
  * when it is refused, does not load in time, or the bound of concurrent snapshots is reached (E_BUSY).
  */
-import { DiagError, httpUrlField, maskUrl } from "@roadnerd/conventions";
+import { DiagError, httpUrlField, maskUrl, type StreamContext } from "@roadnerd/conventions";
 import { z } from "zod";
 import { pngSize } from "../artifacts/png.ts";
 import { saveArtifact } from "../artifacts/store.ts";
-import { chromiumVersion, findChromium } from "../browser/launch.ts";
+import { chromiumVersion } from "../browser/launch.ts";
 import { snapshotPage } from "../browser/snapshot-page.ts";
 import { warmBrowser } from "../browser/warm-browser.ts";
 import { defineStream } from "../kit.ts";
@@ -17,15 +17,12 @@ import { tlsInfo } from "../tools/tls-info.ts";
 async function certificateOf(
   finalUrl: string,
   askedUrl: string,
-  call: (
-    tool: typeof tlsInfo,
-    input: { url: string },
-  ) => Promise<{ trusted: boolean; chain_error: string | null; name_ok: boolean }>,
+  ctx: Pick<StreamContext, "call">,
 ): Promise<{ trusted: boolean; problem: string | null } | null> {
   const url = [finalUrl, askedUrl].find((u) => u.startsWith("https://"));
   if (!url) return null;
   try {
-    const r = await call(tlsInfo, { url });
+    const r = await ctx.call(tlsInfo, { url });
     const problem = [r.chain_error, r.name_ok ? null : "wrong name"].filter(Boolean).join(", ");
     return { trusted: r.trusted, problem: r.trusted ? null : problem || "not trusted" };
   } catch (err) {
@@ -115,14 +112,8 @@ export const snapshot = defineStream({
     // Refused (or not resolving) before any browser starts; the proxy checks every request again.
     const target = new URL(input.url);
     await ctx.outbound.resolveTarget(target.hostname, ctx.signal, portOf(target));
-    // The kernel hands the whole checked input over; the type only names this stream's own fields.
-    const duration = (input as { duration_ms?: number }).duration_ms ?? DEFAULT_DURATION_MS;
-    const browser = warmBrowser({
-      executablePath: findChromium(ctx.config.EXEC_PATH),
-      execPath: ctx.config.EXEC_PATH,
-      idleMs: ctx.config.WEBCHECK_BROWSER_IDLE_MS,
-      maxSnapshots: ctx.config.WEBCHECK_MAX_SNAPSHOTS,
-    });
+    const duration = input.duration_ms ?? DEFAULT_DURATION_MS;
+    const browser = ctx.use(warmBrowser);
     const lease = await browser.lease(async () => {
       // The declared binary, through the kernel's exec: E_NO_BINARY naming it before anything is launched.
       const r = await ctx.exec(chromiumVersion);
@@ -152,7 +143,7 @@ export const snapshot = defineStream({
         shot.png,
       );
       // The browser looks past a bad certificate (the page is the evidence); a person would see a warning first.
-      const certificate = await certificateOf(shot.finalUrl, input.url, ctx.call);
+      const certificate = await certificateOf(shot.finalUrl, input.url, ctx);
       await ctx.emit({
         url: maskUrl(input.url),
         final_url: shot.finalUrl,

@@ -1,5 +1,5 @@
 /**
- * snapshot against real headless Chromium (one warm browser for the whole file) and pages this test serves on
+ * snapshot against real headless Chromium (one runtime, so one warm browser, for the whole file) and pages this test serves on
  * loopback. The allowlist is 127.0.0.1; an "outside" host on 127.0.0.2 counts every connection offered to it,
  * so a redirect, an image or a WebSocket that slipped past the proxy would show. The run is sealed.
  */
@@ -7,10 +7,9 @@ import { createSocket } from "node:dgram";
 import { mkdtemp, readdir, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { collectStream, pidsWhere } from "@roadnerd/conventions/testing";
+import { collectStream, isLive, pidsWhere, testRuntime } from "@roadnerd/conventions/testing";
 import { generateTestCerts, startTestServer, type TestServer } from "@roadnerd/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { closeAllBrowsers } from "../../src/browser/warm-browser.ts";
 import { server } from "../../src/server.ts";
 import { snapshot } from "../../src/streams/snapshot.ts";
 import { type Outside, PAGE_TITLE, startOutside, startPages } from "../helpers/pages.ts";
@@ -20,27 +19,33 @@ let outside: Outside;
 let pages: TestServer;
 let dir: string;
 let env: Record<string, string>;
+type TestRuntime = ReturnType<typeof testRuntime>;
+let runtime: TestRuntime;
 
 beforeAll(async () => {
   outside = await startOutside();
   pages = await startPages(outside);
   dir = await mkdtemp(join(tmpdir(), "webcheck-snap-"));
   env = { OUTBOUND_ALLOW: "127.0.0.1", WEBCHECK_ARTIFACTS_DIR: dir };
+  runtime = testRuntime(server, { env });
 });
 
 afterAll(async () => {
-  await closeAllBrowsers();
+  await runtime?.close();
   await pages?.close();
   await outside?.close();
   await rm(dir, { recursive: true, force: true });
 });
 
-const snap = (input: Record<string, unknown>, extra: Record<string, string> = {}) =>
-  collectStream(server, snapshot, { duration_ms: 20_000, ...input }, { env: { ...env, ...extra } });
+const snap = (input: Record<string, unknown>, within: TestRuntime = runtime) =>
+  collectStream(server, snapshot, { duration_ms: 20_000, ...input }, { runtime: within });
 
-/** Chromium processes that are children of this test process. */
-const browsersHere = () =>
-  pidsWhere("status", (s) => new RegExp(`^PPid:\\s+${process.pid}$`, "m").test(s) && /^Name:\s+chrom/m.test(s)).length;
+/** Chromium processes that are children of this test process (live: an exited one not reaped yet is not). */
+const browserPids = () =>
+  pidsWhere("status", (s) => new RegExp(`^PPid:\\s+${process.pid}$`, "m").test(s) && /^Name:\s+chrom/m.test(s)).filter(
+    isLive,
+  );
+const browsersHere = () => browserPids().length;
 
 describe("snapshot", () => {
   it("screenshots a served page: PNG of the asked size, title, status, a file in the artifacts dir", async () => {
@@ -209,23 +214,35 @@ describe("snapshot", () => {
   });
 
   it("one snapshot more than WEBCHECK_MAX_SNAPSHOTS is E_BUSY", async () => {
-    const extra = { WEBCHECK_MAX_SNAPSHOTS: "1" };
-    const hanging = snap({ url: `${pages.url}/hang`, timeout_ms: 3000 }, extra).catch((e: { code: string }) => e.code);
-    // Let the first take its slot (it launches this config's browser meanwhile).
-    await new Promise((r) => setTimeout(r, 300));
-    await expect(snap({ url: `${pages.url}/` }, extra)).rejects.toMatchObject({ code: "E_BUSY" });
-    expect(await hanging).toBe("E_TIMEOUT");
+    const one = testRuntime(server, { env: { ...env, WEBCHECK_MAX_SNAPSHOTS: "1" } });
+    try {
+      const hanging = snap({ url: `${pages.url}/hang`, timeout_ms: 3000 }, one).catch((e: { code: string }) => e.code);
+      // Let the first take its slot (it launches this runtime's browser meanwhile).
+      await new Promise((r) => setTimeout(r, 300));
+      await expect(snap({ url: `${pages.url}/` }, one)).rejects.toMatchObject({ code: "E_BUSY" });
+      expect(await hanging).toBe("E_TIMEOUT");
+    } finally {
+      await one.close();
+    }
   }, 30_000);
 
   it("the browser closes after WEBCHECK_BROWSER_IDLE_MS without a snapshot", async () => {
-    await closeAllBrowsers();
-    const idleEnv = { ...env, WEBCHECK_BROWSER_IDLE_MS: "300" };
-    const { messages } = await collectStream(server, snapshot, { url: `${pages.url}/` }, { env: idleEnv });
-    expect(messages[0]?.browser.cold).toBe(true);
-    expect(browsersHere()).toBe(1);
-    for (let i = 0; i < 50 && browsersHere() > 0; i += 1) await new Promise((r) => setTimeout(r, 100));
-    expect(browsersHere()).toBe(0);
-    // Only our own files ever land in the artifacts dir.
-    expect((await readdir(dir)).every((n) => /^snapshot-.*\.png$/.test(n))).toBe(true);
+    const idle = testRuntime(server, { env: { ...env, WEBCHECK_BROWSER_IDLE_MS: "300" } });
+    try {
+      const before = new Set(browserPids());
+      const { messages } = await snap({ url: `${pages.url}/` }, idle);
+      expect(messages[0]?.browser.cold).toBe(true);
+      const launched = browserPids().filter((p) => !before.has(p));
+      expect(launched).toHaveLength(1);
+      const pid = launched[0] ?? 0;
+      for (let i = 0; i < 50 && isLive(pid); i += 1) await new Promise((r) => setTimeout(r, 100));
+      expect(isLive(pid)).toBe(false);
+      // The file's own warm browser is not this runtime's: it is still up.
+      expect(browsersHere()).toBe(before.size);
+      // Only our own files ever land in the artifacts dir.
+      expect((await readdir(dir)).every((n) => /^snapshot-.*\.png$/.test(n))).toBe(true);
+    } finally {
+      await idle.close();
+    }
   }, 30_000);
 });

@@ -1,0 +1,117 @@
+/**
+ * ProcReads, the runtime's reads of /proc: holders from /proc/<pid>/fd shared between concurrent callers (a
+ * socket opened after a recent scan is still found: the reuse rule rescans for an inode it has not seen), one
+ * instance per runtime (two runtimes share no read), and closing the runtime stops its reads.
+ */
+import { readdirSync, readlinkSync } from "node:fs";
+import { type AddressInfo, createServer, type Server } from "node:net";
+import { testRuntime } from "@roadnerd/conventions/testing";
+import { afterEach, describe, expect, it } from "vitest";
+import { readAllTables } from "../../src/proc/net-table.ts";
+import { createProcReads, procReads } from "../../src/proc/proc-reads.ts";
+import { server } from "../../src/server.ts";
+
+const servers: Server[] = [];
+afterEach(() => {
+  for (const s of servers.splice(0)) s.close();
+});
+
+const live = () => new AbortController().signal;
+
+function thrown(fn: () => unknown): unknown {
+  try {
+    fn();
+  } catch (err) {
+    return err;
+  }
+  return undefined;
+}
+
+async function listen(): Promise<{ port: number; inode: number }> {
+  const s = createServer();
+  servers.push(s);
+  await new Promise<void>((r) => s.listen(0, "127.0.0.1", r));
+  const port = (s.address() as AddressInfo).port;
+  const inode = (await readAllTables()).listening.find((t) => t.port === port)?.inode ?? 0;
+  expect(inode).toBeGreaterThan(0);
+  return { port, inode };
+}
+
+/** This process's own socket inodes, read here independently. */
+function ownSocketInodes(): Set<number> {
+  const out = new Set<number>();
+  for (const fd of readdirSync("/proc/self/fd")) {
+    try {
+      const m = /^socket:\[(\d+)\]$/.exec(readlinkSync(`/proc/self/fd/${fd}`));
+      if (m) out.add(Number(m[1]));
+    } catch {}
+  }
+  return out;
+}
+
+describe("ProcReads.owners", () => {
+  it("finds this process as the holder of its listener, and a socket opened right after that scan", async () => {
+    const reads = createProcReads();
+    const a = await listen();
+    expect(ownSocketInodes().has(a.inode)).toBe(true);
+    expect((await reads.owners(new Set([a.inode]), live())).holders.get(a.inode)).toEqual([process.pid]);
+    const b = await listen();
+    expect((await reads.owners(new Set([a.inode, b.inode]), live())).holders).toEqual(
+      new Map([
+        [a.inode, [process.pid]],
+        [b.inode, [process.pid]],
+      ]),
+    );
+  });
+
+  it("answers concurrent callers, each for its own new socket", async () => {
+    const reads = createProcReads();
+    const socks = await Promise.all([listen(), listen(), listen(), listen(), listen()]);
+    const answers = await Promise.all(socks.map((s) => reads.owners(new Set([s.inode]), live())));
+    expect(answers.map((a, i) => a.holders.get(socks[i]?.inode ?? 0))).toEqual(socks.map(() => [process.pid]));
+  });
+
+  it("leaves out an inode nobody holds, and counts no unreadable process as root", async () => {
+    const r = await createProcReads().owners(new Set([1]), live());
+    expect(r.holders.size).toBe(0);
+    expect(r.unreadable).toBe(0);
+  });
+});
+
+describe("procReads, owned by the runtime", () => {
+  it("is one per runtime: concurrent reads in a runtime share one, another runtime reads its own", async () => {
+    const { port } = await listen();
+    const a = testRuntime(server);
+    const b = testRuntime(server);
+    try {
+      expect(a.use(procReads)).toBe(a.use(procReads));
+      expect(a.use(procReads)).not.toBe(b.use(procReads));
+      const [a1, a2, b1] = await Promise.all([
+        a.use(procReads).tables(live()),
+        a.use(procReads).tables(live()),
+        b.use(procReads).tables(live()),
+      ]);
+      // The same parsed object: one read served both callers of runtime a; runtime b read for itself.
+      expect(a1).toBe(a2);
+      expect(b1).not.toBe(a1);
+      expect(b1.listening.map((l) => l.port)).toContain(port);
+    } finally {
+      await Promise.all([a.close(), b.close()]);
+    }
+  });
+
+  it("closing a runtime stops its read in flight and refuses more, and leaves another runtime's alone", async () => {
+    const { port } = await listen();
+    const a = testRuntime(server);
+    const b = testRuntime(server);
+    const readsA = a.use(procReads);
+    const inFlight = readsA.tables(live());
+    const other = b.use(procReads).tables(live());
+    await a.close();
+    await expect(inFlight).rejects.toMatchObject({ code: "E_BUSY" });
+    await expect(readsA.tables(live())).rejects.toMatchObject({ code: "E_BUSY" });
+    expect(thrown(() => a.use(procReads))).toMatchObject({ code: "E_BUSY" });
+    expect((await other).listening.map((l) => l.port)).toContain(port);
+    await b.close();
+  });
+});
