@@ -23,6 +23,9 @@ export {
 } from "./http/guards.ts";
 export { buildApp, buildHttpApp } from "./http/http-app.ts";
 export { buildOpenApi } from "./http/openapi.ts";
+export { listedTool, type McpTool, type McpToolSource } from "./mcp/adapter.ts";
+export { RPC, rpcError, transportErrorBody } from "./mcp/rpc.ts";
+export { answerMcpPost, type McpAnswer, serveStdioSource } from "./mcp/transports.ts";
 export {
   createOutboundPolicy,
   type OutboundConfig,

@@ -9,9 +9,10 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { netnsSkipReason } from "@roadnerd/testkit";
 import { describe, expect, it } from "vitest";
-import { runScenario } from "./eval/harness.ts";
-import { renderMarkdown, renderSvg, summarize } from "./eval/report.ts";
-import { SCENARIOS } from "./eval/scenarios.ts";
+import { runScenario } from "../src/eval/harness.ts";
+import { renderMarkdown, renderSvg, summarize } from "../src/eval/report.ts";
+import { SCENARIOS } from "../src/eval/scenarios.ts";
+import type { LoggedLine } from "../src/triage-log.ts";
 
 /** Repairs the scripted replies need (their deliberate mistakes), per scenario. */
 const SCRIPTED_REPAIRS: Record<string, number> = {
@@ -147,6 +148,19 @@ describe.skipIf(netnsSkipReason())("evaluation baseline (the same model, no tool
 });
 
 describe("evaluation report", () => {
+  const line = (step: number, requested_tool: string | null): LoggedLine => ({
+    ts: "2026-01-01T00:00:00.000Z",
+    mode: "mcp_triage",
+    run_id: "x",
+    step,
+    planner: "rules",
+    requested_tool,
+    attached: false,
+    call_ok: true,
+    duration_ms: 1,
+    repaired: false,
+    valid_first_try: true,
+  });
   const run = (planner: "rules" | "scripted", correct: boolean, ms: number) => ({
     scenario: "dns_basic",
     planner,
@@ -161,11 +175,7 @@ describe("evaluation report", () => {
     repairs: planner === "rules" ? 0 : 1,
     tool_errors: 0,
     timeouts: 0,
-    log: [
-      { requested_tool: "network/route_info" },
-      { requested_tool: "network/dns_resolve" },
-      { requested_tool: null },
-    ],
+    log: [line(1, "network/route_info"), line(2, "network/dns_resolve"), line(3, null)],
     run_id: "x",
   });
 
