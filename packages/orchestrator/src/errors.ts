@@ -51,7 +51,8 @@ export interface ErrorInfo {
   hint?: string;
 }
 
-const fieldOf = (err: unknown, key: string): unknown =>
+/** A property of anything thrown, without assuming what it is. */
+export const fieldOf = (err: unknown, key: string): unknown =>
   typeof err === "object" && err !== null ? Reflect.get(err, key) : undefined;
 
 /** Code, message and hint from anything a call threw: RemoteError, AttachError, DiagError… else E_INTERNAL. */

@@ -60,7 +60,7 @@ function triageTool(options: GatewayOptions): McpTool {
         signal,
         ...(options.logDir ? { logDir: options.logDir } : {}),
       });
-      return z.parse(triageToolResultSchema, outcome);
+      return triageToolResultSchema.parse(outcome);
     },
   };
 }

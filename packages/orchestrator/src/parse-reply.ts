@@ -96,15 +96,15 @@ const tokens = (name: string) =>
 function distance(a: string, b: string): number {
   const row = Array.from({ length: b.length + 1 }, (_, i) => i);
   for (let i = 1; i <= a.length; i += 1) {
-    let prev = row[0] as number;
+    let prev = row[0] ?? 0;
     row[0] = i;
     for (let j = 1; j <= b.length; j += 1) {
-      const cur = row[j] as number;
-      row[j] = Math.min(cur + 1, (row[j - 1] as number) + 1, prev + (a[i - 1] === b[j - 1] ? 0 : 1));
+      const cur = row[j] ?? 0;
+      row[j] = Math.min(cur + 1, (row[j - 1] ?? 0) + 1, prev + (a[i - 1] === b[j - 1] ? 0 : 1));
       prev = cur;
     }
   }
-  return row[b.length] as number;
+  return row[b.length] ?? 0;
 }
 
 /** The tool a name means: exact, the same with another separator, a bare tool name, or all-tokens match. */

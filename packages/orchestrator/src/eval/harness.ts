@@ -26,6 +26,8 @@ interface Forwarder {
   close(): Promise<void>;
 }
 
+const portOf = (address: AddressInfo | string | null) => (typeof address === "object" && address ? address.port : 0);
+
 /** A TCP forwarder on `host:0` to one fixed target (the model endpoint), nothing else. */
 function forward(host: string, toHost: string, toPort: number): Promise<Forwarder> {
   const sockets = new Set<Socket>();
@@ -45,7 +47,7 @@ function forward(host: string, toHost: string, toPort: number): Promise<Forwarde
     server.once("error", reject);
     server.listen(0, host, () =>
       resolve({
-        port: (server.address() as AddressInfo).port,
+        port: portOf(server.address()),
         close: () =>
           new Promise<void>((r) => {
             for (const s of sockets) s.destroy();
