@@ -63,7 +63,8 @@ export async function runTriage(options: TriageOptions): Promise<TriageOutcome> 
     log.write(line);
     options.onStep?.(line);
   };
-  for (let step = 1; ; step += 1) {
+  // Each turn before the last makes one call; turn budget + 1 is final, where only a label ends it well.
+  for (let step = 1; step <= budget + 1; step += 1) {
     const asked = performance.now();
     const turn = await takeTurn(options, history, history.length >= budget, tally);
     if (turn.kind !== "call") {
@@ -77,6 +78,7 @@ export async function runTriage(options: TriageOptions): Promise<TriageOutcome> 
     history.push(record);
     write(step, { ...fields, duration_ms: ms(called) });
   }
+  throw new Error("the final turn ends the run: it accepts only a label");
 }
 
 /** Ask the planner; an invalid reply gets the one repair prompt. A call past the budget is invalid. */
