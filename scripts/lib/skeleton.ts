@@ -42,7 +42,7 @@ export function renderSkeleton(o: SkeletonOptions): SkeletonFiles {
     description: o.summary,
     type: "module",
     bin: { [bin]: `./bin/${bin}.mjs` },
-    exports: { "./server": "./src/server.ts" },
+    exports: { "./server": "./src/server.ts", "./tools/*": "./src/tools/*.ts" },
     roadnerd: { port: o.port, title: o.title },
     dependencies: { "@roadnerd/conventions": "workspace:*", zod: "catalog:" },
   };

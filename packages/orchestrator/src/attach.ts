@@ -9,7 +9,7 @@ import { createClient, type RoadNerdClient } from "@roadnerd/client";
 import { type Supervised, SuperviseError, superviseListening } from "@roadnerd/conventions/supervise";
 import { REPO_ROOT, type RegisteredServer } from "@roadnerd/registry";
 import { DEFAULT_ATTACH_TIMEOUT_MS, DEFAULT_IDLE_MS } from "./config.ts";
-import { AttachError } from "./errors.ts";
+import { AttachError, errorInfo, fieldOf } from "./errors.ts";
 
 export interface Launch {
   argv: string[];
@@ -160,7 +160,7 @@ export class Attacher {
       });
     } catch (err) {
       const phase = err instanceof SuperviseError && err.phase === "spawn" ? "spawn" : "listen";
-      throw new AttachError(server, phase, (err as Error).message);
+      throw new AttachError(server, phase, errorInfo(err).message);
     }
     e.child = child;
     e.stopping = false;
@@ -198,7 +198,7 @@ export class Attacher {
         last = `healthz answered ${JSON.stringify(h).slice(0, 120)}`;
         if (h.ok) break; // Another server at that address: waiting will not help.
       } catch (err) {
-        last = (err as Error).message;
+        last = errorInfo(err).message;
       }
       await new Promise((r) => setTimeout(r, 100));
     }
@@ -236,9 +236,8 @@ export class Attacher {
 
   async #diedUnder(server: string, err: unknown): Promise<boolean> {
     const e = this.#entry(server);
-    const code = (err as { code?: string; cause?: { code?: string } }).code;
-    const cause = (err as { cause?: { code?: string } }).cause?.code;
-    if (!e.child || !(CONNECTION_ERRORS.has(code ?? "") || CONNECTION_ERRORS.has(cause ?? ""))) return false;
+    const codes = [fieldOf(err, "code"), fieldOf(fieldOf(err, "cause"), "code")];
+    if (!e.child || !codes.some((c) => typeof c === "string" && CONNECTION_ERRORS.has(c))) return false;
     // The socket error can arrive before the exit event: give the exit a moment to land.
     await Promise.race([e.child.exited, new Promise((r) => setTimeout(r, 1000).unref())]);
     return !e.child.alive();

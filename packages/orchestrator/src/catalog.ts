@@ -5,6 +5,8 @@
  */
 import type { AnyTool } from "@roadnerd/conventions";
 import { loadServer, type RegisteredServer, readRegistry } from "@roadnerd/registry";
+import type { z } from "zod";
+import { errorInfo } from "./errors.ts";
 
 /** Inputs every tool takes; the orchestrator fills them in, so the prompt does not list them. */
 const COMMON_INPUTS = new Set(["timeout_ms", "run_id", "limit"]);
@@ -34,7 +36,7 @@ export interface Catalog {
 }
 
 function paramsOf(tool: AnyTool): string[] {
-  const shape = tool.input as Record<string, { safeParse(v: unknown): { success: boolean } }>;
+  const shape: Record<string, z.ZodType> = tool.input;
   return Object.keys(shape)
     .filter((k) => !COMMON_INPUTS.has(k))
     .map((k) => (shape[k]?.safeParse(undefined).success ? `${k}?` : k));
@@ -86,7 +88,7 @@ export async function loadCatalog(servers: readonly RegisteredServer[] = readReg
         tools.set(s.name, def.tools);
         envKeys.set(s.name, Object.keys(def.env));
       } catch (err) {
-        unavailable.push({ server: s.name, reason: (err as Error).message.slice(0, 200) });
+        unavailable.push({ server: s.name, reason: errorInfo(err).message.slice(0, 200) });
       }
     }),
   );

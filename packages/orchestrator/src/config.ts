@@ -1,5 +1,6 @@
 /** The orchestrator's env, read in one place through zod, defaulted once and frozen. */
 import { z } from "zod";
+import { UsageError } from "./errors.ts";
 
 export const DEFAULT_IDLE_MS = 120_000;
 export const DEFAULT_ATTACH_TIMEOUT_MS = 10_000;
@@ -38,7 +39,7 @@ export function loadOrchestratorConfig(env: NodeJS.ProcessEnv = process.env): Or
   const parsed = orchestratorEnv.safeParse(env);
   if (!parsed.success) {
     const issues = parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ");
-    throw new Error(`bad orchestrator environment: ${issues}`);
+    throw new UsageError(`bad orchestrator environment: ${issues}`);
   }
   return Object.freeze(parsed.data);
 }

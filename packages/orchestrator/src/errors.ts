@@ -1,6 +1,7 @@
 /**
  * The orchestrator's own failures, beside the servers' codes (which pass through unchanged): attaching a
- * server, and a planner reply that is not one valid call. Match on `code`.
+ * server, a planner reply that is not one valid call, a planner that fails, a command line it cannot use.
+ * Match on `code`.
  */
 export const ORCHESTRATOR_CODES = [
   /** The server could not be started, never became healthy, or a configured URL did not answer. */
@@ -15,6 +16,10 @@ export const ORCHESTRATOR_CODES = [
   "E_INVALID_INPUT",
   /** A label outside the closed set. */
   "E_BAD_LABEL",
+  /** The model endpoint answered an error, or not what an OpenAI-compatible endpoint answers. */
+  "E_PLANNER",
+  /** A command line, script file or environment the orchestrator cannot use. */
+  "E_USAGE",
 ] as const;
 
 export type OrchestratorCode = (typeof ORCHESTRATOR_CODES)[number];
@@ -33,10 +38,31 @@ export class AttachError extends Error {
   }
 }
 
-/** Code, message and the server's hint (what to do next) from anything a call threw: RemoteError, AttachError, DiagError… */
-export function errorInfo(err: unknown): { code: string; message: string; hint?: string } {
-  const e = err as { code?: unknown; message?: unknown; hint?: unknown };
-  const code = typeof e?.code === "string" && /^E_[A-Z_]+$/.test(e.code) ? e.code : "E_INTERNAL";
-  const message = typeof e?.message === "string" ? e.message : String(err);
-  return typeof e?.hint === "string" ? { code, message, hint: e.hint } : { code, message };
+/** A command line, script file or environment that cannot be used: said in one line, exit 2. */
+export class UsageError extends Error {
+  readonly code = "E_USAGE" as const;
+  override readonly name = "UsageError";
+}
+
+export interface ErrorInfo {
+  code: string;
+  message: string;
+  /** The server's hint: what to do next. */
+  hint?: string;
+}
+
+/** A property of anything thrown, without assuming what it is. */
+export const fieldOf = (err: unknown, key: string): unknown =>
+  typeof err === "object" && err !== null ? Reflect.get(err, key) : undefined;
+
+/** Code, message and hint from anything a call threw: RemoteError, AttachError, DiagError… else E_INTERNAL. */
+export function errorInfo(err: unknown): ErrorInfo {
+  const code = fieldOf(err, "code");
+  const message = fieldOf(err, "message");
+  const hint = fieldOf(err, "hint");
+  const info: ErrorInfo = {
+    code: typeof code === "string" && /^E_[A-Z_]+$/.test(code) ? code : "E_INTERNAL",
+    message: typeof message === "string" ? message : String(err),
+  };
+  return typeof hint === "string" ? { ...info, hint } : info;
 }

@@ -1,11 +1,12 @@
 /**
- * The gateway over Streamable HTTP at /mcp, stateless (a fresh MCP server per POST, one shared attach
- * layer), on 127.0.0.1 only, with a Host check against DNS rebinding. GET /healthz for `roadnerd up`.
+ * The gateway over Streamable HTTP at /mcp, stateless with JSON responses, served by the kernel's MCP
+ * adapter (answerMcpPost: the same protocol rules, guard and one long-lived server as every server's /mcp).
+ * Here only the HTTP around it: 127.0.0.1 only, a Host and Origin check against DNS rebinding, the body read
+ * with a limit, and GET /healthz for `roadnerd up`.
  */
-import { createServer, type Server as HttpServer, type IncomingMessage, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
-import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
-import { createGatewayServer, type GatewayOptions } from "./gateway.ts";
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import { answerMcpPost, type McpAnswer, RPC, rpcError, transportErrorBody } from "@roadnerd/conventions/internal";
+import { type GatewayOptions, gatewaySource } from "./gateway.ts";
 
 const MAX_BODY = 1 << 20;
 
@@ -14,85 +15,93 @@ export interface GatewayHttp {
   close(): Promise<void>;
 }
 
-function send(res: ServerResponse, status: number, body: unknown): void {
-  res.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify(body));
+function send(res: ServerResponse, answer: NonNullable<McpAnswer>): void {
+  const json = answer.body === undefined ? {} : { "content-type": "application/json" };
+  res.writeHead(answer.status, { ...json, ...answer.headers });
+  res.end(answer.body === undefined ? undefined : JSON.stringify(answer.body));
 }
 
-function readBody(req: IncomingMessage): Promise<unknown> {
+const refused = (message: string) => ({ status: 403, body: { error: { code: "E_FORBIDDEN", message } } });
+
+/** The body as text, or undefined past the limit (the rest is read and dropped, so the answer can be sent). */
+function readBody(req: IncomingMessage): Promise<string | undefined> {
   return new Promise((resolve, reject) => {
     let size = 0;
     const chunks: Buffer[] = [];
     req.on("data", (c: Buffer) => {
       size += c.length;
-      if (size > MAX_BODY) {
-        reject(new Error("body too large"));
-        req.destroy();
-      } else chunks.push(c);
+      if (size <= MAX_BODY) chunks.push(c);
     });
-    req.on("end", () => {
-      try {
-        resolve(JSON.parse(Buffer.concat(chunks).toString("utf8")));
-      } catch {
-        reject(new Error("body is not JSON"));
-      }
-    });
+    req.on("end", () => resolve(size > MAX_BODY ? undefined : Buffer.concat(chunks).toString("utf8")));
     req.on("error", reject);
   });
 }
 
-export async function serveGatewayHttp(options: GatewayOptions, port = 0): Promise<GatewayHttp> {
-  let allowedHosts: Set<string> = new Set();
-  const http: HttpServer = createServer((req, res) => {
-    // DNS rebinding: only our own loopback names.
-    if (!allowedHosts.has((req.headers.host ?? "").toLowerCase())) {
-      send(res, 403, { error: { code: "E_FORBIDDEN", message: "Host not allowed" } });
-      return;
+/** Aborts when the caller hangs up before its answer is written: its triage or tool call is cancelled. */
+function callerGone(res: ServerResponse): AbortSignal {
+  const gone = new AbortController();
+  res.once("close", () => {
+    if (!res.writableFinished) gone.abort();
+  });
+  return gone.signal;
+}
+
+/** A POST to /mcp: the body read and parsed as JSON (when it says it is JSON), then the kernel's answer. */
+async function answerPost(req: IncomingMessage, res: ServerResponse, source: ReturnType<typeof gatewaySource>) {
+  const text = await readBody(req);
+  if (text === undefined) {
+    const tooLarge = rpcError(null, RPC.InvalidRequest, `body larger than ${MAX_BODY} bytes`, "E_INVALID_INPUT");
+    return { status: 413, body: tooLarge };
+  }
+  let body: unknown;
+  if (/^application\/json\b/i.test(req.headers["content-type"] ?? "")) {
+    try {
+      body = JSON.parse(text);
+    } catch {
+      return { status: 400, body: rpcError(null, RPC.ParseError, "Parse error: body is not JSON", "E_INVALID_INPUT") };
     }
+  }
+  return answerMcpPost({ headers: req.headers, body }, source, callerGone(res));
+}
+
+export async function serveGatewayHttp(options: GatewayOptions, port = 0): Promise<GatewayHttp> {
+  const source = gatewaySource(options);
+  let allowedHosts: Set<string> = new Set();
+  const http = createServer((req, res) => {
+    // DNS rebinding: only our own loopback names.
+    if (!allowedHosts.has((req.headers.host ?? "").toLowerCase())) return send(res, refused("Host not allowed"));
     // A browser page elsewhere must not drive the gateway: only our own origin, or none (non-browser clients).
     const origin = req.headers.origin;
     if (origin !== undefined && !allowedHosts.has(origin.toLowerCase().replace(/^https?:\/\//, ""))) {
-      send(res, 403, { error: { code: "E_FORBIDDEN", message: "Origin not allowed" } });
-      return;
+      return send(res, refused("Origin not allowed"));
     }
     const path = (req.url ?? "").split("?")[0];
     if (path === "/healthz" && req.method === "GET") {
-      send(res, 200, { ok: true, name: "roadnerd", version: "gateway" });
-      return;
+      return send(res, { status: 200, body: { ok: true, name: "roadnerd", version: "gateway" } });
     }
     if (path !== "/mcp") {
-      send(res, 404, { error: { code: "E_UNKNOWN_TOOL", message: "only /mcp and /healthz here" } });
-      return;
+      return send(res, {
+        status: 404,
+        body: { error: { code: "E_UNKNOWN_TOOL", message: "only /mcp and /healthz here" } },
+      });
     }
     if (req.method !== "POST") {
-      send(res, 405, { jsonrpc: "2.0", error: { code: -32000, message: "stateless server: POST only" }, id: null });
-      return;
+      const body = transportErrorBody("Method not allowed: this server is stateless, use POST");
+      return send(res, { status: 405, body, headers: { allow: "POST" } });
     }
-    void (async () => {
-      let body: unknown;
-      try {
-        body = await readBody(req);
-      } catch (err) {
-        send(res, 400, { jsonrpc: "2.0", error: { code: -32700, message: (err as Error).message }, id: null });
-        return;
-      }
-      const server = createGatewayServer(options);
-      const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
-      res.on("close", () => {
-        void transport.close();
-        void server.close();
+    answerPost(req, res, source)
+      .then((answer) => answer && send(res, answer))
+      .catch(() => {
+        if (!res.headersSent)
+          send(res, { status: 500, body: rpcError(null, RPC.InternalError, "internal error", "E_INTERNAL") });
       });
-      await server.connect(transport);
-      await transport.handleRequest(req, res, body);
-    })().catch(() => {
-      if (!res.headersSent)
-        send(res, 500, { jsonrpc: "2.0", error: { code: -32603, message: "internal error" }, id: null });
-    });
   });
   await new Promise<void>((resolve, reject) => {
     http.once("error", reject);
     http.listen(port, "127.0.0.1", () => resolve());
   });
-  const bound = (http.address() as AddressInfo).port;
+  const address = http.address();
+  const bound = typeof address === "object" && address ? address.port : port;
   allowedHosts = new Set([`127.0.0.1:${bound}`, `localhost:${bound}`]);
   return {
     url: `http://127.0.0.1:${bound}/mcp`,

@@ -1,16 +1,17 @@
 /**
- * The MCP gateway: one MCP server listing every tool of every server (as `<server>__<tool>`, a name MCP
- * clients accept) plus `triage`. Servers are attached lazily on their first call through the shared
- * Attacher. The SDK's low-level Server with our own list/call handlers, as the kernel does per server.
+ * The MCP gateway: every tool of every server (as `<server>__<tool>`, a name MCP clients accept) plus
+ * `triage`, as one tool source for the kernel's MCP adapter, which serves it over stdio and Streamable HTTP
+ * exactly as it serves one server. Servers are attached lazily on their first call through the shared Attacher.
  */
-import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import {
-  CallToolRequestSchema,
-  type CallToolResult,
-  ListToolsRequestSchema,
-  type ListToolsResult,
-} from "@modelcontextprotocol/sdk/types.js";
-import { inputJsonSchema } from "@roadnerd/conventions/internal";
+  inputJsonSchema,
+  listedTool,
+  type McpTool,
+  type McpToolSource,
+  outputJsonSchema,
+  parseInput,
+} from "@roadnerd/conventions/internal";
+import { z } from "zod";
 import pkg from "../package.json" with { type: "json" };
 import type { Attacher } from "./attach.ts";
 import type { Catalog, CatalogEntry } from "./catalog.ts";
@@ -18,6 +19,7 @@ import { errorInfo } from "./errors.ts";
 import { LABELS } from "./labels.ts";
 import type { Planner } from "./planners/planner.ts";
 import { runTriage } from "./triage.ts";
+import { triageToolResultSchema } from "./triage-report.ts";
 
 export const TRIAGE_TOOL = "triage";
 
@@ -32,85 +34,56 @@ export interface GatewayOptions {
   logDir?: string;
 }
 
-type ListedTool = ListToolsResult["tools"][number];
+const triageInput = z.strictObject({
+  symptom: z.string().max(300).optional().describe("what the user sees, e.g. 'port 8080 already in use'"),
+});
+/** What the kernel's input check needs: the same messages and hint as every server's tools give. */
+const triageSpec = { name: TRIAGE_TOOL, example: { symptom: "no internet" }, inputSchema: triageInput };
 
-function listed(e: CatalogEntry): ListedTool {
+function triageTool(options: GatewayOptions): McpTool {
   return {
-    name: mcpName(e.id),
-    title: e.id,
-    description: e.summary,
-    inputSchema: inputJsonSchema(e.definition.inputSchema) as ListedTool["inputSchema"],
-    annotations: { readOnlyHint: true, openWorldHint: Boolean(e.definition.openWorld) },
-  };
-}
-
-const triageTool: ListedTool = {
-  name: TRIAGE_TOOL,
-  title: "triage",
-  description: `Find why the network (or a port, disk, service) misbehaves in ≤3 read-only tool calls: a label (${LABELS.join(", ")}), a reason and the evidence.`,
-  inputSchema: {
-    type: "object",
-    properties: {
-      symptom: { type: "string", maxLength: 300, description: "what the user sees, e.g. 'port 8080 already in use'" },
+    listed: {
+      name: TRIAGE_TOOL,
+      title: "triage",
+      description: `Find why the network (or a port, disk, service) misbehaves in ≤3 read-only tool calls: a label (${LABELS.join(", ")}), a reason and the evidence.`,
+      inputSchema: { ...inputJsonSchema(triageInput), type: "object" },
+      outputSchema: { ...outputJsonSchema(triageToolResultSchema), type: "object" },
+      annotations: { readOnlyHint: true, openWorldHint: true },
     },
-    additionalProperties: false,
-  },
-  annotations: { readOnlyHint: true, openWorldHint: true },
-};
-
-const errorResult = (code: string, message: string): CallToolResult => ({
-  content: [{ type: "text", text: JSON.stringify({ error: { code, message } }) }],
-  isError: true,
-});
-
-const okResult = (result: Record<string, unknown>): CallToolResult => ({
-  content: [{ type: "text", text: JSON.stringify(result) }],
-  structuredContent: result,
-});
-
-export function createGatewayServer(options: GatewayOptions): Server {
-  const server = new Server(
-    { name: "roadnerd", version: pkg.version },
-    {
-      capabilities: { tools: {} },
-      instructions:
-        "Read-only laptop diagnostics. Call `triage` with the user's symptom first, or one tool at a time (e.g. network__route_info).",
-    },
-  );
-  const byName = new Map(options.catalog.entries.map((e) => [mcpName(e.id), e]));
-  const tools = [triageTool, ...options.catalog.entries.map(listed)];
-  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools }));
-  server.setRequestHandler(CallToolRequestSchema, async (req, extra): Promise<CallToolResult> => {
-    const args = (req.params.arguments ?? {}) as Record<string, unknown>;
-    if (req.params.name === TRIAGE_TOOL) {
-      const symptom = typeof args.symptom === "string" ? args.symptom.slice(0, 300) : "";
+    call: async (args, signal) => {
+      const { symptom } = triageInput.parse(parseInput(triageSpec, args));
       const outcome = await runTriage({
         planner: options.planner(),
         catalog: options.catalog,
         attacher: options.attacher,
-        symptom,
-        signal: extra.signal,
+        symptom: symptom ?? "",
+        signal,
         ...(options.logDir ? { logDir: options.logDir } : {}),
       });
-      const { label, reason, steps, evidence, run_id } = outcome;
-      return okResult({ label, reason, steps, evidence, run_id });
-    }
-    const entry = byName.get(req.params.name);
-    if (!entry) return errorResult("E_UNKNOWN_TOOL", `no tool named ${req.params.name.slice(0, 64)}`);
-    const checked = entry.definition.inputSchema.safeParse(args);
-    if (!checked.success) {
-      const issues = checked.error.issues.map(
-        (i: { path: PropertyKey[]; message: string }) => `${i.path.join(".")}: ${i.message}`,
-      );
-      return errorResult("E_INVALID_INPUT", `${entry.id}: ${issues.slice(0, 3).join("; ")}`);
-    }
-    try {
-      const r = await options.attacher.call(entry.server, entry.tool, args, { signal: extra.signal });
-      return okResult(r.result);
-    } catch (err) {
-      const { code, message } = errorInfo(err);
-      return errorResult(code, message);
-    }
-  });
-  return server;
+      return triageToolResultSchema.parse(outcome);
+    },
+  };
+}
+
+/** A server's tool, attached on its first call; its input is checked here first, so a bad call spawns nothing. */
+function serverTool(entry: CatalogEntry, attacher: Attacher): McpTool {
+  return {
+    listed: { ...listedTool(entry.definition, mcpName(entry.id)), title: entry.id },
+    call: async (args, signal) => {
+      parseInput(entry.definition, args);
+      return (await attacher.call(entry.server, entry.tool, args ?? {}, { signal })).result;
+    },
+  };
+}
+
+export function gatewaySource(options: GatewayOptions): McpToolSource {
+  return {
+    name: "roadnerd",
+    version: pkg.version,
+    instructions:
+      "Read-only laptop diagnostics. Call `triage` with the user's symptom first, or one tool at a time (e.g. network__route_info).",
+    tools: [triageTool(options), ...options.catalog.entries.map((e) => serverTool(e, options.attacher))],
+    // The servers' own codes (and E_ATTACH) pass through, as the CLI shows them.
+    errorOf: errorInfo,
+  };
 }

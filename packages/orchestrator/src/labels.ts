@@ -15,5 +15,5 @@ export const LABELS = [
 export type Label = (typeof LABELS)[number];
 
 export function isLabel(value: unknown): value is Label {
-  return typeof value === "string" && (LABELS as readonly string[]).includes(value);
+  return LABELS.some((label) => label === value);
 }

@@ -1,4 +1,4 @@
 /** roadnerd: the orchestrator's process entry. */
-import { runCli } from "./cli/main.ts";
+import { runCli } from "./index.ts";
 
 process.exitCode = await runCli(process.argv.slice(2));

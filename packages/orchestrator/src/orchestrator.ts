@@ -5,6 +5,7 @@ import { z } from "zod";
 import { type AttachEvent, Attacher, type AttacherOptions } from "./attach.ts";
 import { type Catalog, loadCatalog } from "./catalog.ts";
 import { loadOrchestratorConfig, type OrchestratorConfig, remoteServersFromEnv } from "./config.ts";
+import { UsageError } from "./errors.ts";
 import { serverEnv } from "./server-env.ts";
 
 export interface Orchestrator {
@@ -18,12 +19,25 @@ const serversFile = z.record(
   z.union([z.string().url(), z.object({ url: z.string().url(), token: z.string().optional() })]),
 );
 
+function readServersFile(path: string): z.output<typeof serversFile> {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(readFileSync(path, "utf8"));
+  } catch {
+    throw new UsageError(`ROADNERD_SERVERS_FILE ${path}: not a readable JSON file`);
+  }
+  const parsed = serversFile.safeParse(raw);
+  if (!parsed.success) {
+    throw new UsageError(`ROADNERD_SERVERS_FILE ${path}: expected {"<server>":"http://host:port" or {"url","token"}}`);
+  }
+  return parsed.data;
+}
+
 /** Servers running elsewhere: ROADNERD_SERVERS_FILE, then ROADNERD_SERVER_<NAME>_URL (the env wins). */
 export function remoteServers(config: OrchestratorConfig, names: readonly string[], env: NodeJS.ProcessEnv) {
   const remote = new Map<string, { url: string; token?: string }>();
   if (config.ROADNERD_SERVERS_FILE) {
-    const parsed = serversFile.parse(JSON.parse(readFileSync(config.ROADNERD_SERVERS_FILE, "utf8")));
-    for (const [name, v] of Object.entries(parsed)) {
+    for (const [name, v] of Object.entries(readServersFile(config.ROADNERD_SERVERS_FILE))) {
       if (names.includes(name))
         remote.set(name, typeof v === "string" ? { url: v } : { url: v.url, ...(v.token ? { token: v.token } : {}) });
     }

@@ -3,11 +3,13 @@
  * `{"tool":"<server>/<tool>","params":{...}}` or a verdict `{"label":"<label>","reason":"..."}`. Prose
  * around it, code fences, two objects, an array, a wrong name or params that fail the tool's own schema
  * are invalid. A near-miss name (`dns/resolve`, `network.dns_resolve`, `dns_resolve`) is resolved when it
- * fits exactly one tool and answered with suggestions when it does not.
+ * fits exactly one tool and answered with suggestions when it does not. A Decision a planner made in code
+ * skips only the text layer: its object passes the same checks.
  */
 import type { Catalog, CatalogEntry } from "./catalog.ts";
 import type { OrchestratorCode } from "./errors.ts";
 import { isLabel, LABELS, type Label } from "./labels.ts";
+import type { Decision, Reply } from "./planners/planner.ts";
 
 export interface ToolCall {
   id: string;
@@ -16,10 +18,12 @@ export interface ToolCall {
   params: Record<string, unknown>;
 }
 
+export type Invalid = { kind: "invalid"; code: OrchestratorCode; message: string; suggestions?: string[] };
+
 export type ParsedReply =
   | { kind: "call"; call: ToolCall; resolvedFrom?: string }
   | { kind: "label"; label: Label; reason: string }
-  | { kind: "invalid"; code: OrchestratorCode; message: string; suggestions?: string[] };
+  | Invalid;
 
 /** Top-level `{…}` / `[…]` spans of a text, strings and escapes respected. */
 function jsonSpans(text: string): string[] {
@@ -56,14 +60,14 @@ function tryJson(text: string): unknown {
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 
-const invalid = (code: OrchestratorCode, message: string, suggestions?: string[]): ParsedReply =>
+const invalid = (code: OrchestratorCode, message: string, suggestions?: string[]): Invalid =>
   suggestions ? { kind: "invalid", code, message, suggestions } : { kind: "invalid", code, message };
 
 /** The one JSON object of a reply, or why there is not exactly one. */
-function oneObject(reply: string): Record<string, unknown> | ParsedReply {
+function oneObject(reply: string): { object: Record<string, unknown> } | Invalid {
   const text = reply.trim();
   const whole = tryJson(text);
-  if (isObject(whole)) return whole;
+  if (isObject(whole)) return { object: whole };
   if (Array.isArray(whole)) return invalid("E_NOT_ONE_JSON", "an array: return ONE JSON object, one call per turn");
   const parsed = jsonSpans(text)
     .map(tryJson)
@@ -92,15 +96,15 @@ const tokens = (name: string) =>
 function distance(a: string, b: string): number {
   const row = Array.from({ length: b.length + 1 }, (_, i) => i);
   for (let i = 1; i <= a.length; i += 1) {
-    let prev = row[0] as number;
+    let prev = row[0] ?? 0;
     row[0] = i;
     for (let j = 1; j <= b.length; j += 1) {
-      const cur = row[j] as number;
-      row[j] = Math.min(cur + 1, (row[j - 1] as number) + 1, prev + (a[i - 1] === b[j - 1] ? 0 : 1));
+      const cur = row[j] ?? 0;
+      row[j] = Math.min(cur + 1, (row[j - 1] ?? 0) + 1, prev + (a[i - 1] === b[j - 1] ? 0 : 1));
       prev = cur;
     }
   }
-  return row[b.length] as number;
+  return row[b.length] ?? 0;
 }
 
 /** The tool a name means: exact, the same with another separator, a bare tool name, or all-tokens match. */
@@ -137,12 +141,15 @@ export function resolveToolName(
   return { candidates: ranked };
 }
 
-export function parseReply(reply: string, catalog: Catalog): ParsedReply {
-  const obj = oneObject(reply);
-  if ("kind" in obj && (obj.kind === "invalid" || obj.kind === "call" || obj.kind === "label")) {
-    return obj as ParsedReply;
-  }
-  const o = obj as Record<string, unknown>;
+/** A planner's reply, checked: a model's text must be exactly one JSON object; a Decision is checked as it is. */
+export function parseReply(reply: Reply, catalog: Catalog): ParsedReply {
+  if (typeof reply !== "string") return checkObject(reply, catalog);
+  const one = oneObject(reply);
+  return "object" in one ? checkObject(one.object, catalog) : one;
+}
+
+/** One object against the two shapes, the closed label set, the catalog and the tool's own input schema. */
+function checkObject(o: Record<string, unknown> | Decision, catalog: Catalog): ParsedReply {
   const keys = Object.keys(o).sort().join(",");
   if ("label" in o) {
     if (keys !== "label,reason" || typeof o.reason !== "string") {
@@ -151,16 +158,26 @@ export function parseReply(reply: string, catalog: Catalog): ParsedReply {
     if (!isLabel(o.label)) return invalid("E_BAD_LABEL", `label must be one of: ${LABELS.join(", ")}`);
     return { kind: "label", label: o.label, reason: o.reason.slice(0, 300) };
   }
-  if (keys !== "params,tool" || typeof o.tool !== "string" || !isObject(o.params)) {
-    const missing = typeof o.tool === "string" && !("params" in o) ? ' (missing "params": use {} when none)' : "";
+  if (keys !== "params,tool" || !("tool" in o) || typeof o.tool !== "string" || !isObject(o.params)) {
+    const missing =
+      "tool" in o && typeof o.tool === "string" && !("params" in o) ? ' (missing "params": use {} when none)' : "";
     return invalid("E_BAD_SHAPE", `a call is exactly {"tool":"<server>/<tool>","params":{...}}${missing}`);
   }
-  const found = resolveToolName(o.tool, catalog);
+  return checkCall(o.tool, o.params, catalog);
+}
+
+/** A call by name: the name resolved against the catalog (near misses too), the params by the tool's schema. */
+export function checkCall(
+  name: string,
+  params: Record<string, unknown>,
+  catalog: Catalog,
+): Extract<ParsedReply, { kind: "call" }> | Invalid {
+  const found = resolveToolName(name, catalog);
   if ("candidates" in found) {
-    return invalid("E_UNKNOWN_TOOL", `no tool named ${o.tool.slice(0, 64)}`, found.candidates);
+    return invalid("E_UNKNOWN_TOOL", `no tool named ${name.slice(0, 64)}`, found.candidates);
   }
   const { entry } = found;
-  const checked = entry.definition.inputSchema.safeParse(o.params);
+  const checked = entry.definition.inputSchema.safeParse(params);
   if (!checked.success) {
     const issues = checked.error.issues
       .slice(0, 3)
@@ -169,6 +186,6 @@ export function parseReply(reply: string, catalog: Catalog): ParsedReply {
     const example = JSON.stringify({ tool: entry.id, params: entry.definition.example });
     return invalid("E_INVALID_INPUT", `${entry.id}: ${issues}. Example: ${example}`);
   }
-  const call: ToolCall = { id: entry.id, server: entry.server, tool: entry.tool, params: o.params };
-  return found.exact ? { kind: "call", call } : { kind: "call", call, resolvedFrom: o.tool.slice(0, 64) };
+  const call: ToolCall = { id: entry.id, server: entry.server, tool: entry.tool, params };
+  return found.exact ? { kind: "call", call } : { kind: "call", call, resolvedFrom: name.slice(0, 64) };
 }

@@ -1,26 +1,35 @@
-/** Every triage step as one JSON line, `mode: "mcp_triage"`, one file per run in ROADNERD_LOG_DIR. */
+/**
+ * Every triage step as one JSON line, `mode: "mcp_triage"`, one file per run in ROADNERD_LOG_DIR. The line's
+ * schema is the contract for its readers (the evaluation parses the log with it).
+ */
 import { appendFileSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
+import { z } from "zod";
 
-export interface StepLine {
-  run_id: string;
-  step: number;
-  planner: string;
-  requested_tool: string | null;
-  resolved_from?: string;
-  attached: boolean;
-  restarted?: boolean;
-  call_ok: boolean;
-  duration_ms: number;
-  attach_ms?: number;
-  /** A repair prompt was needed for this step's reply. */
-  repaired: boolean;
-  /** The first reply of this step was valid as it was. */
-  valid_first_try: boolean;
-  error_code?: string;
-  label?: string;
-  reason?: string;
-}
+export const stepLineSchema = z.object({
+  run_id: z.string(),
+  step: z.number().int().describe("1 for the first turn"),
+  planner: z.string().describe("rules, openai, scripted"),
+  requested_tool: z.string().nullable().describe("`<server>/<tool>` called; null on a turn that ended the run"),
+  resolved_from: z.string().optional().describe("the near-miss name the planner used"),
+  attached: z.boolean().describe("this call started (or first reached) its server"),
+  restarted: z.boolean().optional().describe("the server had died and was started again"),
+  call_ok: z.boolean(),
+  duration_ms: z.number().int().describe("the call; on a closing turn, the planner's"),
+  attach_ms: z.number().int().optional(),
+  repaired: z.boolean().describe("a repair prompt was needed for this step's reply"),
+  valid_first_try: z.boolean().describe("the first reply of this step was valid as it was"),
+  error_code: z.string().optional(),
+  label: z.string().optional().describe("on the last line: the run's label"),
+  reason: z.string().optional(),
+});
+
+export type StepLine = z.infer<typeof stepLineSchema>;
+
+/** A line as written: the step, its time and the mode. */
+export const loggedLineSchema = stepLineSchema.extend({ ts: z.string(), mode: z.literal("mcp_triage") });
+
+export type LoggedLine = z.infer<typeof loggedLineSchema>;
 
 export interface TriageLog {
   readonly path: string | undefined;

@@ -1,6 +1,7 @@
 /**
  * The triage loop: planner → strict validation (one repair) → attach → call (timeout_ms, run_id passed
- * through) → result back to the planner, until a label or the step budget. Every step is logged.
+ * through) → result back to the planner, until a label or the step budget. Every step is one log line,
+ * written in one place (`write`); the outcome's evidence and metrics are read off the history.
  */
 import { randomBytes } from "node:crypto";
 import type { Attacher } from "./attach.ts";
@@ -9,15 +10,16 @@ import { DEFAULT_STEP_BUDGET, MAX_STEP_BUDGET } from "./config.ts";
 import { errorInfo } from "./errors.ts";
 import type { Label } from "./labels.ts";
 import { type ParsedReply, parseReply } from "./parse-reply.ts";
-import type { Planner, StepRecord } from "./planners/planner.ts";
+import type { Planner, PlannerInput, Reply, StepRecord } from "./planners/planner.ts";
 import { createTriageLog, type StepLine, type TriageLog } from "./triage-log.ts";
+import type { Evidence, TriageReport } from "./triage-report.ts";
 
 export interface TriageOptions {
   planner: Planner;
   catalog: Catalog;
   attacher: Attacher;
   symptom?: string;
-  /** Tool calls allowed (default 3). */
+  /** Tool calls allowed (default 3; 0: a label from the symptom alone, the evaluation's baseline). */
   budget?: number;
   /** timeout_ms passed to every call unless the planner set one. */
   timeoutMs?: number;
@@ -29,33 +31,21 @@ export interface TriageOptions {
   signal?: AbortSignal;
 }
 
-export interface Evidence {
-  tool: string;
-  params: Record<string, unknown>;
-  ok: boolean;
-  summary?: string;
-  error?: { code: string; message: string };
-}
-
-export interface TriageOutcome {
-  label: Label;
-  reason: string;
-  /** Tool calls made. */
-  steps: number;
-  evidence: Evidence[];
-  run_id: string;
-  /** Metrics for the evaluation. */
-  metrics: {
-    replies: number;
-    valid_first_try: number;
-    repairs: number;
-    tool_errors: number;
-    timeouts: number;
-    duration_ms: number;
-  };
+export interface TriageOutcome extends TriageReport {
   history: StepRecord[];
   log_path?: string;
 }
+
+/** One turn of the planner: its checked reply (or its failure), and whether it needed the repair. */
+type Turn = (ParsedReply | { kind: "failed"; code: string; message: string }) & {
+  repaired: boolean;
+  valid_first_try: boolean;
+};
+type CallTurn = Extract<Turn, { kind: "call" }>;
+type EndTurn = Exclude<Turn, CallTurn>;
+/** A step's line without what every line of the run carries. */
+type StepFields = Omit<StepLine, "run_id" | "planner" | "step">;
+type Tally = { replies: number; valid_first_try: number; repairs: number };
 
 export function newRunId(): string {
   return `rn-${Date.now().toString(36)}-${randomBytes(4).toString("hex")}`;
@@ -65,157 +55,158 @@ export async function runTriage(options: TriageOptions): Promise<TriageOutcome> 
   const started = performance.now();
   const runId = options.runId ?? newRunId();
   const log = options.log ?? createTriageLog(options.logDir, runId);
-  const asked = options.budget ?? DEFAULT_STEP_BUDGET;
-  // 0: no tools at all, a label from the symptom alone (the evaluation's baseline).
-  const budget = Number.isInteger(asked) ? Math.min(Math.max(asked, 0), MAX_STEP_BUDGET) : DEFAULT_STEP_BUDGET;
-  const symptom = options.symptom ?? "";
+  const budget = stepBudget(options.budget);
   const history: StepRecord[] = [];
-  const evidence: Evidence[] = [];
-  const metrics = { replies: 0, valid_first_try: 0, repairs: 0, tool_errors: 0, timeouts: 0, duration_ms: 0 };
-  const emit = (line: StepLine) => {
+  const tally: Tally = { replies: 0, valid_first_try: 0, repairs: 0 };
+  const write = (step: number, fields: StepFields) => {
+    const line: StepLine = { run_id: runId, planner: options.planner.name, step, ...fields };
     log.write(line);
     options.onStep?.(line);
   };
-  const finish = (label: Label, reason: string): TriageOutcome => {
-    metrics.duration_ms = Math.round(performance.now() - started);
-    const outcome: TriageOutcome = { label, reason, steps: history.length, evidence, run_id: runId, metrics, history };
-    return log.path ? { ...outcome, log_path: log.path } : outcome;
-  };
-  const base = { run_id: runId, planner: options.planner.name };
-
-  for (let step = 1; ; step += 1) {
-    const final = history.length >= budget;
+  // Each turn before the last makes one call; turn budget + 1 is final, where only a label ends it well.
+  for (let step = 1; step <= budget + 1; step += 1) {
     const asked = performance.now();
-    const ask = (repair?: { reply: string } & Extract<ParsedReply, { kind: "invalid" }>) =>
-      options.planner.next({
-        symptom,
-        catalog: options.catalog,
-        history,
-        final,
-        ...(options.signal ? { signal: options.signal } : {}),
-        ...(repair
-          ? {
-              repair: {
-                reply: repair.reply,
-                code: repair.code,
-                message: repair.message,
-                ...(repair.suggestions ? { suggestions: repair.suggestions } : {}),
-              },
-            }
-          : {}),
-      });
-    const judge = (reply: string): ParsedReply => {
-      const parsed = parseReply(reply, options.catalog);
-      if (final && parsed.kind === "call") {
-        return { kind: "invalid", code: "E_BAD_SHAPE", message: "the step budget is spent: return the label JSON" };
-      }
-      return parsed;
-    };
-    let parsed: ParsedReply;
-    let repaired = false;
-    let validFirst = false;
-    try {
-      const reply = await ask();
-      metrics.replies += 1;
-      parsed = judge(reply);
-      validFirst = parsed.kind !== "invalid";
-      if (validFirst) metrics.valid_first_try += 1;
-      if (parsed.kind === "invalid") {
-        repaired = true;
-        metrics.repairs += 1;
-        parsed = judge(await ask({ ...parsed, reply }));
-      }
-    } catch (err) {
-      const { code, message } = errorInfo(err);
-      emit({
-        ...base,
-        step,
-        requested_tool: null,
-        attached: false,
-        call_ok: false,
-        duration_ms: ms(asked),
-        repaired,
-        valid_first_try: validFirst,
-        error_code: code,
-        label: "unknown",
-        reason: message,
-      });
-      return finish("unknown", `planner failed: ${message}`);
+    const turn = await takeTurn(options, history, history.length >= budget, tally);
+    if (turn.kind !== "call") {
+      const end = verdictOf(turn);
+      write(step, { ...endFields(turn, end), duration_ms: ms(asked) });
+      const outcome = { label: end.label, reason: end.reason, ...outcomeOf(history, tally, started), run_id: runId };
+      return log.path ? { ...outcome, log_path: log.path } : outcome;
     }
-    if (parsed.kind === "invalid") {
-      const reason = `no valid reply after one repair: ${parsed.message}`;
-      emit({
-        ...base,
-        step,
-        requested_tool: null,
-        attached: false,
-        call_ok: false,
-        duration_ms: ms(asked),
-        repaired,
-        valid_first_try: false,
-        error_code: parsed.code,
-        label: "unknown",
-        reason,
-      });
-      return finish("unknown", reason);
-    }
-    if (parsed.kind === "label") {
-      emit({
-        ...base,
-        step,
-        requested_tool: null,
-        attached: false,
-        call_ok: true,
-        duration_ms: ms(asked),
-        repaired,
-        valid_first_try: validFirst,
-        label: parsed.label,
-        reason: parsed.reason,
-      });
-      return finish(parsed.label, parsed.reason);
-    }
-    const { call } = parsed;
-    const params: Record<string, unknown> = { ...call.params, run_id: runId };
-    if (options.timeoutMs !== undefined && params.timeout_ms === undefined) params.timeout_ms = options.timeoutMs;
-    const callStarted = performance.now();
-    const record: StepRecord = { step: history.length + 1, tool: call.id, params: call.params, ok: false };
-    const line: StepLine = {
-      ...base,
-      step,
-      requested_tool: call.id,
-      ...(parsed.resolvedFrom ? { resolved_from: parsed.resolvedFrom } : {}),
-      attached: false,
-      call_ok: false,
-      duration_ms: 0,
-      repaired,
-      valid_first_try: validFirst,
-    };
-    try {
-      const r = await options.attacher.call(
-        call.server,
-        call.tool,
-        params,
-        options.signal ? { signal: options.signal } : {},
-      );
-      record.ok = true;
-      record.result = r.result;
-      line.attached = r.attached;
-      if (r.restarted) line.restarted = true;
-      if (r.attached) line.attach_ms = r.attachMs;
-      line.call_ok = true;
-      evidence.push({ tool: call.id, params: call.params, ok: true, summary: String(r.result.summary ?? "") });
-    } catch (err) {
-      const error = errorInfo(err);
-      record.error = error;
-      line.error_code = error.code;
-      metrics.tool_errors += 1;
-      if (error.code === "E_TIMEOUT") metrics.timeouts += 1;
-      evidence.push({ tool: call.id, params: call.params, ok: false, error });
-    }
-    line.duration_ms = ms(callStarted);
+    const called = performance.now();
+    const { record, fields } = await callStep(options, turn, runId, history.length + 1);
     history.push(record);
-    emit(line);
+    write(step, { ...fields, duration_ms: ms(called) });
   }
+  throw new Error("the final turn ends the run: it accepts only a label");
+}
+
+/** Ask the planner; an invalid reply gets the one repair prompt. A call past the budget is invalid. */
+async function takeTurn(
+  options: TriageOptions,
+  history: readonly StepRecord[],
+  final: boolean,
+  tally: Tally,
+): Promise<Turn> {
+  const ask = (repair?: PlannerInput["repair"]) =>
+    options.planner.next({
+      symptom: options.symptom ?? "",
+      catalog: options.catalog,
+      history,
+      final,
+      ...(options.signal ? { signal: options.signal } : {}),
+      ...(repair ? { repair } : {}),
+    });
+  const judge = (reply: Reply): ParsedReply => {
+    const parsed = parseReply(reply, options.catalog);
+    if (final && parsed.kind === "call") {
+      return { kind: "invalid", code: "E_BAD_SHAPE", message: "the step budget is spent: return the label JSON" };
+    }
+    return parsed;
+  };
+  let repaired = false;
+  let validFirst = false;
+  try {
+    const reply = await ask();
+    tally.replies += 1;
+    let parsed = judge(reply);
+    validFirst = parsed.kind !== "invalid";
+    if (parsed.kind === "invalid") {
+      repaired = true;
+      tally.repairs += 1;
+      const { code, message, suggestions } = parsed;
+      const text = typeof reply === "string" ? reply : JSON.stringify(reply);
+      parsed = judge(await ask({ reply: text, code, message, ...(suggestions ? { suggestions } : {}) }));
+    } else tally.valid_first_try += 1;
+    return { ...parsed, repaired, valid_first_try: validFirst };
+  } catch (err) {
+    const { code, message } = errorInfo(err);
+    return { kind: "failed", code, message, repaired, valid_first_try: validFirst };
+  }
+}
+
+/** How a turn that is not a call ends the run: its label, reason and (for a failure) code. */
+function verdictOf(turn: EndTurn): { label: Label; reason: string; error_code?: string } {
+  switch (turn.kind) {
+    case "label":
+      return { label: turn.label, reason: turn.reason };
+    case "invalid":
+      return { label: "unknown", reason: `no valid reply after one repair: ${turn.message}`, error_code: turn.code };
+    case "failed":
+      return { label: "unknown", reason: `planner failed: ${turn.message}`, error_code: turn.code };
+  }
+}
+
+function endFields(turn: EndTurn, end: ReturnType<typeof verdictOf>): Omit<StepFields, "duration_ms"> {
+  return {
+    requested_tool: null,
+    attached: false,
+    call_ok: turn.kind === "label",
+    repaired: turn.repaired,
+    valid_first_try: turn.valid_first_try,
+    ...end,
+  };
+}
+
+/** Call the tool (attaching its server as needed): the step for the history and the fields for its line. */
+async function callStep(
+  options: TriageOptions,
+  turn: CallTurn,
+  runId: string,
+  n: number,
+): Promise<{ record: StepRecord; fields: Omit<StepFields, "duration_ms"> }> {
+  const { id, server, tool, params } = turn.call;
+  const timeout = options.timeoutMs !== undefined && params.timeout_ms === undefined;
+  const sent = { ...params, run_id: runId, ...(timeout ? { timeout_ms: options.timeoutMs } : {}) };
+  const base = {
+    requested_tool: id,
+    ...(turn.resolvedFrom ? { resolved_from: turn.resolvedFrom } : {}),
+    repaired: turn.repaired,
+    valid_first_try: turn.valid_first_try,
+  };
+  try {
+    const r = await options.attacher.call(server, tool, sent, options.signal ? { signal: options.signal } : {});
+    return {
+      record: { step: n, tool: id, params, ok: true, result: r.result },
+      fields: {
+        ...base,
+        attached: r.attached,
+        ...(r.restarted ? { restarted: true } : {}),
+        ...(r.attached ? { attach_ms: r.attachMs } : {}),
+        call_ok: true,
+      },
+    };
+  } catch (err) {
+    const error = errorInfo(err);
+    return {
+      record: { step: n, tool: id, params, ok: false, error },
+      fields: { ...base, attached: false, call_ok: false, error_code: error.code },
+    };
+  }
+}
+
+/** Steps, evidence and metrics, read off the history. */
+function outcomeOf(history: StepRecord[], tally: Tally, started: number) {
+  const failed = history.filter((s) => !s.ok);
+  const metrics = {
+    ...tally,
+    tool_errors: failed.length,
+    timeouts: history.filter((s) => !s.ok && s.error.code === "E_TIMEOUT").length,
+    duration_ms: ms(started),
+  };
+  return { steps: history.length, evidence: history.map(evidenceOf), metrics, history };
+}
+
+function evidenceOf(s: StepRecord): Evidence {
+  const { tool, params } = s;
+  if (!s.ok) return { tool, params, ok: false, error: { code: s.error.code, message: s.error.message } };
+  return { tool, params, ok: true, summary: typeof s.result.summary === "string" ? s.result.summary : "" };
+}
+
+/** The budget asked for, within 0…MAX_STEP_BUDGET: a planner may loop, so no run makes more calls. */
+function stepBudget(asked: number | undefined): number {
+  if (asked === undefined || !Number.isInteger(asked)) return DEFAULT_STEP_BUDGET;
+  return Math.min(Math.max(asked, 0), MAX_STEP_BUDGET);
 }
 
 const ms = (since: number) => Math.round(performance.now() - since);

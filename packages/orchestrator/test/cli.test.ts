@@ -4,6 +4,8 @@
  */
 import { execFile, spawn } from "node:child_process";
 import { mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { isLive } from "@roadnerd/conventions/testing";
@@ -67,6 +69,53 @@ describe("roadnerd list / call", () => {
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/^E_INVALID_INPUT: network\/dns_resolve: qname/);
     expect(bad.stderr).not.toContain("attached");
+  });
+});
+
+describe("one exit-code table", () => {
+  /** A stand-in ports server on 127.0.0.1 (used as a configured remote server) answering what `answer` says. */
+  let standIn: Server;
+  let answer = { status: 200, body: {} };
+  let env: Record<string, string>;
+
+  beforeAll(async () => {
+    standIn = createServer((req, res) => {
+      req.resume();
+      req.on("end", () => {
+        const reply = req.url === "/healthz" ? { status: 200, body: { ok: true, name: "roadnerd-ports" } } : answer;
+        res.writeHead(reply.status, { "content-type": "application/json" }).end(JSON.stringify(reply.body));
+      });
+    });
+    await new Promise<void>((r) => standIn.listen(0, "127.0.0.1", () => r()));
+    const { port } = standIn.address() as AddressInfo;
+    env = { ROADNERD_SERVER_PORTS_URL: `http://127.0.0.1:${port}` };
+  });
+  afterAll(() => {
+    standIn?.close();
+  });
+
+  it("E_INVALID_INPUT exits 2 whether the CLI or the server catches it; the server's other failures exit 1", async () => {
+    const local = await roadnerd(["call", "ports/who_uses_port", "port=0"], env);
+    expect([local.code, local.stderr]).toEqual([
+      2,
+      expect.stringMatching(/^E_INVALID_INPUT: ports\/who_uses_port: port/),
+    ]);
+    answer = { status: 400, body: { error: { code: "E_INVALID_INPUT", message: "port: not served here" } } };
+    const server = await roadnerd(["call", "ports/who_uses_port", "port=8080"], env);
+    expect([server.code, server.stderr]).toEqual([2, "E_INVALID_INPUT: port: not served here\n"]);
+    answer = { status: 504, body: { error: { code: "E_TIMEOUT", message: "ss did not answer" } } };
+    const timeout = await roadnerd(["call", "ports/who_uses_port", "port=8080", "--json"], env);
+    expect(timeout.code).toBe(1);
+    expect(JSON.parse(timeout.stdout)).toEqual({ error: { code: "E_TIMEOUT", message: "ss did not answer" } });
+  });
+
+  it("flags are checked by each command's schema: a flag another command takes, or a bad pair, exits 2", async () => {
+    const flag = await roadnerd(["list", "--planner", "rules"]);
+    expect([flag.code, flag.stderr.split("\n")[0]]).toEqual([2, "--planner: not a flag of `roadnerd list`"]);
+    const pair = await roadnerd(["call", "network/route_info", "limit"]);
+    expect([pair.code, pair.stderr.split("\n")[0]]).toEqual([2, "roadnerd call: expected key=value, got limit"]);
+    const command = await roadnerd(["frobnicate"]);
+    expect([command.code, command.stderr.split("\n")[0]]).toEqual([2, "unknown command frobnicate"]);
   });
 });
 

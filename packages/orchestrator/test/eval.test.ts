@@ -9,9 +9,10 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { netnsSkipReason } from "@roadnerd/testkit";
 import { describe, expect, it } from "vitest";
-import { runScenario } from "./eval/harness.ts";
-import { renderMarkdown, renderSvg, summarize } from "./eval/report.ts";
-import { SCENARIOS } from "./eval/scenarios.ts";
+import { runScenario } from "../src/eval/harness.ts";
+import { renderMarkdown, renderSvg, summarize } from "../src/eval/report.ts";
+import { SCENARIOS, type Scenario } from "../src/eval/scenarios.ts";
+import type { LoggedLine } from "../src/triage-log.ts";
 
 /** Repairs the scripted replies need (their deliberate mistakes), per scenario. */
 const SCRIPTED_REPAIRS: Record<string, number> = {
@@ -73,30 +74,52 @@ describe.skipIf(netnsSkipReason())("evaluation scenarios (rules and scripted pla
   }
 });
 
+interface ChatRequest {
+  model: string;
+  max_tokens: number;
+  messages: Array<{ content: string }>;
+}
+
+/** A stand-in OpenAI-compatible model on 127.0.0.1: `reply` gives each request's answer. */
+async function standInModel(reply: (body: ChatRequest) => string): Promise<{ url: string; close(): void }> {
+  const server = createServer((req, res) => {
+    let raw = "";
+    req.on("data", (d: Buffer) => {
+      raw += d.toString();
+    });
+    req.on("end", () => {
+      const content = reply(JSON.parse(raw));
+      res.writeHead(200, { "content-type": "application/json" });
+      res.end(JSON.stringify({ choices: [{ index: 0, message: { role: "assistant", content } }] }));
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", () => r()));
+  const { port } = server.address() as AddressInfo;
+  return { url: `http://127.0.0.1:${port}/v1`, close: () => server.close() };
+}
+
+function scenarioNamed(name: string): Scenario {
+  const found = SCENARIOS.find((s) => s.name === name);
+  if (!found) throw new Error(`no scenario ${name}`);
+  return found;
+}
+
+const dnsBasic = scenarioNamed("dns_basic");
+
 describe.skipIf(netnsSkipReason())("evaluation with the openai planner", () => {
   it("dns_basic through a local OpenAI-compatible endpoint reached from inside the scenario", {
     timeout: 90_000,
   }, async () => {
-    const scenario = SCENARIOS.find((s) => s.name === "dns_basic") as (typeof SCENARIOS)[number];
     // A stand-in model on 127.0.0.1 replaying a small model's replies (mistakes included).
-    const replies = [...scenario.scripted];
-    const seen: Array<{ model: string; max_tokens: number }> = [];
-    const model = createServer((req, res) => {
-      let raw = "";
-      req.on("data", (d: Buffer) => {
-        raw += d.toString();
-      });
-      req.on("end", () => {
-        seen.push(JSON.parse(raw) as { model: string; max_tokens: number });
-        const content = replies.shift() ?? "";
-        res.writeHead(200, { "content-type": "application/json" });
-        res.end(JSON.stringify({ choices: [{ index: 0, message: { role: "assistant", content } }] }));
-      });
+    const replies = [...dnsBasic.scripted];
+    const seen: ChatRequest[] = [];
+    const model = await standInModel((body) => {
+      seen.push(body);
+      return replies.shift() ?? "";
     });
-    await new Promise<void>((r) => model.listen(0, "127.0.0.1", () => r()));
     try {
-      const url = `http://127.0.0.1:${(model.address() as AddressInfo).port}/v1`;
-      const [run] = await runScenario(scenario, { planners: ["openai"], openai: { url, model: "stand-in-3b" } });
+      const openai = { url: model.url, model: "stand-in-3b" };
+      const [run] = await runScenario(dnsBasic, { planners: ["openai"], openai });
       expect(run).toMatchObject({
         planner: "openai",
         label: "dns",
@@ -105,7 +128,7 @@ describe.skipIf(netnsSkipReason())("evaluation with the openai planner", () => {
         repairs: 1,
         tool_errors: 0,
       });
-      expect(seen).toHaveLength(scenario.scripted.length);
+      expect(seen).toHaveLength(dnsBasic.scripted.length);
       expect(seen[0]).toMatchObject({ model: "stand-in-3b", max_tokens: 80 });
       expect(ourNamespaces()).toEqual([]);
     } finally {
@@ -118,27 +141,16 @@ describe.skipIf(netnsSkipReason())("evaluation baseline (the same model, no tool
   it("asks the model once for a label from the symptom alone: no tool is called", {
     timeout: 60_000,
   }, async () => {
-    const scenario = SCENARIOS.find((s) => s.name === "dns_basic") as (typeof SCENARIOS)[number];
     const asked: string[] = [];
-    const model = createServer((req, res) => {
-      let raw = "";
-      req.on("data", (d: Buffer) => {
-        raw += d.toString();
-      });
-      req.on("end", () => {
-        const body = JSON.parse(raw) as { messages: Array<{ content: string }> };
-        asked.push(body.messages.at(-1)?.content ?? "");
-        const content = '{"label":"routing","reason":"a guess from the symptom"}';
-        res.writeHead(200, { "content-type": "application/json" });
-        res.end(JSON.stringify({ choices: [{ index: 0, message: { role: "assistant", content } }] }));
-      });
+    const model = await standInModel((body) => {
+      asked.push(body.messages.at(-1)?.content ?? "");
+      return '{"label":"routing","reason":"a guess from the symptom"}';
     });
-    await new Promise<void>((r) => model.listen(0, "127.0.0.1", () => r()));
     try {
-      const url = `http://127.0.0.1:${(model.address() as AddressInfo).port}/v1`;
-      const [run] = await runScenario(scenario, { planners: ["baseline"], openai: { url, model: "stand-in-3b" } });
+      const openai = { url: model.url, model: "stand-in-3b" };
+      const [run] = await runScenario(dnsBasic, { planners: ["baseline"], openai });
       expect(run).toMatchObject({ planner: "baseline", label: "routing", correct: false, steps: 0, tool_errors: 0 });
-      expect(asked).toEqual([`Symptom: ${scenario.symptom}\nNo more tools. Return ONLY the label JSON now.`]);
+      expect(asked).toEqual([`Symptom: ${dnsBasic.symptom}\nNo more tools. Return ONLY the label JSON now.`]);
       expect(ourNamespaces()).toEqual([]);
     } finally {
       model.close();
@@ -147,6 +159,19 @@ describe.skipIf(netnsSkipReason())("evaluation baseline (the same model, no tool
 });
 
 describe("evaluation report", () => {
+  const line = (step: number, requested_tool: string | null): LoggedLine => ({
+    ts: "2026-01-01T00:00:00.000Z",
+    mode: "mcp_triage",
+    run_id: "x",
+    step,
+    planner: "rules",
+    requested_tool,
+    attached: false,
+    call_ok: true,
+    duration_ms: 1,
+    repaired: false,
+    valid_first_try: true,
+  });
   const run = (planner: "rules" | "scripted", correct: boolean, ms: number) => ({
     scenario: "dns_basic",
     planner,
@@ -161,11 +186,7 @@ describe("evaluation report", () => {
     repairs: planner === "rules" ? 0 : 1,
     tool_errors: 0,
     timeouts: 0,
-    log: [
-      { requested_tool: "network/route_info" },
-      { requested_tool: "network/dns_resolve" },
-      { requested_tool: null },
-    ],
+    log: [line(1, "network/route_info"), line(2, "network/dns_resolve"), line(3, null)],
     run_id: "x",
   });
 

@@ -77,6 +77,36 @@ describe("gateway over Streamable HTTP", () => {
     expect(r.structuredContent).toMatchObject({ label: "wifi", reason: "no interface is up with a carrier", steps: 2 });
   });
 
+  it("served by the kernel's adapter: output schemas listed, closest names for an unknown tool, input checked", async () => {
+    const { tools } = await client.listTools();
+    for (const t of tools) expect(t.outputSchema?.type).toBe("object");
+    const unknown = await client.callTool({ name: "network__route_inf", arguments: {} });
+    const body = JSON.parse((unknown.content as Array<{ text: string }>)[0]?.text ?? "{}");
+    expect(body.error).toMatchObject({ code: "E_UNKNOWN_TOOL", hint: expect.stringContaining("network__route_info") });
+    const long = await client.callTool({ name: "triage", arguments: { symptom: "x".repeat(301) } });
+    expect(long.isError).toBe(true);
+    expect(JSON.parse((long.content as Array<{ text: string }>)[0]?.text ?? "{}")).toMatchObject({
+      error: { code: "E_INVALID_INPUT", message: expect.stringContaining("triage: symptom") },
+    });
+  });
+
+  it("the kernel's Streamable HTTP rules: POST only, one message per request, notifications 202", async () => {
+    const headers = { "content-type": "application/json", accept: "application/json, text/event-stream" };
+    const get = await fetch(gateway.url);
+    expect([get.status, get.headers.get("allow")]).toEqual([405, "POST"]);
+    const batch = await fetch(gateway.url, { method: "POST", headers, body: "[]" });
+    expect(batch.status).toBe(400);
+    const notice = JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" });
+    expect((await fetch(gateway.url, { method: "POST", headers, body: notice })).status).toBe(202);
+    const list = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" });
+    const noAccept = await fetch(gateway.url, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: list,
+    });
+    expect(noAccept.status).toBe(406);
+  });
+
   it("a foreign Host header (DNS rebinding) or a foreign browser Origin is refused", async () => {
     const url = new URL(gateway.url);
     expect(await postWith(gateway.url, { host: "evil.example" })).toBe(403);

@@ -10,6 +10,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { Attacher } from "../src/attach.ts";
 import { type Catalog, loadCatalog } from "../src/catalog.ts";
 import { buildMessages, OpenAiPlanner } from "../src/planners/openai.ts";
+import type { StepRecord } from "../src/planners/planner.ts";
 import { REPAIR_PROMPT, SYSTEM_PROMPT } from "../src/planners/prompts.ts";
 import { runTriage } from "../src/triage.ts";
 
@@ -125,13 +126,9 @@ describe("openai planner", () => {
   });
 
   it("13B profile: more tokens and all three turns kept", () => {
-    const history = [1, 2, 3].map((step) => ({
-      step,
-      tool: "network/route_info",
-      params: {},
-      ok: true,
-      result: { step },
-    }));
+    const history = [1, 2, 3].map(
+      (step): StepRecord => ({ step, tool: "network/route_info", params: {}, ok: true, result: { step } }),
+    );
     const m13 = buildMessages(
       { symptom: "x", catalog, history, final: true },
       { temperature: 0.2, max_tokens: 160, turns: 3, result_chars: 1500 },

@@ -7,8 +7,18 @@ import { loadServer, readRegistry } from "@roadnerd/registry";
 import { beforeAll, describe, expect, it } from "vitest";
 import { type Catalog, catalogFrom } from "../src/catalog.ts";
 import { parseReply } from "../src/parse-reply.ts";
+import { RULES_TOOLS } from "../src/planners/known-tools.ts";
 import type { StepRecord } from "../src/planners/planner.ts";
 import { portOf, RulesPlanner, topicOf } from "../src/planners/rules.ts";
+import {
+  diskResult,
+  dnsResult,
+  failedUnitsResult,
+  ifaceResult,
+  portalResult,
+  portResult,
+  routeResult,
+} from "./result-fixtures.ts";
 
 let catalog: Catalog;
 let networkOnly: Catalog;
@@ -41,6 +51,28 @@ const next = async (symptom: string, history: StepRecord[], cat = catalog) => {
   return parsed;
 };
 
+describe("typed results", () => {
+  it("reads the tools the servers define: each id is in the catalog with the very output schema it imports", () => {
+    const known = Object.values(RULES_TOOLS).filter((t) => typeof t === "object");
+    expect(known).toHaveLength(9);
+    for (const t of known) expect(catalog.get(t.id)?.definition.outputSchema).toBe(t.output);
+  });
+
+  it("answers a decision object, not JSON text to parse back", async () => {
+    expect(await planner.next({ symptom: "no internet", catalog, history: [] })).toEqual({
+      tool: "network/route_info",
+      params: {},
+    });
+  });
+
+  it("a result outside its server's schema is refused by name, never read as if it fit", async () => {
+    const bad = step("network/route_info", { default_gateway: "192.0.2.1", summary: "x" });
+    await expect(planner.next({ symptom: "", catalog, history: [bad] })).rejects.toThrow(
+      /network\/route_info answered outside its own result schema \(default_gateway/,
+    );
+  });
+});
+
 describe("symptom topics", () => {
   it.each([
     ["port 8080 already in use", "port"],
@@ -69,8 +101,8 @@ describe("network path", () => {
       kind: "call",
       call: { id: "network/route_info", params: {} },
     });
-    const gw = { via: "192.0.2.1", dev: "wlan0", family: 4, linkdown: true };
-    expect(await next("", [step("network/route_info", { default_gateway: gw })])).toEqual({
+    const gw = { via: "192.0.2.1", dev: "wlan0", linkdown: true };
+    expect(await next("", [step("network/route_info", routeResult(gw))])).toEqual({
       kind: "label",
       label: "wifi",
       reason: "the default route's link wlan0 has no carrier",
@@ -78,24 +110,21 @@ describe("network path", () => {
   });
 
   it("a good route then dns_resolve of the probe host; a failure is dns", async () => {
-    const route = step("network/route_info", {
-      default_gateway: { via: "192.0.2.1", dev: "wlan0", family: 4, linkdown: false },
-    });
+    const route = step("network/route_info", routeResult({ via: "192.0.2.1", dev: "wlan0", linkdown: false }));
     expect(await next("", [route])).toMatchObject({
       kind: "call",
       call: { id: "network/dns_resolve", params: { qname: "example.com" } },
     });
-    const dns = step("network/dns_resolve", { answers: [], error: "E_DNS_FAIL", detail: "TIMEOUT" }, 2);
+    const dns = step("network/dns_resolve", dnsResult([], { error: "E_DNS_FAIL", detail: "TIMEOUT" }), 2);
     expect(await next("", [route, dns])).toMatchObject({ kind: "label", label: "dns" });
   });
 
   it("names resolve: the captive check decides portal, dead HTTP (routing) or ok", async () => {
-    const route = step("network/route_info", {
-      default_gateway: { via: "192.0.2.1", dev: "wlan0", family: 4, linkdown: false },
-    });
-    const dns = step("network/dns_resolve", { answers: [{ type: "A", ttl: 60, data: "192.0.2.80" }] }, 2);
+    const route = step("network/route_info", routeResult({ via: "192.0.2.1", dev: "wlan0", linkdown: false }));
+    const dns = step("network/dns_resolve", dnsResult(["192.0.2.80"]), 2);
     expect(await next("", [route, dns])).toMatchObject({ kind: "call", call: { id: "network/captive_portal_check" } });
-    const portal = (r: Record<string, unknown>) => next("", [route, dns, step("network/captive_portal_check", r, 3)]);
+    const portal = (r: Parameters<typeof portalResult>[0]) =>
+      next("", [route, dns, step("network/captive_portal_check", portalResult(r), 3)]);
     expect(await portal({ suspected: true, status: 302, reason: "redirected to login" })).toMatchObject({
       label: "captive_portal",
       reason: "redirected to login",
@@ -107,17 +136,15 @@ describe("network path", () => {
   });
 
   it("no default route: iface_info tells wifi (no carrier) from routing (link up)", async () => {
-    const route = step("network/route_info", { default_gateway: null });
+    const route = step("network/route_info", routeResult(null));
     expect(await next("", [route])).toMatchObject({ kind: "call", call: { id: "network/iface_info" } });
     const ifaces = (up: boolean, carrier: boolean) =>
       step(
         "network/iface_info",
-        {
-          interfaces: [
-            { name: "lo", up: true, carrier: true, ipv4: ["127.0.0.1/8"] },
-            { name: "wlan0", up, carrier, ipv4: ["198.51.100.2/24"] },
-          ],
-        },
+        ifaceResult([
+          { name: "lo", up: true, carrier: true, ipv4: ["127.0.0.1/8"] },
+          { name: "wlan0", up, carrier, ipv4: ["198.51.100.2/24"] },
+        ]),
         2,
       );
     expect(await next("", [route, ifaces(true, false)])).toMatchObject({ label: "wifi" });
@@ -150,28 +177,25 @@ describe("other paths", () => {
       kind: "call",
       call: { id: "ports/who_uses_port", params: { port: 3000 } },
     });
-    const held = step("ports/who_uses_port", {
-      port: 3000,
-      in_use: true,
-      pids: [{ pid: 42, process: "node", unit: "dev.service" }],
-    });
+    const held = step("ports/who_uses_port", portResult(3000, [{ pid: 42, process: "node", unit: "dev.service" }]));
     expect(await next("port 3000 already in use", [held])).toEqual({
       kind: "label",
       label: "port_conflict",
       reason: "port 3000 is already held by node (pid 42, dev.service)",
     });
-    const free = step("ports/who_uses_port", { port: 3000, in_use: false, pids: [] });
+    const free = step("ports/who_uses_port", portResult(3000, []));
     expect(await next("port 3000 already in use", [free])).toMatchObject({ label: "ok" });
   });
 
   it("disk: disk_usage; a mount ≥ 95% is disk_full", async () => {
     expect(await next("no space left on device", [])).toMatchObject({ call: { id: "storage/disk_usage" } });
-    const usage = step("storage/disk_usage", {
-      mounts: [
+    const usage = step(
+      "storage/disk_usage",
+      diskResult([
         { mount: "/", used_pct: 97 },
         { mount: "/boot", used_pct: 40 },
-      ],
-    });
+      ]),
+    );
     expect(await next("no space left on device", [usage])).toEqual({
       kind: "label",
       label: "disk_full",
@@ -181,7 +205,7 @@ describe("other paths", () => {
 
   it("service: list_failed_units; a failed unit is service", async () => {
     expect(await next("a service failed to start", [])).toMatchObject({ call: { id: "service/list_failed_units" } });
-    const failed = step("service/list_failed_units", { failed: [{ name: "NetworkManager.service" }] });
+    const failed = step("service/list_failed_units", failedUnitsResult(["NetworkManager.service"]));
     expect(await next("a service failed to start", [failed])).toEqual({
       kind: "label",
       label: "service",

@@ -69,7 +69,7 @@ describe("triage with a scripted small model", () => {
       ["network/iface_info", true],
     ]);
     // The run_id reached the server and came back.
-    expect(outcome.history[0]?.result?.run_id).toBe("triage-test-1");
+    expect(outcome.history[0]).toMatchObject({ ok: true, result: { run_id: "triage-test-1" } });
     const lines = await readLog(outcome.log_path);
     expect(outcome.log_path).toBe(join(logDir, "triage-triage-test-1.jsonl"));
     expect(
@@ -121,8 +121,7 @@ describe("triage with a scripted small model", () => {
     ]);
     const outcome = await runTriage({ planner, catalog, attacher: newAttacher() });
     expect(outcome.label).toBe("dns");
-    expect(outcome.history[0]?.ok).toBe(true);
-    expect(outcome.history[0]?.result?.error).toBe("E_DNS_FAIL");
+    expect(outcome.history[0]).toMatchObject({ ok: true, result: { error: "E_DNS_FAIL" } });
     expect(outcome.metrics.tool_errors).toBe(0);
   });
 

@@ -1,9 +1,10 @@
 /**
  * The MCP surface, loaded only when /mcp or --stdio is used: the SDK's low-level `Server` with our own
- * tools/list and tools/call handlers. The list serves the same cached JSON Schemas as GET /actions; calls
- * go through runTool (one validation path for every surface); failures are isError results that carry our
- * code, never the SDK's own text or a stack. Only the `tools` capability is declared: the tool list is fixed,
- * so there is no `listChanged` to promise.
+ * tools/list and tools/call handlers over a tool source — one server's runtime, or a gateway's tools from many
+ * servers. The list is built once per source (for a runtime, the same cached JSON Schemas as GET /actions);
+ * calls go through the source's own call (runTool for a runtime: one validation path for every surface);
+ * failures are isError results that carry our code, never the SDK's own text or a stack. Only the `tools`
+ * capability is declared: the tool list is fixed, so there is no `listChanged` to promise.
  */
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import {
@@ -16,20 +17,60 @@ import type { jsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/t
 import { compactSchemas } from "../define/compact-schemas.ts";
 import { validRunId } from "../define/fields.ts";
 import type { AnyTool } from "../define/tool.ts";
-import { type DiagError, errorBody, toDiagError } from "../errors/errors.ts";
+import { toDiagError } from "../errors/errors.ts";
 import { unknownTool } from "../errors/suggest.ts";
 import { runTool } from "../runtime/run-tool.ts";
 import type { Runtime } from "../runtime/runtime.ts";
 
-type ListedTool = ListToolsResult["tools"][number];
+export type ListedTool = ListToolsResult["tools"][number];
+
+export type CallParams = { name: string; arguments?: Record<string, unknown> | undefined };
+
+/** A coded failure: the kernel's DiagError, or a code passed through from a server behind a gateway. */
+export interface CodedError {
+  code: string;
+  message: string;
+  hint?: string | undefined;
+}
+
+/** One tool as an MCP surface serves it: how it is listed, and how a call runs (a result, or a throw). */
+export interface McpTool {
+  readonly listed: ListedTool;
+  call(args: Record<string, unknown> | undefined, signal: AbortSignal): Promise<Record<string, unknown>>;
+}
+
+/** What an MCP surface serves: its identity and its tools. */
+export interface McpToolSource {
+  readonly name: string;
+  readonly version: string;
+  readonly instructions?: string | undefined;
+  /** Every tool, in the order tools/list shows them. */
+  readonly tools: readonly McpTool[];
+  /** The tool a client's name means (default: the tool listed under that name). */
+  find?(name: string): McpTool | undefined;
+  /** Refuse a call before anything runs (a bound reached): throws a DiagError (E_BUSY, with retryAfterS). */
+  admit?(): void;
+  /** The code and message of a failed call (default: toDiagError, so anything unexpected is E_INTERNAL). */
+  errorOf?(err: unknown): CodedError;
+}
 
 /** The text copy of a result for clients that show only text: the same JSON, compact (summary included). */
 export function resultText(result: Record<string, unknown>): string {
   return JSON.stringify(result);
 }
 
-export function errorResult(err: DiagError, runId?: string): CallToolResult {
-  return { content: [{ type: "text", text: JSON.stringify(errorBody(err, runId)) }], isError: true };
+export function toolResult(result: Record<string, unknown>): CallToolResult {
+  return { content: [{ type: "text", text: resultText(result) }], structuredContent: result };
+}
+
+export function errorResult(err: CodedError, runId?: string): CallToolResult {
+  const error = err.hint
+    ? { code: err.code, message: err.message, hint: err.hint }
+    : { code: err.code, message: err.message };
+  return {
+    content: [{ type: "text", text: JSON.stringify(runId ? { error, run_id: runId } : { error }) }],
+    isError: true,
+  };
 }
 
 /**
@@ -41,9 +82,10 @@ const noElicitation: jsonSchemaValidator = {
   getValidator: () => () => ({ valid: false, data: undefined, errorMessage: "these servers do not elicit input" }),
 };
 
-function listedTool(tool: AnyTool): ListedTool {
+/** A tool's listing: its compact schemas and annotations, under its own name or the one a gateway gives it. */
+export function listedTool(tool: AnyTool, name = tool.name): ListedTool {
   return {
-    name: tool.name,
+    name,
     description: tool.summary,
     inputSchema: compactSchemas(tool).input as ListedTool["inputSchema"],
     outputSchema: compactSchemas(tool).output as ListedTool["outputSchema"],
@@ -52,49 +94,80 @@ function listedTool(tool: AnyTool): ListedTool {
   };
 }
 
-/** The tools/list answer, made once per runtime: every POST to /mcp serves the same object. */
-const listCache = new WeakMap<Runtime<unknown>, ListToolsResult>();
+/** The tools/list answer, made once per source: every POST to /mcp serves the same object. */
+const listCache = new WeakMap<McpToolSource, ListToolsResult>();
 
-/** tools/list: the same cached JSON Schemas as /actions, built once per runtime. */
-export function listTools(runtime: Runtime<unknown>): ListToolsResult {
-  let list = listCache.get(runtime);
+/** tools/list: the source's tools, built once. */
+export function listTools(source: McpToolSource): ListToolsResult {
+  let list = listCache.get(source);
   if (!list) {
-    list = { tools: runtime.def.tools.map(listedTool) };
-    listCache.set(runtime, list);
+    list = { tools: source.tools.map((t) => t.listed) };
+    listCache.set(source, list);
   }
   return list;
 }
 
-/** tools/call through runTool: a result with structuredContent and its text copy, or an isError result with our code. */
+/** tools/call: a result with structuredContent and its text copy, or an isError result with our code. */
 export async function callTool(
-  runtime: Runtime<unknown>,
-  params: { name: string; arguments?: Record<string, unknown> | undefined },
+  source: McpToolSource,
+  params: CallParams,
   signal: AbortSignal,
 ): Promise<CallToolResult> {
   const args = params.arguments;
-  const tool = runtime.tool(params.name);
+  const tool = source.find ? source.find(params.name) : source.tools.find((t) => t.listed.name === params.name);
   if (!tool)
     return errorResult(
       unknownTool(
         params.name,
-        runtime.def.tools.map((t) => t.name),
+        source.tools.map((t) => t.listed.name),
       ),
     );
   try {
-    const result = await runTool(tool, args, runtime, { signal });
-    return { content: [{ type: "text", text: resultText(result) }], structuredContent: result };
+    return toolResult(await tool.call(args, signal));
   } catch (err) {
-    return errorResult(toDiagError(err), validRunId(args?.run_id));
+    return errorResult((source.errorOf ?? toDiagError)(err), validRunId(args?.run_id));
   }
 }
 
-export function createMcpServer(runtime: Runtime<unknown>): Server {
-  const def = runtime.def;
+const runtimeSources = new WeakMap<Runtime<unknown>, McpToolSource>();
+
+/** One server's runtime as a tool source, made once per runtime; a tool is found by its name or catalog id. */
+export function runtimeSource(runtime: Runtime<unknown>): McpToolSource {
+  let source = runtimeSources.get(runtime);
+  if (!source) {
+    const def = runtime.def;
+    const byTool = new Map<AnyTool, McpTool>(
+      def.tools.map((t) => [
+        t,
+        { listed: listedTool(t), call: (args, signal) => runTool(t, args, runtime, { signal }) },
+      ]),
+    );
+    source = {
+      name: `roadnerd-${def.name}`,
+      version: def.version,
+      instructions: def.instructions,
+      tools: [...byTool.values()],
+      find: (name) => {
+        const tool = runtime.tool(name);
+        return tool && byTool.get(tool);
+      },
+      admit: () => runtime.calls.check("/mcp"),
+    };
+    runtimeSources.set(runtime, source);
+  }
+  return source;
+}
+
+export function createSourceServer(source: McpToolSource): Server {
   const server = new Server(
-    { name: `roadnerd-${def.name}`, version: def.version },
-    { capabilities: { tools: {} }, instructions: def.instructions, jsonSchemaValidator: noElicitation },
+    { name: source.name, version: source.version },
+    { capabilities: { tools: {} }, instructions: source.instructions, jsonSchemaValidator: noElicitation },
   );
-  server.setRequestHandler(ListToolsRequestSchema, async () => listTools(runtime));
-  server.setRequestHandler(CallToolRequestSchema, (request, extra) => callTool(runtime, request.params, extra.signal));
+  server.setRequestHandler(ListToolsRequestSchema, async () => listTools(source));
+  server.setRequestHandler(CallToolRequestSchema, (request, extra) => callTool(source, request.params, extra.signal));
   return server;
+}
+
+export function createMcpServer(runtime: Runtime<unknown>): Server {
+  return createSourceServer(runtimeSource(runtime));
 }

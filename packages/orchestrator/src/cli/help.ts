@@ -1,13 +1,18 @@
-export const HELP = `roadnerd: attach RoadNerd servers on request, triage, serve one MCP gateway.
+export const HELP = `roadnerd: attach RoadNerd servers on request, triage, serve one MCP gateway, evaluate.
 
 usage:
   roadnerd list [--json]                          every server's tools (nothing is started)
   roadnerd call <server>/<tool> [key=value …] [--json]
   roadnerd triage [--planner rules|openai|scripted] [--symptom "…"] [--script replies.json]
                   [--budget 3 (0: no tools, label from the symptom)] [--timeout-ms 2000] [--json]
-  roadnerd mcp [--http] [--port 7100]             MCP gateway over stdio (default) or Streamable HTTP
-  roadnerd up [server…] [--port 7100]             every server (or the named ones) on its default port + the
+  roadnerd mcp [--http] [--port 7100] [--planner …]
+                                                  MCP gateway over stdio (default) or Streamable HTTP
+  roadnerd up [server…] [--port 7100] [--planner …]
+                                                  every server (or the named ones) on its default port + the
                                                   MCP gateway; Ctrl-C stops all
+  roadnerd eval [scenario…] [--out docs/eval]     the triage evaluation on network-namespace scenarios (root)
+
+exit: 0 done · 1 the work failed · 2 usage or invalid input · 130 interrupted
 
 env: ROADNERD_LOG_DIR, ROADNERD_IDLE_MS, ROADNERD_ATTACH_TIMEOUT_MS, ROADNERD_PLANNER,
      ROADNERD_OPENAI_URL, ROADNERD_OPENAI_MODEL, ROADNERD_OPENAI_KEY, ROADNERD_MODEL_PROFILE (3b|13b),

@@ -1,14 +1,18 @@
-/** `roadnerd …`: argument parsing and dispatch. The Orchestrator is built once; everything is detached at exit. */
-import { parseArgs } from "node:util";
-import { MAX_TIMEOUT_MS } from "@roadnerd/conventions";
-import { MIN_TIMEOUT_MS } from "@roadnerd/conventions/internal";
+/**
+ * `roadnerd …`: the command line parsed by its schema (args.ts), then dispatch. The Orchestrator is built once
+ * and everything is detached at exit. Every failure is one line and one exit code from the table (exit-codes.ts).
+ */
 import type { RegisteredServer } from "@roadnerd/registry";
 import { type AttachEvent, defaultLaunch } from "../attach.ts";
-import { MAX_STEP_BUDGET } from "../config.ts";
-import { createOrchestrator } from "../orchestrator.ts";
-import { callCommand, listCommand, makePlanner, triageCommand } from "./commands.ts";
+import { loadOrchestratorConfig } from "../config.ts";
+import { errorInfo } from "../errors.ts";
+import { createOrchestrator, type Orchestrator } from "../orchestrator.ts";
+import { type CommandLine, parseCommandLine } from "./args.ts";
+import { callCommand, listCommand, triageCommand } from "./commands.ts";
+import { EXIT, exitCodeFor } from "./exit-codes.ts";
 import { HELP } from "./help.ts";
 import { err, out } from "./output.ts";
+import { makePlanner } from "./planner.ts";
 import { mcpHttp, mcpStdio, up } from "./serve.ts";
 
 const DEFAULT_GATEWAY_PORT = 7100;
@@ -22,107 +26,81 @@ const UP_OVERRIDES = {
   },
 };
 
+/** A failure as one line (a usage error says itself; anything else with its code) and its exit code. */
+function failed(e: unknown): number {
+  const { code, message } = errorInfo(e);
+  err(code === "E_USAGE" ? `${message}\n(roadnerd --help for usage)` : `roadnerd: ${code}: ${message}`);
+  return exitCodeFor(code);
+}
+
 export async function runCli(argv: readonly string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
-  let parsed: ReturnType<typeof parse>;
   try {
-    parsed = parse(argv);
+    const line = parseCommandLine(argv);
+    if ("help" in line) {
+      out(HELP);
+      return line.asked ? EXIT.ok : EXIT.usage;
+    }
+    if (line.command === "eval") {
+      const { evalCommand } = await import("../eval/command.ts");
+      return await evalCommand({ scenarios: line.args, out: line.out, world: line.world }, loadOrchestratorConfig(env));
+    }
+    return await withOrchestrator(line, env);
   } catch (e) {
-    err(`${(e as Error).message}\n${HELP}`);
-    return 2;
+    return failed(e);
   }
-  const { values, positionals } = parsed;
-  const [command, ...rest] = positionals;
-  if (values.help || !command) {
-    out(HELP);
-    return command || values.help ? 0 : 2;
-  }
+}
+
+async function withOrchestrator(line: Exclude<CommandLine, { command: "eval" }>, env: NodeJS.ProcessEnv) {
   const events = (e: AttachEvent) => {
-    if (command === "mcp") return; // stdio: stderr only, and quiet.
+    if (line.command === "mcp") return; // stdio: stderr only, and quiet.
     if (e.kind !== "attached") err(`(${e.server} ${e.kind}${e.pid ? ` pid ${e.pid}` : ""})`);
   };
-  let o: Awaited<ReturnType<typeof createOrchestrator>>;
-  try {
-    o = await createOrchestrator(env, events, command === "up" ? UP_OVERRIDES : {});
-  } catch (e) {
-    err((e as Error).message);
-    return 2;
-  }
-  const longRunning = command === "up" || command === "mcp";
-  if (!longRunning) {
-    const stop = () => void o.attacher.close().finally(() => process.exit(130));
+  const o = await createOrchestrator(env, events, line.command === "up" ? UP_OVERRIDES : {});
+  if (line.command !== "up" && line.command !== "mcp") {
+    const stop = () => void o.attacher.close().finally(() => process.exit(EXIT.interrupted));
     process.once("SIGINT", stop);
     process.once("SIGTERM", stop);
     // A closed terminal: our children are in their own process groups and would not get its SIGHUP.
     process.once("SIGHUP", stop);
   }
-  const planner = values.planner ?? (o.config.ROADNERD_PLANNER === "scripted" ? "rules" : o.config.ROADNERD_PLANNER);
-  const gateway = {
-    catalog: o.catalog,
-    attacher: o.attacher,
-    planner: () => makePlanner(o, { planner }),
-    ...(o.config.ROADNERD_LOG_DIR ? { logDir: o.config.ROADNERD_LOG_DIR } : {}),
-  };
-  const budget = values.budget === undefined ? undefined : Number(values.budget);
-  if (budget !== undefined && !(Number.isInteger(budget) && budget >= 0 && budget <= MAX_STEP_BUDGET)) {
-    err(`--budget: expected 0-${MAX_STEP_BUDGET} tool calls, got ${values.budget}`);
-    return 2;
-  }
-  const timeoutMs = values["timeout-ms"] === undefined ? undefined : Number(values["timeout-ms"]);
-  if (
-    timeoutMs !== undefined &&
-    !(Number.isInteger(timeoutMs) && timeoutMs >= MIN_TIMEOUT_MS && timeoutMs <= MAX_TIMEOUT_MS)
-  ) {
-    err(`--timeout-ms: expected ${MIN_TIMEOUT_MS}-${MAX_TIMEOUT_MS}, got ${values["timeout-ms"]}`);
-    return 2;
-  }
-  const port = values.port === undefined ? undefined : Number(values.port);
-  if (port !== undefined && !(Number.isInteger(port) && port >= 0 && port <= 65535)) {
-    err(`--port: expected 0-65535, got ${values.port}`);
-    return 2;
-  }
   try {
-    switch (command) {
-      case "mcp":
-        return values.http ? await mcpHttp(gateway, port ?? DEFAULT_GATEWAY_PORT) : await mcpStdio(gateway);
-      case "up":
-        return await up(o, gateway, port ?? DEFAULT_GATEWAY_PORT, rest);
-      case "list":
-        return listCommand(o, Boolean(values.json));
-      case "call":
-        return await callCommand(o, rest, Boolean(values.json));
-      case "triage":
-        return await triageCommand(o, {
-          planner: values.planner ?? o.config.ROADNERD_PLANNER,
-          symptom: values.symptom ?? "",
-          ...(values.script ? { script: values.script } : {}),
-          ...(budget !== undefined ? { budget } : {}),
-          ...(timeoutMs ? { timeoutMs } : {}),
-          json: Boolean(values.json),
-        });
-      default:
-        err(`unknown command ${command}\n${HELP}`);
-        return 2;
-    }
+    return await dispatch(line, o);
   } finally {
     await o.attacher.close();
   }
 }
 
-function parse(argv: readonly string[]) {
-  return parseArgs({
-    args: [...argv],
-    allowPositionals: true,
-    strict: true,
-    options: {
-      json: { type: "boolean" },
-      help: { type: "boolean", short: "h" },
-      planner: { type: "string" },
-      symptom: { type: "string" },
-      script: { type: "string" },
-      budget: { type: "string" },
-      "timeout-ms": { type: "string" },
-      http: { type: "boolean" },
-      port: { type: "string" },
-    },
-  });
+async function dispatch(line: Exclude<CommandLine, { command: "eval" }>, o: Orchestrator): Promise<number> {
+  switch (line.command) {
+    case "list":
+      return listCommand(o, line.json);
+    case "call": {
+      const [name, ...pairs] = line.args;
+      return await callCommand(o, name, pairs, line.json);
+    }
+    case "triage":
+      return await triageCommand(o, {
+        planner: line.planner ?? o.config.ROADNERD_PLANNER,
+        symptom: line.symptom,
+        script: line.script,
+        budget: line.budget,
+        timeoutMs: line["timeout-ms"],
+        json: line.json,
+      });
+    case "mcp":
+    case "up": {
+      // The gateway's triage tool: --planner, else the configured one (a script needs a file: rules instead).
+      const configured = o.config.ROADNERD_PLANNER === "scripted" ? "rules" : o.config.ROADNERD_PLANNER;
+      const planner = line.planner ?? configured;
+      const gateway = {
+        catalog: o.catalog,
+        attacher: o.attacher,
+        planner: () => makePlanner(o.config, planner),
+        ...(o.config.ROADNERD_LOG_DIR ? { logDir: o.config.ROADNERD_LOG_DIR } : {}),
+      };
+      const port = line.port ?? DEFAULT_GATEWAY_PORT;
+      if (line.command === "up") return await up(o, gateway, port, line.args);
+      return line.http ? await mcpHttp(gateway, port) : await mcpStdio(gateway);
+    }
+  }
 }

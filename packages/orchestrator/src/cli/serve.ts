@@ -1,8 +1,10 @@
 /** `roadnerd mcp` (stdio or --http) and `roadnerd up`: long-running commands that stop cleanly on a signal. */
-import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
-import { createGatewayServer, type GatewayOptions } from "../gateway.ts";
-import { serveGatewayHttp } from "../gateway-http.ts";
+import { serveStdioSource } from "@roadnerd/conventions/internal";
+import { errorInfo, UsageError } from "../errors.ts";
+import { type GatewayOptions, gatewaySource } from "../gateway.ts";
+import { type GatewayHttp, serveGatewayHttp } from "../gateway-http.ts";
 import type { Orchestrator } from "../orchestrator.ts";
+import { EXIT } from "./exit-codes.ts";
 import { err, out } from "./output.ts";
 
 /** Resolves on the first SIGINT, SIGTERM or SIGHUP. */
@@ -13,31 +15,23 @@ const untilSignal = () =>
     process.once("SIGHUP", () => resolve("SIGHUP"));
   });
 
+/** The gateway on stdin/stdout through the kernel's stdio transport, until the client is done or a signal. */
 export async function mcpStdio(gateway: GatewayOptions): Promise<number> {
-  const server = createGatewayServer(gateway);
-  const transport = new StdioServerTransport();
-  const closed = new Promise<void>((resolve) => {
-    transport.onclose = () => resolve();
-    process.stdin.once("end", () => resolve());
-  });
-  await server.connect(transport);
-  await Promise.race([closed, untilSignal()]);
-  await server.close();
-  return 0;
+  const stdio = await serveStdioSource(gatewaySource(gateway));
+  await Promise.race([stdio.closed, untilSignal()]);
+  await stdio.close();
+  return EXIT.ok;
 }
 
 /** The HTTP gateway, or undefined after one clear line when it cannot listen (a port in use is common). */
-async function listenGateway(
-  gateway: GatewayOptions,
-  port: number,
-): Promise<Awaited<ReturnType<typeof serveGatewayHttp>> | undefined> {
+async function listenGateway(gateway: GatewayOptions, port: number): Promise<GatewayHttp | undefined> {
   try {
     return await serveGatewayHttp(gateway, port);
   } catch (e) {
     err(
-      (e as NodeJS.ErrnoException).code === "EADDRINUSE"
+      e instanceof Error && "code" in e && e.code === "EADDRINUSE"
         ? `roadnerd: 127.0.0.1:${port} (the MCP gateway) is already in use (another roadnerd?); stop it, or pass --port`
-        : `roadnerd: the MCP gateway did not start: ${(e as Error).message}`,
+        : `roadnerd: the MCP gateway did not start: ${e instanceof Error ? e.message : String(e)}`,
     );
     return undefined;
   }
@@ -45,11 +39,11 @@ async function listenGateway(
 
 export async function mcpHttp(gateway: GatewayOptions, port: number): Promise<number> {
   const http = await listenGateway(gateway, port);
-  if (!http) return 1;
+  if (!http) return EXIT.failed;
   err(`roadnerd MCP gateway: ${http.url} (Ctrl-C stops)`);
   await untilSignal();
   await http.close();
-  return 0;
+  return EXIT.ok;
 }
 
 /** Every server (or the `only` ones) on its default port, the HTTP gateway beside them, until a signal. */
@@ -61,16 +55,13 @@ export async function up(
 ): Promise<number> {
   const known = o.catalog.servers.map((s) => s.name);
   const unknown = only.filter((n) => !known.includes(n));
-  if (unknown.length > 0) {
-    err(`unknown server: ${unknown.join(", ")} (known: ${known.join(", ")})`);
-    return 2;
-  }
+  if (unknown.length > 0) throw new UsageError(`unknown server: ${unknown.join(", ")} (known: ${known.join(", ")})`);
   const names = only.length > 0 ? known.filter((n) => only.includes(n)) : known;
   const attached = await Promise.allSettled(names.map((n) => o.attacher.ensure(n)));
   const http = await listenGateway(gateway, port);
   if (!http) {
     await o.attacher.close();
-    return 1;
+    return EXIT.failed;
   }
   const rows: Array<[string, string, string]> = [["server", "url", "pid"]];
   names.forEach((name, i) => {
@@ -84,7 +75,7 @@ export async function up(
   for (const r of rows) out(`${r[0].padEnd(widths[0] ?? 0)}  ${r[1].padEnd(widths[1] ?? 0)}  ${r[2]}`);
   names.forEach((name, i) => {
     const a = attached[i];
-    if (a?.status === "rejected") err(`${name} did not start: ${(a.reason as Error)?.message ?? a.reason}`);
+    if (a?.status === "rejected") err(`${name} did not start: ${errorInfo(a.reason).message}`);
   });
   err("Ctrl-C stops every server and the gateway.");
   err(
@@ -94,5 +85,5 @@ export async function up(
   await http.close();
   await o.attacher.close();
   err("stopped.");
-  return attached.every((a) => a.status === "fulfilled") ? 0 : 1;
+  return attached.every((a) => a.status === "fulfilled") ? EXIT.ok : EXIT.failed;
 }

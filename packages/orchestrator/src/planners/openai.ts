@@ -4,6 +4,7 @@
  */
 import { cutText } from "@roadnerd/conventions";
 import { request } from "undici";
+import { z } from "zod";
 import type { Planner, PlannerInput } from "./planner.ts";
 import {
   FINAL_QUESTION,
@@ -29,6 +30,9 @@ export interface ChatMessage {
   role: "system" | "user" | "assistant";
   content: string;
 }
+
+/** The part of an OpenAI-compatible chat completion a planner reads. */
+const chatCompletion = z.object({ choices: z.array(z.object({ message: z.object({ content: z.string() }) })) });
 
 export class OpenAiError extends Error {
   readonly code = "E_PLANNER" as const;
@@ -105,14 +109,14 @@ export class OpenAiPlanner implements Planner {
     if (res.statusCode !== 200) {
       throw new OpenAiError(`${url} answered ${res.statusCode}: ${cutText(text, 200)}`);
     }
-    let body: { choices?: Array<{ message?: { content?: unknown } }> };
+    let raw: unknown;
     try {
-      body = JSON.parse(text) as typeof body;
+      raw = JSON.parse(text);
     } catch {
       throw new OpenAiError(`${url} did not answer JSON: ${cutText(text, 200)}`);
     }
-    const content = body.choices?.[0]?.message?.content;
-    if (typeof content !== "string") throw new OpenAiError(`${url}: no choices[0].message.content`);
+    const content = chatCompletion.safeParse(raw).data?.choices[0]?.message.content;
+    if (content === undefined) throw new OpenAiError(`${url}: no choices[0].message.content`);
     return content;
   }
 }

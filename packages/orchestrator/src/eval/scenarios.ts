@@ -4,7 +4,7 @@
  * (gateway, DNS server, web and portal hosts on documentation addresses). Nothing leaves the two.
  */
 import type { NetnsLab } from "@roadnerd/testkit";
-import type { Label } from "../../src/labels.ts";
+import type { Label } from "../labels.ts";
 import type { WorldSpec } from "./world-host.ts";
 
 export const ADDR = {

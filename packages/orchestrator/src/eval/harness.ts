@@ -1,8 +1,8 @@
 /**
  * Run a scenario's world and a triage inside it, once per planner: the built `roadnerd` bin runs in the
- * laptop namespace (so the servers it attaches see exactly that world), reports its outcome as JSON and
- * logs every step as JSONL; the harness turns both into metrics. Everything is removed afterwards, even
- * when a run fails.
+ * laptop namespace (so the servers it attaches see exactly that world), prints its outcome as JSON and logs
+ * every step as JSONL through the one triage loop; the harness reads both back through their schemas and
+ * turns them into metrics. Everything is removed afterwards, even when a run fails.
  */
 import { execFile } from "node:child_process";
 import { existsSync } from "node:fs";
@@ -12,40 +12,21 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { REPO_ROOT } from "@roadnerd/registry";
 import { createNetnsLab, type ListeningProcess, spawnListening } from "@roadnerd/testkit";
-import { build } from "esbuild";
+import { type LoggedLine, loggedLineSchema } from "../triage-log.ts";
+import { type TriageReport, triageReportSchema } from "../triage-report.ts";
 import { SCENARIO_ENV, type Scenario } from "./scenarios.ts";
 import type { WorldSpec } from "./world-host.ts";
 
+/** The built CLI: the triage runs from it, and so do the world hosts (`roadnerd eval --world`). */
 export const ORCHESTRATOR_BIN = join(REPO_ROOT, "packages/orchestrator/dist/main.js");
-const WORLD_HOST = join(REPO_ROOT, "packages/orchestrator/test/eval/world-host.ts");
-
-let worldHostBundle: Promise<string> | undefined;
-
-/** world-host.ts bundled once per process (each scenario then starts plain JavaScript). */
-function bundledWorldHost(dir: string): Promise<string> {
-  worldHostBundle ??= (async () => {
-    const outfile = join(dir, "world-host.mjs");
-    await build({
-      entryPoints: [WORLD_HOST],
-      outfile,
-      bundle: true,
-      format: "esm",
-      platform: "node",
-      target: "node20",
-      logLevel: "warning",
-      // dns-packet is CommonJS: its require() calls need a real require inside the ESM bundle.
-      banner: { js: 'import { createRequire } from "node:module"; const require = createRequire(import.meta.url);' },
-    });
-    return outfile;
-  })();
-  return worldHostBundle;
-}
 const RUN_TIMEOUT_MS = 60_000;
 
 interface Forwarder {
   port: number;
   close(): Promise<void>;
 }
+
+const portOf = (address: AddressInfo | string | null) => (typeof address === "object" && address ? address.port : 0);
 
 /** A TCP forwarder on `host:0` to one fixed target (the model endpoint), nothing else. */
 function forward(host: string, toHost: string, toPort: number): Promise<Forwarder> {
@@ -66,7 +47,7 @@ function forward(host: string, toHost: string, toPort: number): Promise<Forwarde
     server.once("error", reject);
     server.listen(0, host, () =>
       resolve({
-        port: (server.address() as AddressInfo).port,
+        port: portOf(server.address()),
         close: () =>
           new Promise<void>((r) => {
             for (const s of sockets) s.destroy();
@@ -97,36 +78,17 @@ export interface RunResult {
   tool_errors: number;
   timeouts: number;
   /** Per step, from the JSONL log. */
-  log: Array<Record<string, unknown>>;
+  log: LoggedLine[];
   run_id: string;
 }
 
-interface TriageJson {
-  label: string;
-  reason: string;
-  steps: number;
-  run_id: string;
-  metrics: {
-    replies: number;
-    valid_first_try: number;
-    repairs: number;
-    tool_errors: number;
-    timeouts: number;
-    duration_ms: number;
-  };
-}
-
-function run(argv: string[], env: Record<string, string>): Promise<{ stdout: string; stderr: string }> {
+function run(argv: readonly string[], env: Record<string, string>): Promise<{ stdout: string; stderr: string }> {
+  const [file = process.execPath, ...args] = argv;
   return new Promise((resolve, reject) => {
-    execFile(
-      argv[0] as string,
-      argv.slice(1),
-      { env, timeout: RUN_TIMEOUT_MS, maxBuffer: 4 << 20 },
-      (err, stdout, stderr) => {
-        if (err) reject(new Error(`${argv.slice(4, 7).join(" ")} failed: ${err.message}\n${stderr}`));
-        else resolve({ stdout, stderr });
-      },
-    );
+    execFile(file, args, { env, timeout: RUN_TIMEOUT_MS, maxBuffer: 4 << 20 }, (err, stdout, stderr) => {
+      if (err) reject(new Error(`${argv.slice(4, 7).join(" ")} failed: ${err.message}\n${stderr}`));
+      else resolve({ stdout, stderr });
+    });
   });
 }
 
@@ -139,8 +101,22 @@ export interface RunOptions {
   openai?: { url: string; model: string; profile?: "3b" | "13b" };
   /** Extra env for the orchestrator (e.g. ROADNERD_OPENAI_URL for the openai planner). */
   env?: Record<string, string>;
-  /** Where world-host.ts is bundled (default .tools/run, as scripts/run-ts.mjs does). */
-  bundleDir?: string;
+}
+
+/** The outcome `roadnerd triage --json` prints on its last line, read through its schema. */
+function readOutcome(stdout: string): TriageReport {
+  return triageReportSchema.parse(JSON.parse(stdout.trim().split("\n").at(-1) ?? ""));
+}
+
+/** The run's one JSONL log (the directory is the run's own), every line read through the log's schema. */
+async function readLog(dir: string): Promise<LoggedLine[]> {
+  const [file] = await readdir(dir);
+  if (!file) throw new Error(`no triage log in ${dir}`);
+  const text = await readFile(join(dir, file), "utf8");
+  return text
+    .trim()
+    .split("\n")
+    .map((line) => loggedLineSchema.parse(JSON.parse(line)));
 }
 
 export async function runScenario(scenario: Scenario, options: RunOptions): Promise<RunResult[]> {
@@ -155,10 +131,8 @@ export async function runScenario(scenario: Scenario, options: RunOptions): Prom
     const world = scenario.build(lab);
     const startHost = async (ns: string, spec: WorldSpec | undefined) => {
       if (!spec) return;
-      const bin = await bundledWorldHost(options.bundleDir ?? join(REPO_ROOT, ".tools/run"));
-      hosts.push(
-        await spawnListening([...lab.wrap(ns), process.execPath, bin, JSON.stringify(spec)], { timeoutMs: 20_000 }),
-      );
+      const argv = [...lab.wrap(ns), process.execPath, ORCHESTRATOR_BIN, "eval", "--world", JSON.stringify(spec)];
+      hosts.push(await spawnListening(argv, { timeoutMs: 20_000 }));
     };
     await Promise.all([startHost(world.upstream, world.upstreamSpec), startHost(world.laptop, world.laptopSpec)]);
     let modelEnv: Record<string, string> = {};
@@ -199,12 +173,8 @@ export async function runScenario(scenario: Scenario, options: RunOptions): Prom
         ...options.env,
       };
       const { stdout } = await run([...lab.wrap(world.laptop), process.execPath, ORCHESTRATOR_BIN, ...args], env);
-      const outcome = JSON.parse(stdout.trim().split("\n").at(-1) as string) as TriageJson;
-      const [logFile] = await readdir(logDir);
-      const log = (await readFile(join(logDir, logFile as string), "utf8"))
-        .trim()
-        .split("\n")
-        .map((l) => JSON.parse(l) as Record<string, unknown>);
+      const outcome = readOutcome(stdout);
+      const log = await readLog(logDir);
       results.push({
         scenario: scenario.name,
         planner,
