@@ -8,8 +8,12 @@ import type { BaseConfig } from "../define/config.ts";
 import { DiagError } from "../errors/errors.ts";
 import type { Logger } from "./logger.ts";
 
-/** A close hook gets this long; then the runtime logs it and goes on closing the others. */
-export const RESOURCE_CLOSE_MS = 5_000;
+/**
+ * A close hook is waited for this long; then the runtime logs it and goes on. A supervisor kills a server that
+ * has not exited 2 s after SIGTERM: a slow close must not use that up (what is left ends with the process:
+ * Playwright kills its browser's process group on exit).
+ */
+export const RESOURCE_CLOSE_MS = 1_000;
 
 /** What a resource is made from: its runtime's config and logger. */
 export interface ResourceHost<C = BaseConfig> {

@@ -5,7 +5,7 @@
 import { readFileSync, readlinkSync } from "node:fs";
 import { cutText, maskArgv, maskCommandLine } from "@roadnerd/conventions";
 import { parseCgroupUnit } from "./cgroup-unit.ts";
-import { userName } from "./passwd.ts";
+import type { UserName } from "./passwd.ts";
 
 /** Longest command line we show (after masking). */
 export const CMD_MAX_CHARS = 300;
@@ -72,7 +72,7 @@ const STATE_WORDS: Record<string, string> = {
 };
 
 /** Everything about one pid, or null when it is gone (or was never there). */
-export function processFacts(pid: number, btime = bootTime()): ProcessFacts | null {
+export function processFacts(pid: number, userName: UserName, btime = bootTime()): ProcessFacts | null {
   const stat = parseStat(read(`/proc/${pid}/stat`) ?? "");
   if (!stat) return null;
   const status = read(`/proc/${pid}/status`) ?? "";

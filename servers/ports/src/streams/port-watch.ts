@@ -7,6 +7,7 @@ import { DiagError, portField } from "@roadnerd/conventions";
 import { z } from "zod";
 import { defineStream } from "../kit.ts";
 import { type Listener, type ListenerSnapshot, listenersFromTables, readListeners, ssListening } from "../listeners.ts";
+import { userNames } from "../proc/passwd.ts";
 import { processFacts } from "../proc/process-facts.ts";
 import { cmdField, localField, protoField } from "../schemas.ts";
 
@@ -56,6 +57,7 @@ export const portWatch = defineStream({
   },
   async run(input, ctx) {
     const interval = input.interval_ms ?? DEFAULT_INTERVAL_MS;
+    const userName = ctx.use(userNames);
     let tablesReadable = ctx.config.SOCKETS_SOURCE !== "ss";
     let last: string | undefined;
     let wasListening = false;
@@ -93,7 +95,7 @@ export const portWatch = defineStream({
           wasListening = listening;
           const listeners = full.listeners.map((l) => {
             const pid = l.pids[0] ?? null;
-            const facts = pid === null ? null : processFacts(pid);
+            const facts = pid === null ? null : processFacts(pid, userName);
             return { proto: l.proto, local: l.local, pid, process: facts?.name ?? null, cmd: facts?.cmd ?? null };
           });
           message = { change, listening, listeners };

@@ -6,6 +6,7 @@ import { readFileSync } from "node:fs";
 import { capList, DiagError, limitInput, truncationFields } from "@roadnerd/conventions";
 import { z } from "zod";
 import { defineTool } from "../kit.ts";
+import { userNames } from "../proc/passwd.ts";
 import { bootTime, type ProcessFacts, processFacts, processName } from "../proc/process-facts.ts";
 import { listPids, nextTurn, PIDS_PER_TURN } from "../proc/socket-owners.ts";
 import { cmdField, pidField, unitField } from "../schemas.ts";
@@ -73,8 +74,9 @@ export const processInfo = defineTool({
       throw new DiagError("E_INVALID_INPUT", "process_info needs exactly one of pid and name", { hint });
     }
     const btime = bootTime();
+    const userName = ctx.use(userNames);
     if (input.pid !== undefined) {
-      const facts = processFacts(input.pid, btime);
+      const facts = processFacts(input.pid, userName, btime);
       if (!facts) {
         throw new DiagError("E_INVALID_INPUT", `no process with pid ${input.pid} (it is not running)`, {
           hint: 'look it up by name instead, e.g. {"name":"nginx"}',
@@ -93,7 +95,7 @@ export const processInfo = defineTool({
     const processes: ProcessFacts[] = [];
     for (const pid of items) {
       if (processes.length % 4 === 3) await nextTurn();
-      const facts = processFacts(pid, btime);
+      const facts = processFacts(pid, userName, btime);
       if (facts) processes.push(facts);
     }
     return { processes: processes.map(shown), truncated: omitted > 0, omitted };

@@ -8,6 +8,7 @@ import { z } from "zod";
 import { defineTool } from "../kit.ts";
 import { readListeners, ssListening } from "../listeners.ts";
 import { ownNetns } from "../proc/netns.ts";
+import { userNames } from "../proc/passwd.ts";
 import { bootTime, processFacts } from "../proc/process-facts.ts";
 import { cmdField, netnsField, pidField, socketRef, sourceField, unitField } from "../schemas.ts";
 
@@ -69,6 +70,7 @@ export const whoUsesPort = defineTool({
   async handler(input, ctx) {
     const snap = await readListeners(ctx, input.port);
     const btime = bootTime();
+    const userName = ctx.use(userNames);
     const byPid = new Map<number, z.input<typeof holder>>();
     const unowned: Array<z.input<typeof socketRef>> = [];
     for (const l of snap.listeners) {
@@ -81,7 +83,7 @@ export const whoUsesPort = defineTool({
           seen = true;
           continue;
         }
-        const facts = processFacts(pid, btime);
+        const facts = processFacts(pid, userName, btime);
         if (!facts) continue; // Exited since the scan.
         byPid.set(pid, {
           pid,

@@ -8,6 +8,7 @@ import { type AddressInfo, createServer, type Server } from "node:net";
 import { testRuntime } from "@roadnerd/conventions/testing";
 import { afterEach, describe, expect, it } from "vitest";
 import { readAllTables } from "../../src/proc/net-table.ts";
+import { userNames } from "../../src/proc/passwd.ts";
 import { createProcReads, procReads } from "../../src/proc/proc-reads.ts";
 import { server } from "../../src/server.ts";
 
@@ -86,6 +87,8 @@ describe("procReads, owned by the runtime", () => {
     try {
       expect(a.use(procReads)).toBe(a.use(procReads));
       expect(a.use(procReads)).not.toBe(b.use(procReads));
+      expect(a.use(userNames)).not.toBe(b.use(userNames));
+      expect(a.use(userNames)(0)).toBe("root");
       const [a1, a2, b1] = await Promise.all([
         a.use(procReads).tables(live()),
         a.use(procReads).tables(live()),

@@ -2,7 +2,7 @@
 import { readFileSync } from "node:fs";
 import { MASK } from "@roadnerd/conventions";
 import { describe, expect, it } from "vitest";
-import { parsePasswd, userName } from "../../src/proc/passwd.ts";
+import { createUserNames, parsePasswd } from "../../src/proc/passwd.ts";
 import { bootTime, CMD_MAX_CHARS, parseStat, processFacts, shownCmd, shownName } from "../../src/proc/process-facts.ts";
 
 describe("parseStat", () => {
@@ -42,9 +42,9 @@ describe("shownCmd", () => {
 
 describe("processFacts", () => {
   it("describes this test process from /proc, and nothing for a pid that is not running", () => {
-    const me = processFacts(process.pid);
+    const me = processFacts(process.pid, createUserNames());
     expect(me).toMatchObject({ pid: process.pid, ppid: process.ppid, user: "root", uid: 0, exe: expect.any(String) });
-    expect(processFacts(4_194_304)).toBeNull();
+    expect(processFacts(4_194_304, createUserNames())).toBeNull();
   });
 });
 
@@ -57,8 +57,8 @@ describe("passwd", () => {
       [0, "root"],
       [65534, "nobody"],
     ]);
-    expect(userName(0)).toBe("root");
-    expect(userName(0, "/nonexistent/passwd")).toBe("0");
+    expect(createUserNames()(0)).toBe("root");
+    expect(createUserNames("/nonexistent/passwd")(0)).toBe("0");
   });
 });
 

@@ -19,6 +19,12 @@ const startedSince = (before: readonly number[]) => browserPids().filter((p) => 
 
 const noPreflight = async () => {};
 
+/** Closing waits at most RESOURCE_CLOSE_MS for the browser: on a loaded machine its process may end just after. */
+async function gone(pid: number): Promise<boolean> {
+  for (let i = 0; i < 100 && isLive(pid); i += 1) await new Promise((r) => setTimeout(r, 100));
+  return !isLive(pid);
+}
+
 function thrown(fn: () => unknown): unknown {
   try {
     fn();
@@ -54,7 +60,7 @@ describe("warmBrowser, owned by the runtime", () => {
       expect(startedSince(before)).toHaveLength(2);
 
       await a.close();
-      expect(isLive(pidA ?? 0)).toBe(false);
+      expect(await gone(pidA ?? 0)).toBe(true);
       expect(isLive(pidB ?? 0)).toBe(true);
       expect(thrown(() => a.use(warmBrowser))).toMatchObject({ code: "E_BUSY" });
       // b still serves from its warm browser.
@@ -64,14 +70,14 @@ describe("warmBrowser, owned by the runtime", () => {
       expect(b2.browser).toBe(b1.browser);
 
       await b.close();
-      expect(isLive(pidB ?? 0)).toBe(false);
+      expect(await gone(pidB ?? 0)).toBe(true);
       expect(startedSince(before)).toEqual([]);
     } finally {
       await Promise.all([a.close(), b.close()]);
     }
   }, 60_000);
 
-  it("a runtime closed while its browser launches waits for the launch, then leaves no browser", async () => {
+  it("a runtime closed while its browser launches leaves no browser: that launch ends in E_BUSY", async () => {
     const a = testRuntime(server);
     const before = browserPids();
     const leasing = a.use(warmBrowser).lease(noPreflight);
