@@ -122,6 +122,7 @@ export async function dial(policy: OutboundPolicy, options: DialOptions): Promis
   /** Resolve `name` with the policy and connect to its checked addresses in turn. */
   async function reach(name: string, to: number, connectPhase: "connect" | "proxy_connect"): Promise<Hop> {
     phase = "dns";
+    if (signal.aborted) throw timedOut();
     let addresses: readonly string[];
     try {
       const resolved = await policy.resolveTarget(name, signal, to);
