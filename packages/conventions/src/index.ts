@@ -59,6 +59,7 @@ export {
   type Dialed,
   type DialPhase,
   dial,
+  dialUdp,
   type HopFailure,
   type HopResponse,
   type HopResult,

@@ -4,6 +4,7 @@
  * against servers with generated certificates, CONNECT through a local proxy, and aborts. Names are answered by
  * a fake resolver (node:dns/promises is mocked); node:net's connect is wrapped to log what was dialled.
  */
+import { createSocket as createUdpSocket } from "node:dgram";
 import { once } from "node:events";
 import { createServer as createHttpServer, type IncomingMessage } from "node:http";
 import { type AddressInfo, createConnection, createServer, type Server, type Socket } from "node:net";
@@ -12,6 +13,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vites
 import { CLOSED_PORT, generateTestCerts, type KeyCert, type TestCerts } from "../../../testkit/src/index.ts";
 import { dial } from "../../src/outbound/dial.ts";
 import { DialError } from "../../src/outbound/dial-error.ts";
+import { dialUdp } from "../../src/outbound/dial-udp.ts";
 import { createOutboundPolicy, type OutboundPolicy } from "../../src/outbound/index.ts";
 
 const FAKE_DNS: Record<string, string[]> = {
@@ -430,6 +432,41 @@ describe("dial: through an HTTP proxy", () => {
       }),
     );
     expect(err).toMatchObject({ code: "E_CONN_REFUSED", phase: "proxy_connect", where: `127.0.0.1:${CLOSED_PORT}` });
+  });
+});
+
+describe("dialUdp: a datagram socket connected to the checked address", () => {
+  it("checks, connects, and hears the answer only from that address", async () => {
+    const echo = createUdpSocket("udp4");
+    echo.on("message", (msg, from) => echo.send(msg, from.port, from.address));
+    await new Promise<void>((r) => echo.bind(0, "127.0.0.1", () => r()));
+    try {
+      const d = await dialUdp(open(), { host: "pin.test", port: echo.address().port, signal: signal() });
+      try {
+        expect(log).toEqual(["lookup pin.test", "check 127.0.0.1"]);
+        expect(d.address).toBe("127.0.0.1");
+        expect(d.socket.remoteAddress()).toMatchObject({ address: "127.0.0.1", port: echo.address().port });
+        const answer = once(d.socket, "message");
+        d.socket.send("ping");
+        expect(String((await answer)[0])).toBe("ping");
+      } finally {
+        d.socket.close();
+      }
+    } finally {
+      echo.close();
+    }
+  });
+
+  it("a denied address is E_FORBIDDEN before any socket exists", async () => {
+    const deny = createOutboundPolicy({ allow: [], deny: ["127.0.0.0/8"] });
+    await expect(dialUdp(deny, { host: "127.0.0.1", port: 53, signal: signal() })).rejects.toMatchObject({
+      code: "E_FORBIDDEN",
+    });
+  });
+
+  it("no route is a diagnosis in the connect phase (a sealed run has only loopback)", async () => {
+    const err = await dialError(dialUdp(open(), { host: "192.0.2.53", port: 53, signal: signal() }));
+    expect(err).toMatchObject({ code: "E_UNREACHABLE", phase: "connect", errno: "ENETUNREACH" });
   });
 });
 

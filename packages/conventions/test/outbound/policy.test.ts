@@ -289,6 +289,26 @@ describe("OUTBOUND_ALLOW / OUTBOUND_DENY with CIDRs", () => {
   });
 });
 
+describe("trusting: an address the machine's own configuration names", () => {
+  it("is reachable whatever the rules, in every spelling; nothing else changes, nor does the policy it came from", async () => {
+    const strict = policyOf(["10.0.0.0/8"], ["169.254.0.0/16"]);
+    const resolver = strict.trusting("169.254.169.253");
+    for (const ip of ["169.254.169.253", "::ffff:169.254.169.253", "[::ffff:a9fe:a9fd]"]) {
+      expect(() => resolver.checkTarget(ip, 53), ip).not.toThrow();
+      await expect(resolver.resolveTarget(ip, undefined, 53)).resolves.toMatchObject({ address: expect.any(String) });
+    }
+    expect(() => resolver.checkAddress("169.254.169.254")).toThrow(/denied/);
+    expect(() => resolver.checkAddress("127.0.0.1")).toThrow(/not in OUTBOUND_ALLOW/);
+    expect(() => strict.checkAddress("169.254.169.253")).toThrow(/denied/);
+  });
+
+  it("keeps the server's own address refused", () => {
+    const policy = policyOf();
+    policy.setSelf("127.0.0.1", 7101);
+    expect(() => policy.trusting("10.0.0.53").checkAddress("127.0.0.1", undefined, 7101)).toThrow(/this server itself/);
+  });
+});
+
 describe("IPv6 spellings that carry an IPv4 address (regression: the text form was matched, not the address)", () => {
   it.each([
     ["::ffff:169.254.169.254", "169.254.169.254"],
