@@ -6,27 +6,18 @@
  * TLS never sends an IP literal as SNI, offers the ALPN asked for, and reports the certificate instead of
  * refusing it (`rejectUnauthorized: false`; `authorized` says what a browser would do).
  */
-import { isIP, type Socket, connect as tcpConnect } from "node:net";
-import { type SecureContext, type TLSSocket, connect as tlsConnect } from "node:tls";
+import { isIP, type Socket } from "node:net";
+import type { TLSSocket } from "node:tls";
 import { DiagError } from "../errors/errors.ts";
 import { classifySocketError, type DiagnosisCode, errnoOf, hostPort } from "../errors/socket-errors.ts";
 import { type DialAttempt, DialError, type DialErrorDetails, type DialPhase } from "./dial-error.ts";
+import { connectOnce, type DialTls, handshake, ignore } from "./dial-sockets.ts";
 import type { OutboundPolicy } from "./policy.ts";
 import { type PhaseTiming, spanMs } from "./timing.ts";
 import { type TlsFacts, tlsFacts } from "./tls-facts.ts";
 import { openTunnel } from "./tunnel.ts";
 
-export interface DialTls {
-  /** ALPN protocols to offer, in order (default ["http/1.1"]). */
-  alpn?: readonly string[] | undefined;
-  /** Trusted CAs; undefined: Node's defaults (NODE_EXTRA_CA_CERTS included). */
-  secureContext?: SecureContext | undefined;
-  /**
-   * Default true: `authorized` covers the chain and the name, as a browser judges. false: the chain alone, so a
-   * chain error does not hide a name error (the name is always reported apart, `hostnameOk` / `nameError`).
-   */
-  nameInVerdict?: boolean | undefined;
-}
+export type { DialTls } from "./dial-sockets.ts";
 
 export interface DialProxy {
   /** The proxy's host (name or IP literal): resolved, checked and pinned like any target. */
@@ -82,9 +73,6 @@ const TIMEOUT_TEXT: Record<DialPhase, string> = {
   tls: "TLS handshake timeout",
 };
 
-/** After the dial, errors are the reader's; this one only keeps a late error on an unwatched socket from ending the process. */
-const ignore = () => {};
-
 /** The target (or proxy) on a socket: resolve, then each checked address in turn. */
 interface Hop {
   socket: Socket;
@@ -102,6 +90,8 @@ export async function dial(policy: OutboundPolicy, options: DialOptions): Promis
   const attempts: DialAttempt[] = [];
   const open: Socket[] = [];
   let phase: DialPhase = "dns";
+  /** The host being resolved (the target, or the proxy), and "addr:port" once talking to one. */
+  let subject = host;
   let where: string | undefined;
 
   // The dial's own bound (timeoutMs) and the caller's signal, as one signal for every phase.
@@ -117,11 +107,12 @@ export async function dial(policy: OutboundPolicy, options: DialOptions): Promis
     timing.total = spanMs(started);
     return new DialError(code, message, { phase, where, timing: { ...timing }, attempts: [...attempts], ...extra });
   };
-  const timedOut = () => failed("E_TIMEOUT", `${TIMEOUT_TEXT[phase]} (${where ? `address ${where}` : host})`);
+  const timedOut = () => failed("E_TIMEOUT", `${TIMEOUT_TEXT[phase]} (${where ? `address ${where}` : subject})`);
 
   /** Resolve `name` with the policy and connect to its checked addresses in turn. */
   async function reach(name: string, to: number, connectPhase: "connect" | "proxy_connect"): Promise<Hop> {
     phase = "dns";
+    subject = name;
     if (signal.aborted) throw timedOut();
     let addresses: readonly string[];
     try {
@@ -176,9 +167,8 @@ export async function dial(policy: OutboundPolicy, options: DialOptions): Promis
       if (signal.aborted) throw timedOut();
       const errno = errnoOf(err);
       const failure = classifySocketError(errno, false);
-      const reason = (err as { reason?: string }).reason ?? (err as Error).message.split(":").at(-1)?.trim() ?? "";
       const code = failure.kind === "timeout" ? "E_TIMEOUT" : "E_TLS";
-      throw failed(code, `TLS handshake failed: ${reason.slice(0, 120)} (${errno ?? "?"}, address ${where})`, {
+      throw failed(code, `TLS handshake failed: ${tlsReason(err).slice(0, 120)} (${errno ?? "?"}, address ${where})`, {
         errno,
         cause: err,
       });
@@ -204,7 +194,7 @@ export async function dial(policy: OutboundPolicy, options: DialOptions): Promis
       const errno = errnoOf(err);
       const f = classifySocketError(errno, false);
       const what = errno?.startsWith("HPE_") ? "not an HTTP response" : f.reason;
-      throw failed(f.code, `${what} (${errno ?? (err as Error).message}, address ${where})`, { errno, cause: err });
+      throw failed(f.code, `${what} (${errno ?? messageOf(err)}, address ${where})`, { errno, cause: err });
     } finally {
       signal.removeEventListener("abort", onAbort);
     }
@@ -260,86 +250,12 @@ export async function dial(policy: OutboundPolicy, options: DialOptions): Promis
   }
 }
 
-interface Attempt {
-  record: DialAttempt;
-  socket?: Socket;
-  error?: Error;
+function messageOf(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
 }
 
-/** One TCP connection to one checked address; never rejects. The socket is destroyed unless it connected. */
-function connectOnce(
-  address: string,
-  port: number,
-  signal: AbortSignal,
-  limitMs: number | undefined,
-): Promise<Attempt> {
-  return new Promise((resolve) => {
-    const started = performance.now();
-    const record = (extra: Partial<DialAttempt>): DialAttempt => ({
-      address,
-      ms: spanMs(started),
-      ...(limitMs === undefined ? {} : { limitMs }),
-      ...extra,
-    });
-    if (signal.aborted)
-      return resolve({ record: record({ gaveUp: true, failure: classifySocketError("ETIMEDOUT", true) }) });
-    const socket = tcpConnect({ host: address, port });
-    socket.setNoDelay(true);
-    let timer: NodeJS.Timeout | undefined;
-    const done = (result: Attempt) => {
-      clearTimeout(timer);
-      signal.removeEventListener("abort", giveUp);
-      socket.removeListener("connect", onConnect);
-      socket.removeListener("error", onError);
-      if (!result.socket) socket.on("error", ignore).destroy();
-      resolve(result);
-    };
-    const giveUp = () => done({ record: record({ gaveUp: true, failure: classifySocketError("ETIMEDOUT", true) }) });
-    const onConnect = () => done({ record: record({}), socket });
-    const onError = (err: NodeJS.ErrnoException) =>
-      done({ record: record({ failure: classifySocketError(err.code, true) }), error: err });
-    socket.once("connect", onConnect);
-    socket.once("error", onError);
-    signal.addEventListener("abort", giveUp, { once: true });
-    if (limitMs !== undefined) timer = setTimeout(giveUp, limitMs);
-  });
-}
-
-/** The handshake on an open socket. `name` is what the certificate must carry; SNI only when it is a name. */
-function handshake(socket: Socket, name: string, tls: DialTls, signal: AbortSignal): Promise<TLSSocket> {
-  return new Promise((resolve, reject) => {
-    const secured = tlsConnect({
-      socket,
-      // Not dialled (the socket is open): the name the identity check uses.
-      host: name,
-      // SNI must be a name (RFC 6066): never an IP literal.
-      ...(isIP(name) ? {} : { servername: name }),
-      ALPNProtocols: [...(tls.alpn ?? ["http/1.1"])],
-      // Reported, not refused: `authorized` says what a browser would do.
-      rejectUnauthorized: false,
-      // The chain alone: the name is judged apart (tlsFacts), so each has its own answer.
-      ...(tls.nameInVerdict === false ? { checkServerIdentity: () => undefined } : {}),
-      ...(tls.secureContext ? { secureContext: tls.secureContext } : {}),
-    });
-    const done = (err: Error | null) => {
-      signal.removeEventListener("abort", onAbort);
-      secured.removeListener("secureConnect", onSecure);
-      secured.removeListener("error", onError);
-      if (err) {
-        secured.on("error", ignore).destroy();
-        reject(err);
-      } else {
-        // Closing the secure socket closes the connection under it.
-        secured.once("close", () => socket.destroy());
-        resolve(secured);
-      }
-    };
-    const onSecure = () => done(null);
-    const onError = (err: Error) => done(err);
-    const onAbort = () => done(Object.assign(new Error("aborted during the TLS handshake"), { code: "ECONNABORTED" }));
-    secured.once("secureConnect", onSecure);
-    secured.once("error", onError);
-    if (signal.aborted) return onAbort();
-    signal.addEventListener("abort", onAbort, { once: true });
-  });
+/** OpenSSL's own message carries its source path; its `reason` (or the message's last part) says it in a line. */
+function tlsReason(err: unknown): string {
+  const reason = err instanceof Error && "reason" in err ? err.reason : undefined;
+  return typeof reason === "string" ? reason : (messageOf(err).split(":").at(-1)?.trim() ?? "");
 }

@@ -39,12 +39,7 @@ export interface HandshakeFacts {
   nameError: string | null;
 }
 
-export interface HandshakeTiming {
-  dns: number;
-  connect: number;
-  tls: number;
-  total: number;
-}
+export type HandshakeTiming = Pick<PhaseTiming, "dns" | "connect" | "tls" | "total">;
 
 export type HandshakeResult =
   | { ok: true; facts: HandshakeFacts; timing: HandshakeTiming }
