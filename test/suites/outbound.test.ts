@@ -1,20 +1,64 @@
 /**
- * The outbound policy against an independent oracle, and every open-world tool against the SSRF corpus.
+ * The outbound policy against an independent oracle, and the SSRF corpus against the kernel's dial and every
+ * open-world tool.
  *
  * 1. For any generated IPv4 or IPv6 address, in any spelling (compressed, expanded, upper case, dotted tails,
  *    zone ids, IPv4 embedded as mapped, compatible, SIIT or NAT64), the policy's default verdict equals the
  *    oracle's: the IANA special-purpose registries with our decision for each range, plus the metadata table,
- *    computed here with BigInt arithmetic and no code shared with the policy.
- * 2. Every tool or stream that reaches out (openWorld) refuses every spelling of every metadata target in
- *    every target field it declares, before any work starts: 403 E_FORBIDDEN (or 400 for a spelling its schema
- *    refuses), never a result.
+ *    computed here with BigInt arithmetic and no code shared with the policy. The dial agrees: it refuses what
+ *    the oracle denies before any connect, and connects to exactly the address it was given otherwise.
+ * 2. The dial (plain, TLS, and through a proxy) refuses every spelling of every metadata target before any
+ *    lookup or connect; every tool or stream that reaches out (openWorld) refuses them in every target field it
+ *    declares, before any work starts: 403 E_FORBIDDEN (or 400 for a spelling its schema refuses), never a result.
+ *
+ * While the dial is tested directly, node:net's connect and node:dns/promises' lookup are replaced by fakes that
+ * record their argument and fail at once: no packet and no query leaves, whatever the dial decides.
  */
+import { DialError, dial, portOf } from "@roadnerd/conventions";
 import { createOutboundPolicy } from "@roadnerd/conventions/internal";
 import { testApp } from "@roadnerd/conventions/testing";
 import { loadServer, selectedServers } from "@roadnerd/registry";
 import fc from "fast-check";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { type World, worldFor } from "./lib/worlds.ts";
+
+// ---- fakes for the dial: record, never send ------------------------------------------------------------
+
+const fake = vi.hoisted(() => ({ on: false, connects: [] as string[], lookups: [] as string[] }));
+
+vi.mock("node:net", async (importOriginal) => {
+  const actual = await importOriginal<typeof import("node:net")>();
+  const connect = (...args: Parameters<typeof actual.connect>) => {
+    if (!fake.on) return actual.connect(...args);
+    fake.connects.push(String((args[0] as { host?: string }).host));
+    // A socket that never opens: refused at once, as a closed port would be.
+    const socket = new actual.Socket();
+    process.nextTick(() => socket.destroy(Object.assign(new Error("refused (fake)"), { code: "ECONNREFUSED" })));
+    return socket;
+  };
+  return { ...actual, connect, default: { ...actual, connect } };
+});
+
+vi.mock("node:dns/promises", async (importOriginal) => {
+  const actual = await importOriginal<typeof import("node:dns/promises")>();
+  const lookup: typeof actual.lookup = (async (name: string, options?: unknown) => {
+    if (!fake.on) return actual.lookup(name, options as never);
+    fake.lookups.push(name);
+    throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${name} (fake)`), { code: "ENOTFOUND" });
+  }) as typeof actual.lookup;
+  return { ...actual, lookup, default: { ...actual, lookup } };
+});
+
+function withFakes(): void {
+  beforeEach(() => {
+    fake.on = true;
+    fake.connects.length = 0;
+    fake.lookups.length = 0;
+  });
+  afterEach(() => {
+    fake.on = false;
+  });
+}
 
 // ---- the oracle ----------------------------------------------------------------------------------------
 
@@ -241,7 +285,51 @@ describe("outbound policy vs the IANA tables and the metadata table", () => {
   });
 });
 
-// ---- 2. the SSRF corpus against every open-world tool ---------------------------------------------------
+describe("the kernel's dial vs the same oracle", () => {
+  withFakes();
+  const policy = createOutboundPolicy({ allow: [], deny: [] });
+  const runs = Math.ceil(Number(process.env.OUTBOUND_RUNS ?? 20_000) / 10);
+
+  /** Denied: E_FORBIDDEN and no connect. Allowed: the fake refusal, from a connect to exactly this address. */
+  async function dialVerdict(ip: string): Promise<"deny" | "allow"> {
+    fake.connects.length = 0;
+    const err = await dial(policy, { host: ip, port: 9, signal: new AbortController().signal }).then(
+      () => new Error(`${ip}: the fake connect cannot succeed`),
+      (e: unknown) => e,
+    );
+    if (err instanceof DialError) {
+      expect(err.code, ip).toBe("E_CONN_REFUSED");
+      expect(fake.connects, ip).toEqual([ip]);
+      return "allow";
+    }
+    expect(err, ip).toMatchObject({ code: "E_FORBIDDEN" });
+    expect(fake.connects, ip).toEqual([]);
+    return "deny";
+  }
+
+  it(`IPv4: ${runs} addresses, ranges and their edges, dialled`, async () => {
+    await fc.assert(
+      fc.asyncProperty(v4Value, async (n) => {
+        const ip = fmt4(n);
+        expect(await dialVerdict(ip), ip).toBe(oracleDenies(ip) ? "deny" : "allow");
+      }),
+      { numRuns: runs },
+    );
+  });
+
+  it(`IPv6: ${runs} addresses in every spelling, dialled`, async () => {
+    await fc.assert(
+      fc.asyncProperty(v6Value, spell6, async (n, spell) => {
+        const ip = spell(n);
+        expect(await dialVerdict(ip), ip).toBe(oracleDenies(ip) ? "deny" : "allow");
+      }),
+      { numRuns: runs },
+    );
+    expect(fake.lookups).toEqual([]);
+  });
+});
+
+// ---- 2. the SSRF corpus against the dial and every open-world tool ---------------------------------------
 
 /** Hosts: every spelling of metadata we know of. URL-only spellings (octal, hex, short) are in URL_HOSTS. */
 const HOSTS = [
@@ -317,6 +405,41 @@ function corpus(kind: "url" | "host" | "ip"): string[] {
   }
   return kind === "ip" ? HOSTS.filter((h) => /^[\d.]+$|:/.test(h)) : HOSTS;
 }
+
+describe("SSRF corpus against the kernel's dial", () => {
+  withFakes();
+  const policies = {
+    default: createOutboundPolicy({ allow: [], deny: [] }),
+    "allow 0.0.0.0/0 and ::/0": createOutboundPolicy({ allow: ["0.0.0.0/0", "::/0"], deny: [] }),
+  };
+  /** Every host spelling: as a host field gives it, as written in a URL, and as a URL's hostname reads it. */
+  const targets = [
+    ...[...HOSTS, ...URL_HOSTS].map((host) => ({ host, port: 80 })),
+    ...corpus("url")
+      .filter((u) => URL.canParse(u))
+      .map((u) => ({ host: new URL(u).hostname, port: portOf(new URL(u)) })),
+  ];
+
+  it.each(Object.entries(policies))(
+    "%s policy: refused plain, with TLS and through a proxy, nothing sent",
+    async (_, policy) => {
+      let refused = 0;
+      for (const target of targets) {
+        const signal = new AbortController().signal;
+        for (const extra of [{}, { tls: {} }, { tls: {}, proxy: { host: "127.0.0.1", port: 3128 } }]) {
+          const err = await dial(policy, { ...target, signal, ...extra }).catch((e: unknown) => e);
+          expect(err, `${target.host} ${JSON.stringify(extra)}`).toMatchObject({
+            code: expect.stringMatching(/^E_(FORBIDDEN|INVALID_INPUT)$/),
+          });
+          refused += 1;
+        }
+      }
+      expect(refused).toBe(targets.length * 3);
+      expect(fake.lookups).toEqual([]);
+      expect(fake.connects).toEqual([]);
+    },
+  );
+});
 
 const tally = { attempts: 0, forbidden: 0, invalid: 0 };
 

@@ -31,16 +31,27 @@ export {
 } from "./errors/socket-errors.ts";
 export { runMain } from "./main.ts";
 export {
+  type DialAttempt,
+  DialError,
+  type Dialed,
+  type DialPhase,
+  dial,
+  dialUdp,
   type HopResponse,
   type HttpProbeResult,
   httpProbe,
   httpRequest,
   isRedirectStatus,
   type OutboundPolicy,
+  type PhaseTiming,
   PROBE_USER_AGENT,
+  portOf,
   probeAnswer,
+  proxyRefusal,
   type ResolvedTarget,
+  spanMs,
   type TlsFacts,
+  timingMsField,
 } from "./outbound/index.ts";
 export type { ExecResult } from "./process/exec.ts";
 export { createLimiter, type Limiter } from "./runtime/limiter.ts";

@@ -3,12 +3,8 @@
  * the policy must decide first. A name OUTBOUND_ALLOW lists is judged by name; any other name is resolved here
  * and every address checked (a CIDR allowlist), and one that does not resolve here cannot be judged: refused.
  */
-import { DiagError, type ToolContext } from "@roadnerd/conventions";
+import { DiagError, portOf, type ToolContext } from "@roadnerd/conventions";
 import type { ProxyConfig } from "./kit.ts";
-
-export function portOf(url: URL): number {
-  return url.port ? Number(url.port) : url.protocol === "https:" ? 443 : 80;
-}
 
 /** Throws E_FORBIDDEN (naming OUTBOUND_ALLOW) unless the policy allows this URL's host and port. */
 export async function judgeTarget(ctx: ToolContext<ProxyConfig>, url: URL, viaProxy: boolean): Promise<void> {

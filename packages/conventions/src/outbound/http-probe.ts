@@ -1,7 +1,7 @@
 /**
  * One checked, pinned HTTP(S) request hop, and a bounded redirect loop in which every hop takes the same
- * path: resolve with the policy, connect to exactly the checked address (pinned-connector), record
- * timings and TLS facts, read only a capped body prefix. GET and HEAD only. Target failures come back
+ * path: the kernel's dial (resolve with the policy, connect to exactly the checked address, timings and TLS
+ * facts) as undici's connector, read only a capped body prefix. GET and HEAD only. Target failures come back
  * as a diagnosis (`failure`), policy refusals are thrown (E_FORBIDDEN).
  */
 import type { Client } from "undici";
@@ -9,9 +9,12 @@ import { DEFAULT_TIMEOUT_MS } from "../define/fields.ts";
 import { DiagError } from "../errors/errors.ts";
 import { hostPort } from "../errors/socket-errors.ts";
 import { isSecretHeader } from "../runtime/mask.ts";
-import { type PinnedConnection, pinnedConnection, type TlsFacts } from "./pinned-connector.ts";
-import type { OutboundPolicy, ResolvedTarget } from "./policy.ts";
+import { dialConnection } from "./dial-connector.ts";
+import type { OutboundPolicy } from "./policy.ts";
+import { portOf } from "./port-of.ts";
 import { type ProbeFailure, type ProbePhase, toProbeFailure } from "./probe-failure.ts";
+import { type PhaseTiming, spanMs } from "./timing.ts";
+import type { TlsFacts } from "./tls-facts.ts";
 
 /** Enough of a body to recognise a login page or an expected answer; never the whole thing. */
 export const DEFAULT_BODY_PREFIX_BYTES = 4096;
@@ -21,14 +24,8 @@ export const PROBE_USER_AGENT = "roadnerd-probe/0.1";
 
 export type ProbeMethod = "GET" | "HEAD";
 
-/** Phase durations in ms; `total` is the whole hop (body prefix included). */
-export interface HopTiming {
-  dns: number;
-  connect: number;
-  tls: number;
-  ttfb: number;
-  total: number;
-}
+/** Phase durations in ms (the kernel's one timing shape); `total` is the whole hop (body prefix included). */
+export type HopTiming = PhaseTiming;
 
 export interface HopResponse {
   url: string;
@@ -139,9 +136,6 @@ function parseTarget(raw: string | URL): URL {
   return url;
 }
 
-const ms = (from: number | undefined, to: number | undefined) =>
-  from === undefined || to === undefined ? 0 : Math.max(0, Math.round((to - from) * 10) / 10);
-
 async function readPrefix(
   body: AsyncIterable<unknown>,
   max: number,
@@ -187,36 +181,24 @@ async function hop(
   const https = url.protocol === "https:";
   const port = portOf(url);
   const method = options.method ?? "GET";
-  let resolved: ResolvedTarget | undefined;
-  let conn: PinnedConnection | undefined;
+  const conn = dialConnection({ host, port, tls: https, offerH2: options.offerH2 ?? true }, policy, deadline.signal);
   let client: Client | undefined;
   let headersAt: number | undefined;
 
-  const phase = (): ProbePhase => {
-    const marks = conn?.marks;
-    if (!resolved) return "dns";
-    if (!marks?.connected) return "connect";
-    if (https && !marks.ready) return "tls";
-    return headersAt === undefined ? "request" : "body";
-  };
+  // Until the dial answers, a failure is its own (DialError says its phase); after it, the request's.
+  const phase = (): ProbePhase => (!conn.dialed() ? "dns" : headersAt === undefined ? "request" : "body");
   const timing = (): HopTiming => {
-    const m = conn?.marks ?? {};
+    const dialled = conn.dialed()?.timing ?? conn.failure()?.timing;
     return {
-      dns: resolved ? resolved.dnsMs : ms(started, performance.now()),
-      connect: ms(m.connectStart, m.connected),
-      tls: https ? ms(m.connected, m.ready) : 0,
-      ttfb: ms(m.ready, headersAt),
-      total: ms(started, performance.now()),
+      dns: dialled?.dns ?? spanMs(started),
+      connect: dialled?.connect ?? 0,
+      tls: https ? (dialled?.tls ?? 0) : 0,
+      ttfb: spanMs(conn.readyAt(), headersAt),
+      total: spanMs(started),
     };
   };
 
   try {
-    resolved = await policy.resolveTarget(host, deadline.signal, port);
-    conn = pinnedConnection(
-      { host, addresses: resolved.addresses, port, tls: https, offerH2: options.offerH2 ?? true },
-      policy,
-      deadline.signal,
-    );
     // The origin keeps the URL's host for the Host header and SNI; the connector ignores it and dials the pin.
     // undici is loaded on the first probe, not at start-up: start-up is the orchestrator's attach latency.
     const Client = await loadUndiciClient();
@@ -244,7 +226,7 @@ async function hop(
       ok: true,
       response: {
         url: url.href,
-        address: conn.connectedAddress(),
+        address: conn.dialed()?.address ?? host,
         port,
         status: res.statusCode,
         headers,
@@ -254,21 +236,22 @@ async function hop(
         bodyBytes: body.bytes,
         bodyComplete: body.complete,
         timing: timing(),
-        tls: conn.tls() ?? null,
+        tls: conn.dialed()?.tls ?? null,
       },
     };
   } catch (err) {
+    const dialled = conn.dialed();
     const failure = toProbeFailure(err, {
       phase: phase(),
       host,
-      where: resolved ? hostPort(conn?.connectedAddress() ?? resolved.address, port) : undefined,
+      where: dialled ? hostPort(dialled.address, port) : undefined,
       timeoutMs: deadline.timeoutMs,
       timedOut: deadline.signal.aborted,
     });
-    return { ok: false, failure: { ...failure, url: url.href, timing: timing(), tls: conn?.tls() ?? null } };
+    return { ok: false, failure: { ...failure, url: url.href, timing: timing(), tls: dialled?.tls ?? null } };
   } finally {
     client?.destroy().catch(() => {});
-    conn?.close();
+    conn.close();
   }
 }
 
@@ -317,7 +300,7 @@ export async function httpProbe(
     finalUrl: url.href,
     failure: null,
     stopped: null,
-    totalMs: ms(started, performance.now()),
+    totalMs: spanMs(started),
     ...extra,
   });
   try {
@@ -370,9 +353,4 @@ function resolvedUrl(location: string, base: URL): string | null {
   } catch {
     return null;
   }
-}
-
-/** The port a URL connects to: its own, or its scheme's. */
-export function portOf(url: URL): number {
-  return url.port ? Number(url.port) : url.protocol === "https:" ? 443 : 80;
 }

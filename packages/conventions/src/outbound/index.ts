@@ -1,4 +1,4 @@
-/** The outbound target policy every tool that reaches out goes through. */
+/** The outbound target policy and the one dial every tool that reaches out goes through. */
 import { createPolicy, type OutboundConfig, type OutboundPolicy } from "./policy.ts";
 
 export { DEFAULT_DENY, type OutboundConfig, type OutboundPolicy, type ResolvedTarget, unwrapIPv4 } from "./policy.ts";
@@ -6,6 +6,9 @@ export { DEFAULT_DENY, type OutboundConfig, type OutboundPolicy, type ResolvedTa
 export function createOutboundPolicy(config: OutboundConfig): OutboundPolicy {
   return createPolicy(config);
 }
+export { type Dialed, type DialOptions, type DialProxy, type DialTls, dial } from "./dial.ts";
+export { type DialAttempt, DialError, type DialPhase } from "./dial-error.ts";
+export { type DialedUdp, type DialUdpOptions, dialUdp } from "./dial-udp.ts";
 export {
   type ChainStop,
   DEFAULT_BODY_PREFIX_BYTES,
@@ -24,6 +27,9 @@ export {
   PROBE_USER_AGENT,
   type ProbeMethod,
 } from "./http-probe.ts";
-export type { TlsFacts } from "./pinned-connector.ts";
+export { portOf } from "./port-of.ts";
 export { type ProbeAnswer, probeAnswer } from "./probe-answer.ts";
 export { type ProbeFailure, type ProbePhase, toProbeFailure } from "./probe-failure.ts";
+export { type PhaseTiming, spanMs, timingMsField } from "./timing.ts";
+export type { TlsFacts } from "./tls-facts.ts";
+export { type ProxyRefusal, proxyRefusal } from "./tunnel.ts";

@@ -51,6 +51,12 @@ export interface OutboundPolicy {
    * proxy resolves, not us.
    */
   allowsName(host: string): boolean;
+  /**
+   * This policy, and `ip` reachable whatever the rules say: for an address the machine's own configuration names
+   * (the resolver in resolv.conf, which may sit on a denied range such as AWS's 169.254.169.253), never for a
+   * target a caller chose. The policy it is called on is unchanged.
+   */
+  trusting(ip: string): OutboundPolicy;
 }
 
 /** Denied unless OUTBOUND_ALLOW names them explicitly: cloud metadata, link-local, unroutable. */
@@ -153,7 +159,13 @@ function ipMatches(ip: string, list: BlockList): boolean {
   return family !== 0 && list.check(ip, family === 4 ? "ipv4" : "ipv6");
 }
 
-export function createPolicy(config: OutboundConfig): OutboundPolicy {
+export function createPolicy(config: OutboundConfig, trusted: readonly string[] = []): OutboundPolicy {
+  const admitted = new BlockList();
+  for (const t of trusted) {
+    const ip = unwrapIPv4(t);
+    const family = isIP(ip);
+    if (family) admitted.addAddress(ip, family === 4 ? "ipv4" : "ipv6");
+  }
   const allow = rules(config.allow);
   const deny = rules(config.deny);
   const defaults = rules(DEFAULT_DENY);
@@ -161,6 +173,7 @@ export function createPolicy(config: OutboundConfig): OutboundPolicy {
   const reopened = specificOverrides(allow, defaults);
 
   let self: { port: number; matches(ip: string): boolean } | undefined;
+  let selfAt: [string, number] | undefined;
 
   function requireAllowlist(target: string): void {
     if (!config.allowlistOnly || restricted) return;
@@ -183,6 +196,7 @@ export function createPolicy(config: OutboundConfig): OutboundPolicy {
 
   function checkAddress(rawIp: string, host?: string, port?: number): void {
     const ip = unwrapIPv4(rawIp.replace(/^\[|\]$/g, ""));
+    if (ipMatches(ip, admitted)) return;
     const target = host && host !== ip ? `${host} (${ip})` : ip;
     requireAllowlist(target);
     if (self && port === self.port && self.matches(ip)) {
@@ -253,6 +267,7 @@ export function createPolicy(config: OutboundConfig): OutboundPolicy {
   }
 
   function setSelf(address: string, port: number): void {
+    selfAt = [address, port];
     if (config.allowSelf) return;
     const bound = unwrapIPv4(address);
     const wildcard = bound === "0.0.0.0" || bound === "::";
@@ -272,7 +287,12 @@ export function createPolicy(config: OutboundConfig): OutboundPolicy {
   }
 
   const allowsName = (host: string) => nameMatches(host, allow.names);
-  return { resolveTarget, checkAddress, checkTarget, setSelf, allowsName };
+  const trusting = (ip: string) => {
+    const wider = createPolicy(config, [...trusted, ip]);
+    if (selfAt) wider.setSelf(...selfAt);
+    return wider;
+  };
+  return { resolveTarget, checkAddress, checkTarget, setSelf, allowsName, trusting };
 }
 
 /**

@@ -7,6 +7,7 @@ import { type Capped, capList, cutText } from "../define/limits.ts";
 import type { DiagnosisCode } from "../errors/socket-errors.ts";
 import { maskHeaders, maskUrl, shownUrl } from "../runtime/mask.ts";
 import type { HopTiming, HttpProbeResult } from "./http-probe.ts";
+import type { PhaseTiming } from "./timing.ts";
 
 export interface ProbeAnswer {
   url: string;
@@ -15,7 +16,7 @@ export interface ProbeAnswer {
   headers: Record<string, string>;
   truncated: boolean;
   omitted: number;
-  timing_ms: { dns: number; connect: number; tls: number; ttfb: number; total: number };
+  timing_ms: PhaseTiming;
   error?: DiagnosisCode;
   detail?: string;
 }

@@ -7,6 +7,7 @@
 import { oneLine } from "../define/limits.ts";
 import { DiagError } from "../errors/errors.ts";
 import { classifySocketError, type DiagnosisCode, errnoOf } from "../errors/socket-errors.ts";
+import { DialError, type DialPhase } from "./dial-error.ts";
 
 export type ProbePhase = "dns" | "connect" | "tls" | "request" | "body";
 
@@ -39,8 +40,24 @@ function messageOf(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
 }
 
+/** The probe's view of where a dial stopped: a proxy's hops count as connecting. */
+const PROBE_PHASE: Record<DialPhase, ProbePhase> = {
+  dns: "dns",
+  proxy_connect: "connect",
+  proxy_tls: "tls",
+  tunnel: "connect",
+  connect: "connect",
+  tls: "tls",
+};
+
 /** Turn anything a hop threw into a diagnosis, or rethrow it when it is not one. */
 export function toProbeFailure(err: unknown, ctx: FailureContext): ProbeFailure {
+  // The dial knows its phase and address; what it met (a socket error, a lookup failure) is classified below.
+  if (err instanceof DialError) {
+    const at = { ...ctx, phase: PROBE_PHASE[err.phase], where: err.where ?? ctx.where };
+    if (err.cause !== undefined || at.timedOut) return toProbeFailure(err.cause ?? new Error(err.message), at);
+    return { code: err.code, phase: at.phase, detail: oneLine(err.message, 200) };
+  }
   const at = ctx.where ? `address ${ctx.where}` : `host ${ctx.host}`;
   const fail = (code: DiagnosisCode, phase: ProbePhase, text: string): ProbeFailure => ({
     code,

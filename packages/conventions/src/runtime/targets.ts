@@ -5,8 +5,8 @@
  * the work connects.
  */
 import { toDiagError } from "../errors/errors.ts";
-import { portOf } from "../outbound/http-probe.ts";
 import type { OutboundPolicy } from "../outbound/policy.ts";
+import { portOf } from "../outbound/port-of.ts";
 import type { Logger } from "./logger.ts";
 import { maskText } from "./mask.ts";
 

@@ -6,8 +6,10 @@
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { diagRoutes, OK_BODY, startTestServer, type TestServer } from "../../../testkit/src/index.ts";
+import { dial } from "../../src/outbound/dial.ts";
 import { httpRequest } from "../../src/outbound/http-probe.ts";
 import { createOutboundPolicy, unwrapIPv4 } from "../../src/outbound/index.ts";
+import { portOf } from "../../src/outbound/port-of.ts";
 
 const FAKE_DNS: Record<string, string[]> = {
   "loop.test": ["127.0.0.1"],
@@ -54,12 +56,16 @@ const policyOf = (allow: string[] = [], deny: string[] = []) => createOutboundPo
 const hostOf = (url: string) => new URL(url).hostname;
 
 /**
- * Denied by the decision alone (resolveTarget cannot send a packet), then refused by the probe path with
- * nothing dialled. The decision comes first so that a policy that wrongly allows never reaches the probe.
+ * Denied by the decision alone (resolveTarget cannot send a packet), then refused by the kernel's dial (plain
+ * and TLS) and by the probe path built on it, with nothing dialled. The decision comes first so that a policy
+ * that wrongly allows never reaches a connection.
  */
 async function expectDeniedBeforeAnyPacket(policy: ReturnType<typeof policyOf>, url: string, message: RegExp) {
   const denied = { code: "E_FORBIDDEN", message: expect.stringMatching(message) };
   await expect(policy.resolveTarget(hostOf(url))).rejects.toMatchObject(denied);
+  const target = { host: hostOf(url), port: portOf(new URL(url)), signal: new AbortController().signal };
+  await expect(dial(policy, target)).rejects.toMatchObject(denied);
+  await expect(dial(policy, { ...target, tls: {} })).rejects.toMatchObject(denied);
   await expect(httpRequest(policy, url)).rejects.toMatchObject(denied);
   expect(spies.connect).toEqual([]);
 }
@@ -124,7 +130,8 @@ describe("IP literals a lookup-only guard would miss", () => {
 describe("names: every resolved address is judged, the connection is pinned", () => {
   it("a name resolving to metadata is denied after the lookup, before any connect", async () => {
     await expectDeniedBeforeAnyPacket(policyOf(), "http://meta.test/", /meta\.test \(169\.254\.169\.254\)$/);
-    expect(spies.lookup).toEqual(["meta.test", "meta.test"]); // once per decision: the fake resolver only
+    // Once per decision (the policy, the dial plain and TLS, the probe): the fake resolver only.
+    expect(spies.lookup).toEqual(["meta.test", "meta.test", "meta.test", "meta.test"]);
   });
 
   it("one bad address among several is enough to deny", async () => {
@@ -153,6 +160,47 @@ describe("names: every resolved address is judged, the connection is pinned", ()
 
   it("OUTBOUND_ALLOW by name does not let another name in (refused before its lookup)", async () => {
     await expectDeniedBeforeAnyPacket(policyOf(["loop.test"]), "http://two.test/", /not in OUTBOUND_ALLOW: two\.test$/);
+  });
+});
+
+describe("the dial through a proxy: the target named in CONNECT is judged before the proxy is dialled", () => {
+  const viaProxy = (policy: ReturnType<typeof policyOf>, url: string) =>
+    dial(policy, {
+      host: hostOf(url),
+      port: portOf(new URL(url)),
+      signal: new AbortController().signal,
+      tls: {},
+      proxy: { host: "127.0.0.1", port: server.port },
+    });
+
+  it.each([
+    "http://169.254.169.254/latest/meta-data/",
+    "http://[::ffff:a9fe:a9fe]/",
+    "http://[64:ff9b::a9fe:a9fe]/",
+    "http://0xa9fea9fe/",
+    "http://2852039166/",
+    "http://[fe80::1]/",
+    "http://metadata.google.internal/",
+  ])("%s: E_FORBIDDEN, no lookup, no connection to the proxy", async (url) => {
+    const before = server.connections();
+    await expect(viaProxy(policyOf(), url)).rejects.toMatchObject({ code: "E_FORBIDDEN" });
+    expect(spies.lookup).toEqual([]);
+    expect(spies.connect).toEqual([]);
+    expect(server.connections()).toBe(before);
+  });
+
+  it("a target outside OUTBOUND_ALLOW (a name a list of names leaves out, a literal) is refused the same way", async () => {
+    for (const [allow, url] of [
+      ["loop.test", "http://two.test/"],
+      ["127.0.0.1/32", "http://127.0.0.2/"],
+    ] as const) {
+      await expect(viaProxy(policyOf([allow]), url)).rejects.toMatchObject({
+        code: "E_FORBIDDEN",
+        message: expect.stringContaining("not in OUTBOUND_ALLOW"),
+      });
+    }
+    expect(spies.lookup).toEqual([]);
+    expect(spies.connect).toEqual([]);
   });
 });
 
@@ -238,6 +286,26 @@ describe("OUTBOUND_ALLOW / OUTBOUND_DENY with CIDRs", () => {
   it("a bad policy entry is rejected when the policy is built", () => {
     expect(() => policyOf(["10.0.0.0/33"])).toThrow(/bad CIDR/);
     expect(() => policyOf([], ["not a host!"])).toThrow(/bad entry/);
+  });
+});
+
+describe("trusting: an address the machine's own configuration names", () => {
+  it("is reachable whatever the rules, in every spelling; nothing else changes, nor does the policy it came from", async () => {
+    const strict = policyOf(["10.0.0.0/8"], ["169.254.0.0/16"]);
+    const resolver = strict.trusting("169.254.169.253");
+    for (const ip of ["169.254.169.253", "::ffff:169.254.169.253", "[::ffff:a9fe:a9fd]"]) {
+      expect(() => resolver.checkTarget(ip, 53), ip).not.toThrow();
+      await expect(resolver.resolveTarget(ip, undefined, 53)).resolves.toMatchObject({ address: expect.any(String) });
+    }
+    expect(() => resolver.checkAddress("169.254.169.254")).toThrow(/denied/);
+    expect(() => resolver.checkAddress("127.0.0.1")).toThrow(/not in OUTBOUND_ALLOW/);
+    expect(() => strict.checkAddress("169.254.169.253")).toThrow(/denied/);
+  });
+
+  it("keeps the server's own address refused", () => {
+    const policy = policyOf();
+    policy.setSelf("127.0.0.1", 7101);
+    expect(() => policy.trusting("10.0.0.53").checkAddress("127.0.0.1", undefined, 7101)).toThrow(/this server itself/);
   });
 });
 

@@ -5,6 +5,7 @@
  */
 import { randomInt } from "node:crypto";
 import { isIP } from "node:net";
+import type { OutboundPolicy } from "@roadnerd/conventions";
 import dnsPacket, { type DecodedPacket, type RecordType } from "dns-packet";
 import { tcpExchange, udpExchange } from "./transport.ts";
 
@@ -14,6 +15,8 @@ export interface QueryOptions {
   name: string;
   type: RecordType;
   server: string;
+  /** Decides `server` (the kernel's dial checks it again before the socket opens). */
+  policy: OutboundPolicy;
   port?: number;
   timeoutMs: number;
   signal?: AbortSignal;

@@ -38,6 +38,8 @@ export const dnsResolve = defineTool({
       name,
       type,
       server: resolver,
+      // The machine's own resolver is its configuration, not a target a caller chose: reachable whatever the rules.
+      policy: from === "input" ? ctx.outbound : ctx.outbound.trusting(resolver),
       timeoutMs: ctx.budget(),
       signal: ctx.signal,
     });

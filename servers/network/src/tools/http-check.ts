@@ -15,6 +15,7 @@ import {
   probeAnswer,
   shownUrl,
   type TlsFacts,
+  timingMsField,
   truncationFields,
 } from "@roadnerd/conventions";
 import { z } from "zod";
@@ -56,14 +57,6 @@ const headersInput = z
   .describe(
     `extra request headers, e.g. {"accept-language":"en"} (max ${MAX_REQUEST_HEADERS}; not Host or hop-by-hop)`,
   );
-
-const timingShape = z.object({
-  dns: z.number().min(0).describe("name lookup ms (0 for an IP)"),
-  connect: z.number().min(0).describe("TCP connect ms"),
-  tls: z.number().min(0).describe("TLS handshake ms (0 for http)"),
-  ttfb: z.number().min(0).describe("request sent to first response byte, ms"),
-  total: z.number().min(0).describe("whole check, all hops, ms"),
-});
 
 const tlsShape = z.object({
   alpn: z.string().nullable().describe("negotiated protocol: h2, http/1.1 or null"),
@@ -115,7 +108,7 @@ export const httpCheck = defineTool({
     final_url: z.string().optional().describe("URL of the last response, when redirected"),
     headers: z.record(z.string(), z.string()).describe("last response headers, secrets masked"),
     ...truncationFields,
-    timing_ms: timingShape.describe("phases of the last hop; total covers all hops"),
+    timing_ms: timingMsField.describe("phases of the last hop; total covers all hops"),
     tls: tlsShape.optional().describe("TLS facts of the last hop (https only)"),
     error: z.enum(DIAGNOSIS_CODES).optional().describe("diagnosis when no answer"),
     detail: z.string().optional().describe("what failed, where, or why redirects stopped"),

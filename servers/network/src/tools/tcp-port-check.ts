@@ -1,13 +1,13 @@
 /** tcp_port_check: can a TCP connection be opened to host:port? Open, refused, filtered, unreachable, unresolved. */
-import { connect } from "node:net";
 import {
   classifySocketError,
-  DiagError,
+  type DialAttempt,
+  DialError,
+  dial,
   hostField,
   hostPort,
   portField,
   type SocketFailureKind,
-  type ToolContext,
 } from "@roadnerd/conventions";
 import { z } from "zod";
 import { defineTool } from "../kit.ts";
@@ -34,49 +34,20 @@ const ERROR_OF: Record<Exclude<State, "open" | "unresolved">, "E_CONN_REFUSED" |
   error: "E_CONN_REFUSED",
 };
 
-interface Probe {
-  state: Exclude<State, "unresolved">;
-  ms: number;
-  detail: string | undefined;
-}
-
-/** One connection attempt to a pinned IP; the socket is destroyed whatever happens. */
-function probe(address: string, port: number, waitMs: number, signal: AbortSignal): Promise<Probe> {
-  const at = `address ${hostPort(address, port)}`;
-  return new Promise((resolve) => {
-    const started = performance.now();
-    const socket = connect({ host: address, port });
-    // After we settle, late events must not become unhandled errors.
-    socket.on("error", () => {});
-    const finish = (state: Probe["state"], detail?: string) => {
-      clearTimeout(timer);
-      signal.removeEventListener("abort", onAbort);
-      socket.destroy();
-      resolve({ state, ms: Math.round(performance.now() - started), detail });
+/** One address tried, as this tool's state: refused, filtered (nothing answered in its share), unreachable… */
+function stateOf(attempt: DialAttempt, port: number): { state: Exclude<State, "open" | "unresolved">; detail: string } {
+  const at = `address ${hostPort(attempt.address, port)}`;
+  // Our share of the time ran out, or the call's own deadline (the caller went away): either way nothing answered.
+  if (attempt.gaveUp) {
+    return {
+      state: "filtered",
+      detail: `filtered: no answer within ${attempt.limitMs ?? Math.round(attempt.ms)} ms (${at})`,
     };
-    // Our deadline, or the call's own (the caller went away): either way nothing answered.
-    const onAbort = () => finish("filtered", `filtered: no answer within ${waitMs} ms (${at})`);
-    const timer = setTimeout(onAbort, waitMs);
-    signal.addEventListener("abort", onAbort, { once: true });
-    socket.once("connect", () => finish("open"));
-    socket.once("error", (err: NodeJS.ErrnoException) => {
-      const failure = classifySocketError(err.code, true);
-      const state = STATE_OF[failure.kind];
-      const why = state === "filtered" ? "filtered: no answer" : state === "error" ? "connect failed" : failure.reason;
-      return finish(state, `${why} (${failure.errno}, ${at})`);
-    });
-  });
-}
-
-async function resolve(host: string, port: number, ctx: ToolContext) {
-  try {
-    // Every address is checked on this port too: a server is never aimed at itself.
-    return await ctx.outbound.resolveTarget(host, ctx.signal, port);
-  } catch (err) {
-    // A name that does not resolve (or not in time) is the diagnosis; a denied target stays an error.
-    if (err instanceof DiagError && (err.code === "E_DNS_FAIL" || err.code === "E_TIMEOUT")) return err;
-    throw err;
   }
+  const failure = attempt.failure ?? classifySocketError(undefined, true);
+  const state = STATE_OF[failure.kind];
+  const why = state === "filtered" ? "filtered: no answer" : state === "error" ? "connect failed" : failure.reason;
+  return { state, detail: `${why} (${failure.errno}, ${at})` };
 }
 
 export const tcpPortCheck = defineTool({
@@ -116,44 +87,43 @@ export const tcpPortCheck = defineTool({
   },
   async handler(input, ctx) {
     const { host, port } = input;
-    const target = await resolve(host, port, ctx);
-    if (target instanceof DiagError) {
+    try {
+      // Each address the name resolved to, in turn, as a client would try them (`localhost` is ::1 first, and a
+      // service on 127.0.0.1 only is still open), each with its share of the time left. Every address is checked
+      // on this port too: a server is never aimed at itself.
+      const dialed = await dial(ctx.outbound, { host, port, signal: ctx.signal, timeoutMs: ctx.budget() });
+      dialed.socket.destroy();
+      const ms = dialed.attempts.at(-1)?.ms ?? dialed.timing.connect;
+      return { host, port, open: true, state: "open" as const, address: dialed.address, connect_ms: Math.round(ms) };
+    } catch (err) {
+      if (!(err instanceof DialError)) throw err;
+      const last = err.attempts.at(-1);
+      // A name that does not resolve (or not in time) is the diagnosis; a denied target stays an error.
+      if (err.phase === "dns" || !last) {
+        return {
+          host,
+          port,
+          open: false,
+          state: "unresolved" as const,
+          error: "E_DNS_FAIL" as const,
+          detail:
+            err.code === "E_TIMEOUT" ? `${host} did not resolve in time (timeout ${ctx.timeoutMs} ms)` : err.message,
+        };
+      }
+      const { state, detail } = stateOf(last, port);
+      const tried = err.attempts.map((a) => a.address);
+      const others = tried.length > 1 ? `; also tried ${tried.slice(0, -1).join(", ")}` : "";
       return {
         host,
         port,
         open: false,
-        state: "unresolved" as const,
-        error: "E_DNS_FAIL" as const,
-        detail:
-          target.code === "E_TIMEOUT"
-            ? `${host} did not resolve in time (timeout ${ctx.timeoutMs} ms)`
-            : target.message,
+        state,
+        address: last.address,
+        // A filtered port's time is just our timeout: not a measurement.
+        connect_ms: state === "filtered" ? undefined : Math.round(last.ms),
+        error: ERROR_OF[state],
+        detail: `${detail}${others}`,
       };
     }
-    // Each address the name resolved to, in turn, as a client would try them: `localhost` is ::1 first, and a
-    // service on 127.0.0.1 only is still open.
-    const tried: string[] = [];
-    let result: (Probe & { address: string }) | undefined;
-    for (const [i, address] of target.addresses.entries()) {
-      // What is left is shared by the addresses still to try; the last one gets all of it.
-      const waitMs = Math.max(1, Math.floor(ctx.budget() / (target.addresses.length - i)));
-      const attempt = await probe(address, port, waitMs, ctx.signal);
-      tried.push(address);
-      result = { ...attempt, address };
-      if (attempt.state === "open" || ctx.signal.aborted) break;
-    }
-    const { state, ms, detail, address } = result as Probe & { address: string };
-    const others = tried.length > 1 && state !== "open" ? `; also tried ${tried.slice(0, -1).join(", ")}` : "";
-    return {
-      host,
-      port,
-      open: state === "open",
-      state,
-      address,
-      // A filtered port's time is just our timeout: not a measurement.
-      connect_ms: state === "filtered" ? undefined : ms,
-      error: state === "open" ? undefined : ERROR_OF[state],
-      detail: detail === undefined ? undefined : `${detail}${others}`,
-    };
   },
 });

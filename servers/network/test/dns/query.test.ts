@@ -1,5 +1,6 @@
 /** queryDns in-process against a real DNS server on 127.0.0.1:<free port>: the wire, not a mock. */
 import { createSocket } from "node:dgram";
+import { createOutboundPolicy } from "@roadnerd/conventions/internal";
 import { startDnsServer, type TestDnsServer } from "@roadnerd/testkit";
 import dnsPacket from "dns-packet";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
@@ -18,8 +19,11 @@ beforeEach(() => {
   dns.queries.length = 0;
 });
 
+/** Loopback is allowed by the default policy; the dial checks the server before each socket opens. */
+const policy = createOutboundPolicy({ allow: [], deny: [] });
+
 const ask = (name: string, type: QueryOptions["type"] = "A", extra: Partial<QueryOptions> = {}) =>
-  queryDns({ name, type, server: dns.host, port: dns.port, timeoutMs: 1000, ...extra });
+  queryDns({ name, type, server: dns.host, port: dns.port, timeoutMs: 1000, ...extra, policy });
 
 /** Sockets are released a tick after close: wait, then count what is still open. */
 async function openSockets(): Promise<number> {
@@ -93,7 +97,14 @@ describe("queryDns", () => {
     const port = probe.address().port;
     await new Promise<void>((r) => probe.close(() => r()));
     const started = performance.now();
-    const out = await queryDns({ name: "host.example.test", type: "A", server: "127.0.0.1", port, timeoutMs: 1500 });
+    const out = await queryDns({
+      name: "host.example.test",
+      type: "A",
+      server: "127.0.0.1",
+      port,
+      timeoutMs: 1500,
+      policy,
+    });
     expect(out).toMatchObject({ ok: false, failure: "UNREACHABLE" });
     expect(performance.now() - started).toBeLessThan(1000);
   });
@@ -113,7 +124,14 @@ describe("queryDns", () => {
     await new Promise<void>((r) => udpOnly.bind(0, "127.0.0.1", () => r()));
     try {
       const port = udpOnly.address().port;
-      const out = await queryDns({ name: "host.example.test", type: "A", server: "127.0.0.1", port, timeoutMs: 1000 });
+      const out = await queryDns({
+        name: "host.example.test",
+        type: "A",
+        server: "127.0.0.1",
+        port,
+        timeoutMs: 1000,
+        policy,
+      });
       expect(out).toMatchObject({ ok: false, failure: "TCP_FAILED" });
     } finally {
       await new Promise<void>((r) => udpOnly.close(() => r()));

@@ -211,6 +211,25 @@ describe.skipIf(!bindable)("dns_resolve against a real DNS server on port 53 (ne
     expect(denied.queries).toEqual([]);
   });
 
+  it("the system resolver is the machine's configuration, not a target: asked even where OUTBOUND_DENY lies", async () => {
+    // As on AWS, whose resolver 169.254.169.253 sits in the denied link-local range.
+    const conf = join(dir, "resolv-denied.conf");
+    await writeFile(conf, `nameserver ${DENIED_IP}\n`);
+    const own = await spawnServer("network", { env: { RESOLV_CONF: conf, OUTBOUND_DENY: `${DENIED_IP}/32` } });
+    try {
+      const r = await createClient(own.url).call<DnsResult>("dns_resolve", { qname: "host.example.test" });
+      expect(r).toMatchObject({ resolver: DENIED_IP, resolver_from: "resolv_conf", rcode: "NOERROR" });
+      expect(denied.queries).toHaveLength(1);
+      await expect(
+        createClient(own.url).call("dns_resolve", { qname: "host.example.test", server: DENIED_IP }),
+      ).rejects.toMatchObject({ code: "E_FORBIDDEN" });
+      expect(denied.queries).toHaveLength(1);
+    } finally {
+      denied.queries.length = 0;
+      await own.stop();
+    }
+  });
+
   it("rejects bad input with 400 before any packet", async () => {
     const bad = [
       { qname: "-rf.example.test" },

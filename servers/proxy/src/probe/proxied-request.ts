@@ -1,38 +1,45 @@
 /**
- * One GET, straight to the target or through an HTTP(S) proxy, over sockets this module opens itself to
- * addresses the policy checked (undici's ProxyAgent ignores a custom connector, so it cannot be pinned).
- * Plain http goes to the proxy as an absolute-form GET (no CONNECT: many proxies refuse CONNECT to port 80);
- * https goes through CONNECT, then TLS with the target inside the tunnel. Each phase is timed, and a failure
- * names the phase it happened in. The target's own policy check is the caller's (it is judged before this runs).
+ * One GET, straight to the target or through an HTTP(S) proxy, over a connection the kernel's dial opens to
+ * addresses the policy checked (undici's ProxyAgent ignores a custom connector, so it cannot be pinned). Plain
+ * http goes to the proxy as an absolute-form GET (no CONNECT: many proxies refuse CONNECT to port 80); https goes
+ * through CONNECT, then TLS with the target inside the tunnel. Each phase is timed, and a failure names the phase
+ * it happened in. The target's own policy check is the caller's (it is judged before this runs).
  */
 import { request as httpRequest, type IncomingMessage } from "node:http";
-import { isIP, type Socket, connect as tcpConnect } from "node:net";
-import { type SecureContext, type TLSSocket, connect as tlsConnect } from "node:tls";
+import type { Socket } from "node:net";
+import type { SecureContext } from "node:tls";
 import {
   classifySocketError,
   type DiagnosisCode,
-  hostPort,
+  DialError,
+  type DialPhase,
+  dial,
   type OutboundPolicy,
+  type PhaseTiming,
   PROBE_USER_AGENT,
+  portOf,
+  proxyRefusal,
+  spanMs,
+  type TlsFacts,
 } from "@roadnerd/conventions";
 import type { ProxyTarget } from "../env/proxy-value.ts";
 
-export type RequestPhase = "dns" | "proxy_connect" | "proxy_tls" | "tunnel" | "connect" | "tls" | "first_byte" | "body";
+/** The dial's phases, then the request's: response headers (ttfb) and the body. */
+export type RequestPhase = DialPhase | "ttfb" | "body";
 
-export interface PhaseTiming {
-  dns: number;
-  /** TCP (and TLS, for an https proxy) to the proxy; 0 when direct. */
-  proxy_connect: number;
-  /** CONNECT answered; 0 for plain http or direct. */
-  tunnel: number;
-  /** TCP to the target, direct only. */
-  connect: number;
-  /** TLS with the target (through the tunnel when proxied). */
-  tls: number;
-  /** Request sent → response headers. */
-  first_byte: number;
-  total: number;
-}
+export const REQUEST_PHASES = [
+  "dns",
+  "proxy_connect",
+  "proxy_tls",
+  "tunnel",
+  "connect",
+  "tls",
+  "ttfb",
+  "body",
+] as const satisfies readonly RequestPhase[];
+
+/** The kernel's timing shape with every phase present (0 when not taken: direct has no proxy_connect, no tunnel). */
+export type ProxiedTiming = Required<PhaseTiming>;
 
 export interface TargetTls {
   authorized: boolean;
@@ -48,7 +55,7 @@ export interface RequestOk {
   headers: Record<string, string>;
   body: string;
   bodyComplete: boolean;
-  timing: PhaseTiming;
+  timing: ProxiedTiming;
   tls: TargetTls | null;
 }
 
@@ -61,7 +68,7 @@ export interface RequestFailed {
   proxyStatus?: number;
   /** Proxy-Authenticate: the scheme the proxy wants (no credential in it). */
   proxyAuthenticate?: string;
-  timing: PhaseTiming;
+  timing: ProxiedTiming;
   tls: TargetTls | null;
 }
 
@@ -80,8 +87,7 @@ export interface ProxiedRequestOptions {
   accept?: string;
 }
 
-const DAY_MS = 86_400_000;
-
+/** A failure of the request itself, after the dial. */
 class PhaseError extends Error {
   constructor(
     readonly code: DiagnosisCode,
@@ -93,93 +99,14 @@ class PhaseError extends Error {
   }
 }
 
-function portOf(url: URL): number {
-  return url.port ? Number(url.port) : url.protocol === "https:" ? 443 : 80;
-}
-
-function targetTls(socket: TLSSocket): TargetTls {
-  const cert = socket.getPeerCertificate();
-  const has = cert && Object.keys(cert).length > 0;
-  const validTo = has ? Date.parse(cert.valid_to) : Number.NaN;
-  const issuer = has ? (cert.issuer?.O ?? cert.issuer?.CN) : undefined;
-  const authError = socket.authorizationError as unknown;
+function targetTls(facts: TlsFacts): TargetTls {
   return {
-    authorized: socket.authorized,
-    authorization_error: socket.authorized || authError == null ? null : String(authError).slice(0, 80),
-    protocol: socket.getProtocol() ?? null,
-    cert_expiry_days: Number.isNaN(validTo) ? null : Math.trunc((validTo - Date.now()) / DAY_MS),
-    issuer: typeof issuer === "string" ? issuer.slice(0, 120) : null,
+    authorized: facts.authorized,
+    authorization_error: facts.authorizationError,
+    protocol: facts.protocol,
+    cert_expiry_days: facts.certExpiryDays,
+    issuer: facts.issuer,
   };
-}
-
-/** Resolve with the policy and connect to the checked addresses in turn (the next one after a refusal). */
-async function dial(
-  policy: OutboundPolicy,
-  host: string,
-  port: number,
-  signal: AbortSignal,
-  phase: RequestPhase,
-  mark: { dnsMs: number },
-  track: (s: Socket) => void,
-): Promise<Socket> {
-  let addresses: string[];
-  try {
-    const resolved = await policy.resolveTarget(host, signal, port);
-    addresses = resolved.addresses;
-    mark.dnsMs += resolved.dnsMs;
-  } catch (err) {
-    const code = (err as { code?: string }).code;
-    if (code === "E_DNS_FAIL") throw new PhaseError("E_DNS_FAIL", "dns", (err as Error).message);
-    if (code === "E_TIMEOUT") throw new PhaseError("E_TIMEOUT", "dns", (err as Error).message);
-    throw err;
-  }
-  let last: PhaseError | undefined;
-  for (const address of addresses) {
-    // Checked again just before the dial: what we connect to is exactly what the policy saw.
-    policy.checkAddress(address, isIP(host) ? undefined : host, port);
-    try {
-      return await new Promise<Socket>((resolve, reject) => {
-        const s = tcpConnect({ host: address, port });
-        track(s);
-        s.setNoDelay(true);
-        s.once("connect", () => resolve(s));
-        s.once("error", (e: NodeJS.ErrnoException) => {
-          const f = classifySocketError(e.code, true);
-          reject(
-            new PhaseError(f.code, phase, `${f.reason} (${e.code ?? "error"}, address ${hostPort(address, port)})`),
-          );
-        });
-      });
-    } catch (err) {
-      last = err as PhaseError;
-      if (last.code !== "E_CONN_REFUSED" && last.code !== "E_UNREACHABLE") throw last;
-    }
-  }
-  throw last ?? new PhaseError("E_DNS_FAIL", "dns", `${host} has no addresses`);
-}
-
-function startTls(
-  socket: Socket,
-  servername: string,
-  secureContext: SecureContext | undefined,
-  phase: RequestPhase,
-  track: (s: Socket) => void,
-): Promise<TLSSocket> {
-  return new Promise((resolve, reject) => {
-    const t = tlsConnect({
-      socket,
-      ...(isIP(servername) ? {} : { servername }),
-      ...(secureContext ? { secureContext } : {}),
-      ALPNProtocols: ["http/1.1"],
-      // Reported, not refused: `authorized` says what a browser would do.
-      rejectUnauthorized: false,
-    });
-    track(t);
-    t.once("secureConnect", () => resolve(t));
-    t.once("error", (e: NodeJS.ErrnoException) =>
-      reject(new PhaseError("E_TLS", phase, `TLS handshake failed with ${servername}: ${e.code ?? e.message}`)),
-    );
-  });
 }
 
 function basicAuth(proxy: ProxyTarget): Record<string, string> {
@@ -200,20 +127,15 @@ function flatHeaders(res: IncomingMessage): Record<string, string> {
 function exchange(
   socket: Socket,
   options: { method: string; path: string; headers: Record<string, string> },
-  phase: RequestPhase,
-): Promise<{ res: IncomingMessage; tunnel: Socket | null }> {
+): Promise<IncomingMessage> {
   return new Promise((resolve, reject) => {
     // No agent: with createConnection and no agent, Node sends the request over exactly this socket.
     const req = httpRequest({ ...options, createConnection: () => socket });
-    req.once("connect", (res: IncomingMessage, tunnel: Socket, head: Buffer) => {
-      if (head.length > 0) tunnel.unshift(head);
-      resolve({ res, tunnel });
-    });
-    req.once("response", (res: IncomingMessage) => resolve({ res, tunnel: null }));
+    req.once("response", resolve);
     req.once("error", (e: NodeJS.ErrnoException) => {
       const f = classifySocketError(e.code, false);
       const what = e.code?.startsWith("HPE_") ? "not an HTTP response" : f.reason;
-      reject(new PhaseError(f.code, phase, `${what} (${e.code ?? e.message})`));
+      reject(new PhaseError(f.code, "ttfb", `${what} (${e.code ?? e.message})`));
     });
     req.end();
   });
@@ -243,43 +165,29 @@ async function readBody(res: IncomingMessage, max: number): Promise<{ text: stri
   return { text: Buffer.concat(chunks).toString("utf8"), complete: true };
 }
 
-function proxyRefusal(res: IncomingMessage, phase: RequestPhase, what: string): PhaseError {
-  const status = res.statusCode ?? 0;
-  const challenge = res.headers["proxy-authenticate"];
-  const scheme = (Array.isArray(challenge) ? challenge.join(", ") : challenge)?.slice(0, 120);
-  const why =
-    status === 407
-      ? `the proxy wants credentials (${scheme ?? "no Proxy-Authenticate"})`
-      : `the proxy refused ${what} with ${status} ${res.statusMessage ?? ""}`.trim();
-  res.resume();
-  return new PhaseError("E_CONN_REFUSED", phase, why, {
-    proxyStatus: status,
-    ...(scheme ? { proxyAuthenticate: scheme } : {}),
-  });
+/** The connection's phases as this tool reports them: every one present, 0 when not taken. */
+function dialTiming(t: PhaseTiming): Omit<ProxiedTiming, "ttfb" | "total"> {
+  return { dns: t.dns, proxy_connect: t.proxy_connect ?? 0, tunnel: t.tunnel ?? 0, connect: t.connect, tls: t.tls };
 }
 
 /** The request; target failures come back as `ok: false` with their phase, policy refusals are thrown. */
 export async function proxiedRequest(options: ProxiedRequestOptions): Promise<RequestResult> {
   const { target, proxy, policy } = options;
   const started = performance.now();
-  const sockets: Socket[] = [];
-  const track = (s: Socket) => sockets.push(s);
-  const marks = { dnsMs: 0 };
-  const timing: PhaseTiming = { dns: 0, proxy_connect: 0, tunnel: 0, connect: 0, tls: 0, first_byte: 0, total: 0 };
-  const since = (t: number) => Math.round((performance.now() - t) * 10) / 10;
+  let timing: ProxiedTiming = { dns: 0, proxy_connect: 0, tunnel: 0, connect: 0, tls: 0, ttfb: 0, total: 0 };
   let phase: RequestPhase = "dns";
   let tls: TargetTls | null = null;
+  let socket: Socket | undefined;
 
   const deadline = new AbortController();
   const timer = setTimeout(() => deadline.abort(), options.timeoutMs);
   const onOuter = () => deadline.abort();
   options.signal.addEventListener("abort", onOuter, { once: true });
+  const late = () => `no answer in time (${phase}, timeout ${options.timeoutMs} ms)`;
   const aborted = new Promise<never>((_, reject) => {
-    deadline.signal.addEventListener(
-      "abort",
-      () => reject(new PhaseError("E_TIMEOUT", phase, `no answer in time (${phase}, timeout ${options.timeoutMs} ms)`)),
-      { once: true },
-    );
+    deadline.signal.addEventListener("abort", () => reject(new PhaseError("E_TIMEOUT", phase, late())), {
+      once: true,
+    });
   });
   aborted.catch(() => {});
   const step = <T>(p: Promise<T>) => Promise.race([p, aborted]);
@@ -289,75 +197,54 @@ export async function proxiedRequest(options: ProxiedRequestOptions): Promise<Re
   const https = target.protocol === "https:";
   const path = `${target.pathname}${target.search}`;
   const common = { "user-agent": PROBE_USER_AGENT, accept: options.accept ?? "*/*", connection: "close" };
+  const trust = { alpn: ["http/1.1"], secureContext: options.secureContext };
   try {
+    // Direct: the target, resolved and pinned. Through a proxy: the proxy, resolved and pinned; https tunnels
+    // through CONNECT with TLS to the target inside, plain http stops at the proxy for an absolute-form GET.
+    const dialed = await dial(policy, {
+      host,
+      port,
+      signal: deadline.signal,
+      ...(https ? { tls: trust } : {}),
+      ...(proxy
+        ? {
+            proxy: {
+              host: proxy.host,
+              port: proxy.port,
+              ...(proxy.scheme === "https" ? { tls: trust } : {}),
+              headers: basicAuth(proxy),
+              tunnel: https,
+            },
+          }
+        : {}),
+    });
+    socket = dialed.socket;
+    timing = { ...timing, ...dialTiming(dialed.timing) };
+    tls = dialed.tls ? targetTls(dialed.tls) : null;
+
+    phase = "ttfb";
+    const t = performance.now();
     let res: IncomingMessage;
-    if (proxy) {
-      phase = "proxy_connect";
-      let t = performance.now();
-      let socket: Socket = await step(dial(policy, proxy.host, proxy.port, deadline.signal, phase, marks, track));
-      if (proxy.scheme === "https") {
-        phase = "proxy_tls";
-        socket = await step(startTls(socket, proxy.host, options.secureContext, phase, track));
-      }
-      timing.dns = marks.dnsMs;
-      timing.proxy_connect = Math.max(0, since(t) - marks.dnsMs);
-      if (https) {
-        phase = "tunnel";
-        t = performance.now();
-        const authority = hostPort(host, port);
-        const answer = await step(
-          exchange(
-            socket,
-            { method: "CONNECT", path: authority, headers: { host: authority, ...basicAuth(proxy) } },
-            phase,
-          ),
-        );
-        timing.tunnel = since(t);
-        if (answer.res.statusCode !== 200 || !answer.tunnel)
-          throw proxyRefusal(answer.res, phase, `CONNECT ${authority}`);
-        phase = "tls";
-        t = performance.now();
-        const secure = await step(startTls(answer.tunnel, host, options.secureContext, phase, track));
-        tls = targetTls(secure);
-        timing.tls = since(t);
-        phase = "first_byte";
-        t = performance.now();
-        res = (await step(exchange(secure, { method: "GET", path, headers: { host: target.host, ...common } }, phase)))
-          .res;
-        timing.first_byte = since(t);
-      } else {
-        phase = "first_byte";
-        t = performance.now();
-        // Absolute-form request to the proxy: the URL without credentials or fragment.
-        const absolute = `${target.protocol}//${target.host}${path}`;
-        const headers = { host: target.host, ...common, ...basicAuth(proxy) };
-        res = (await step(exchange(socket, { method: "GET", path: absolute, headers }, phase))).res;
-        timing.first_byte = since(t);
-        if (res.statusCode === 407) throw proxyRefusal(res, phase, "the request");
+    if (proxy && !https) {
+      // Absolute-form request to the proxy: the URL without credentials or fragment.
+      const absolute = `${target.protocol}//${target.host}${path}`;
+      const headers = { host: target.host, ...common, ...basicAuth(proxy) };
+      res = await step(exchange(socket, { method: "GET", path: absolute, headers }));
+      timing.ttfb = spanMs(t);
+      if (res.statusCode === 407) {
+        const r = proxyRefusal(res, "the request");
+        throw new PhaseError("E_CONN_REFUSED", phase, r.message, {
+          proxyStatus: r.status,
+          ...(r.authenticate ? { proxyAuthenticate: r.authenticate } : {}),
+        });
       }
     } else {
-      phase = "connect";
-      let t = performance.now();
-      let socket: Socket = await step(dial(policy, host, port, deadline.signal, phase, marks, track));
-      timing.dns = marks.dnsMs;
-      timing.connect = Math.max(0, since(t) - marks.dnsMs);
-      if (https) {
-        phase = "tls";
-        t = performance.now();
-        const secure = await step(startTls(socket, host, options.secureContext, phase, track));
-        tls = targetTls(secure);
-        timing.tls = since(t);
-        socket = secure;
-      }
-      phase = "first_byte";
-      t = performance.now();
-      res = (await step(exchange(socket, { method: "GET", path, headers: { host: target.host, ...common } }, phase)))
-        .res;
-      timing.first_byte = since(t);
+      res = await step(exchange(socket, { method: "GET", path, headers: { host: target.host, ...common } }));
+      timing.ttfb = spanMs(t);
     }
     phase = "body";
     const body = await step(readBody(res, options.maxBodyBytes ?? 0));
-    timing.total = since(started);
+    timing.total = spanMs(started);
     return {
       ok: true,
       status: res.statusCode ?? 0,
@@ -368,13 +255,27 @@ export async function proxiedRequest(options: ProxiedRequestOptions): Promise<Re
       tls,
     };
   } catch (err) {
+    timing.total = spanMs(started);
+    if (err instanceof DialError) {
+      timing = { ...timing, ...dialTiming(err.timing) };
+      phase = err.phase;
+      const detail = err.code === "E_TIMEOUT" && deadline.signal.aborted ? late() : err.message;
+      return {
+        ok: false,
+        code: err.code,
+        phase,
+        detail,
+        ...(err.proxyStatus !== undefined ? { proxyStatus: err.proxyStatus } : {}),
+        ...(err.proxyAuthenticate ? { proxyAuthenticate: err.proxyAuthenticate } : {}),
+        timing,
+        tls,
+      };
+    }
     if (!(err instanceof PhaseError)) throw err;
-    timing.dns = timing.dns || marks.dnsMs;
-    timing.total = since(started);
     return { ok: false, code: err.code, phase: err.phase, detail: err.message, ...err.extra, timing, tls };
   } finally {
     clearTimeout(timer);
     options.signal.removeEventListener("abort", onOuter);
-    for (const s of sockets) s.destroy();
+    socket?.destroy();
   }
 }

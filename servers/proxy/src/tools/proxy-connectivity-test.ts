@@ -4,14 +4,14 @@
  * with a timing for each. The proxy and the target must both be in OUTBOUND_ALLOW; the target is judged
  * before anything is sent, so a denied target is never asked for, even through a proxy.
  */
-import { DIAGNOSIS_CODES, DiagError, httpUrlField, shownUrl } from "@roadnerd/conventions";
+import { DIAGNOSIS_CODES, DiagError, httpUrlField, portOf, shownUrl, timingMsField } from "@roadnerd/conventions";
 import { z } from "zod";
 import { clientViews } from "../env/client-rules.ts";
 import { noProxyMatches } from "../env/no-proxy.ts";
 import { maskProxyValue, type ProxyTarget, parseProxyValue } from "../env/proxy-value.ts";
 import { defineTool } from "../kit.ts";
-import { proxiedRequest } from "../probe/proxied-request.ts";
-import { judgeProxy, judgeTarget, portOf } from "../target-policy.ts";
+import { proxiedRequest, REQUEST_PHASES } from "../probe/proxied-request.ts";
+import { judgeProxy, judgeTarget } from "../target-policy.ts";
 import { trustedContext } from "../trust.ts";
 
 const proxyField = z
@@ -25,18 +25,6 @@ const proxyField = z
   })
   .optional()
   .describe('proxy to use (http://[user:pass@]host:port); "direct" for none; default: this server\'s http(s)_proxy');
-
-const timingShape = z
-  .object({
-    dns: z.number(),
-    proxy_connect: z.number(),
-    tunnel: z.number().describe("CONNECT answered (https through a proxy)"),
-    connect: z.number().describe("TCP to the target (direct)"),
-    tls: z.number(),
-    first_byte: z.number(),
-    total: z.number(),
-  })
-  .describe("ms per phase");
 
 export const proxyConnectivityTest = defineTool({
   name: "proxy_connectivity_test",
@@ -53,10 +41,7 @@ export const proxyConnectivityTest = defineTool({
       .enum(DIAGNOSIS_CODES as [string, ...string[]])
       .optional()
       .describe("the diagnosis when it failed"),
-    phase: z
-      .enum(["dns", "proxy_connect", "proxy_tls", "tunnel", "connect", "tls", "first_byte", "body"])
-      .optional()
-      .describe("the phase that failed"),
+    phase: z.enum(REQUEST_PHASES).optional().describe("the phase that failed"),
     detail: z.string().optional(),
     proxy_status: z.number().int().optional().describe("the proxy's own refusal status (407 credentials, 403…)"),
     proxy_authenticate: z.string().optional().describe("the scheme the proxy asks for (Proxy-Authenticate)"),
@@ -70,7 +55,8 @@ export const proxyConnectivityTest = defineTool({
       })
       .optional()
       .describe("the target's certificate as seen through the tunnel"),
-    timing_ms: timingShape,
+    // Every phase reported, 0 when not taken (direct: no proxy_connect, no tunnel).
+    timing_ms: timingMsField.required({ proxy_connect: true, tunnel: true }),
   },
   example: { url: "https://intranet.example/", proxy: "http://proxy.example:3128" },
   openWorld: true,

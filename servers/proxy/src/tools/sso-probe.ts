@@ -12,12 +12,12 @@ import {
   httpRequest,
   httpUrlField,
   isRedirectStatus,
+  portOf,
   shownUrl,
 } from "@roadnerd/conventions";
 import { z } from "zod";
 import { defineTool } from "../kit.ts";
 import { type IdpMatch, recognizeIdp, samlPostAction } from "../sso/idp-recognizer.ts";
-import { portOf } from "../target-policy.ts";
 
 export const DEFAULT_SSO_HOPS = 8;
 export const MAX_SSO_HOPS = 10;

@@ -72,7 +72,7 @@ describe("proxy_connectivity_test through a real proxy", () => {
 
   it("407 from a proxy that wants credentials: the phase, the scheme asked for, nothing leaked", async () => {
     const http = await callTool(server, proxyConnectivityTest, { url: `${web.url}/`, proxy: authed.url }, env());
-    expect(http).toMatchObject({ error: "E_CONN_REFUSED", phase: "first_byte", proxy_status: 407 });
+    expect(http).toMatchObject({ error: "E_CONN_REFUSED", phase: "ttfb", proxy_status: 407 });
     expect(http.proxy_authenticate).toMatch(/^Basic/);
     const https = await callTool(server, proxyConnectivityTest, { url: `${secure.url}/`, proxy: authed.url }, env());
     expect(https).toMatchObject({ error: "E_CONN_REFUSED", phase: "tunnel", proxy_status: 407 });
@@ -154,7 +154,7 @@ describe("proxy_connectivity_test through a real proxy", () => {
         { url: `${slow.url}/`, proxy: open.url, timeout_ms: 400 },
         env(),
       );
-      expect(r).toMatchObject({ error: "E_TIMEOUT", phase: "first_byte" });
+      expect(r).toMatchObject({ error: "E_TIMEOUT", phase: "ttfb" });
     } finally {
       await slow.close();
     }

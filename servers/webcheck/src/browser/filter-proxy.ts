@@ -7,14 +7,16 @@
  * recorded, so the snapshot can say what the page tried to reach.
  */
 import { createServer, type IncomingMessage, request, type ServerResponse } from "node:http";
-import { type AddressInfo, isIP, type Socket, connect as tcpConnect } from "node:net";
+import type { AddressInfo, Socket } from "node:net";
 import {
-  classifySocketError,
   DiagError,
   type DiagnosisCode,
+  DialError,
+  dial,
   hostPort,
   maskUrl,
   type OutboundPolicy,
+  portOf,
 } from "@roadnerd/conventions";
 
 export const BLOCKED_HEADER = "x-webcheck-blocked";
@@ -60,54 +62,10 @@ export interface FilterProxy {
 /** `null`: refuse everything (the browser-wide fallback, for traffic outside any snapshot's context). */
 export type ProxyPolicy = OutboundPolicy | null;
 
-async function decide(policy: ProxyPolicy, host: string, port: number, signal: AbortSignal) {
+/** Resolve, check and connect through the kernel's dial (the next address only when one refuses or has no route). */
+async function connectChecked(policy: ProxyPolicy, host: string, port: number, signal: AbortSignal): Promise<Socket> {
   if (!policy) throw new DiagError("E_FORBIDDEN", "no snapshot is running: the browser may reach nothing");
-  return policy.resolveTarget(host, signal, port);
-}
-
-/** Connect to the checked addresses in turn (the next only when one refuses or has no route), each checked again. */
-function dial(
-  policy: OutboundPolicy,
-  host: string,
-  addresses: readonly string[],
-  port: number,
-  signal: AbortSignal,
-): Promise<Socket> {
-  return new Promise((resolve, reject) => {
-    const attempt = (i: number) => {
-      const address = addresses[i] as string;
-      try {
-        policy.checkAddress(address, isIP(host) ? undefined : host, port);
-      } catch (err) {
-        return reject(err);
-      }
-      const socket = tcpConnect({ host: address, port });
-      const timer = setTimeout(
-        () => socket.destroy(Object.assign(new Error("connect timeout"), { code: "ETIMEDOUT" })),
-        CONNECT_TIMEOUT_MS,
-      );
-      const onAbort = () => socket.destroy(Object.assign(new Error("aborted"), { code: "ECONNABORTED" }));
-      signal.addEventListener("abort", onAbort, { once: true });
-      const settle = () => {
-        clearTimeout(timer);
-        signal.removeEventListener("abort", onAbort);
-      };
-      socket.once("connect", () => {
-        settle();
-        socket.removeAllListeners("error");
-        resolve(socket);
-      });
-      socket.once("error", (err: NodeJS.ErrnoException) => {
-        settle();
-        const kind = classifySocketError(err.code, true).kind;
-        if ((kind === "refused" || kind === "unreachable") && i + 1 < addresses.length && !signal.aborted)
-          return attempt(i + 1);
-        reject(err);
-      });
-    };
-    if (signal.aborted) return reject(new DiagError("E_TIMEOUT", "snapshot over"));
-    attempt(0);
-  });
+  return (await dial(policy, { host, port, signal, timeoutMs: CONNECT_TIMEOUT_MS })).socket;
 }
 
 function blockedPage(target: string, reason: string): string {
@@ -132,11 +90,9 @@ export async function startFilterProxy(policy: ProxyPolicy, signal: AbortSignal)
     return r;
   };
   const fail = (target: string, err: unknown): UpstreamFailure => {
-    const code: DiagnosisCode =
-      err instanceof DiagError && (err.code === "E_DNS_FAIL" || err.code === "E_TIMEOUT")
-        ? err.code
-        : classifySocketError((err as NodeJS.ErrnoException).code, true).code;
-    const f = { target, code, detail: `${(err as Error).message ?? String(err)}`.slice(0, 160) };
+    // The dial's diagnosis; anything else (a bug) still answers the browser rather than ending the process.
+    const code: DiagnosisCode = err instanceof DialError ? err.code : "E_CONN_REFUSED";
+    const f = { target, code, detail: (err instanceof Error ? err.message : String(err)).slice(0, 160) };
     if (failures.length < MAX_RECORDED) failures.push(f);
     return f;
   };
@@ -152,12 +108,11 @@ export async function startFilterProxy(policy: ProxyPolicy, signal: AbortSignal)
       return;
     }
     const host = url.hostname.replace(/^\[|\]$/g, "");
-    const port = url.port ? Number(url.port) : 80;
+    const port = portOf(url);
     const shown = maskUrl(url.href);
     let upstream: Socket;
     try {
-      const target = await decide(policy, host, port, life.signal);
-      upstream = await dial(policy as OutboundPolicy, host, target.addresses, port, life.signal);
+      upstream = await connectChecked(policy, host, port, life.signal);
     } catch (err) {
       const r = refuse(shown, err);
       if (r) {
@@ -211,8 +166,7 @@ export async function startFilterProxy(policy: ProxyPolicy, signal: AbortSignal)
     const where = hostPort(host, port);
     let upstream: Socket;
     try {
-      const target = await decide(policy, host, port, life.signal);
-      upstream = await dial(policy as OutboundPolicy, host, target.addresses, port, life.signal);
+      upstream = await connectChecked(policy, host, port, life.signal);
     } catch (err) {
       const r = refuse(where, err);
       if (r) client.end(`HTTP/1.1 403 Forbidden\r\n${BLOCKED_HEADER}: 1\r\n\r\n`);

@@ -3,7 +3,7 @@
  * it saved in the artifacts directory (a path, not base64). `ping` while it loads, one `message`, `end`; `error`
  * when it is refused, does not load in time, or the bound of concurrent snapshots is reached (E_BUSY).
  */
-import { DiagError, httpUrlField, maskUrl, type StreamContext } from "@roadnerd/conventions";
+import { DiagError, httpUrlField, maskUrl, portOf, type StreamContext } from "@roadnerd/conventions";
 import { z } from "zod";
 import { pngSize } from "../artifacts/png.ts";
 import { saveArtifact } from "../artifacts/store.ts";
@@ -29,8 +29,6 @@ async function certificateOf(
     return { trusted: false, problem: `could not be checked: ${(err as Error).message}`.slice(0, 200) };
   }
 }
-
-const portOf = (u: URL) => (u.port ? Number(u.port) : u.protocol === "https:" ? 443 : 80);
 
 /** The kernel's default stream duration: the whole snapshot, launch included, must fit in it. */
 const DEFAULT_DURATION_MS = 10_000;

@@ -1,25 +1,19 @@
 /**
- * One TLS handshake to exactly the address the policy checked, reporting the certificate whatever is wrong
- * with it: the chain is verified by OpenSSL (`rejectUnauthorized: false`, then `authorizationError`), and the
- * name is checked on its own with `tls.checkServerIdentity`, because a chain error hides a name error (Node
- * only checks the name once the chain verified). A refused port or a failed handshake is a diagnosis.
+ * One TLS handshake through the kernel's dial (to exactly the address the policy checked), reporting the
+ * certificate whatever is wrong with it: the chain is verified by OpenSSL (`rejectUnauthorized: false`, then
+ * `authorizationError`), and the name is checked on its own, because a chain error hides a name error (Node only
+ * checks the name once the chain verified). A refused port or a failed handshake is a diagnosis.
  */
-import { isIP, type Socket } from "node:net";
+import type { DetailedPeerCertificate, PeerCertificate, SecureContext, TLSSocket } from "node:tls";
 import {
-  checkServerIdentity,
-  connect,
-  type DetailedPeerCertificate,
-  type PeerCertificate,
-  type SecureContext,
-  type TLSSocket,
-} from "node:tls";
-import {
-  classifySocketError,
-  DiagError,
   type DiagnosisCode,
+  DialError,
+  type Dialed,
+  dial,
   hostPort,
   type OutboundPolicy,
-  type ResolvedTarget,
+  type PhaseTiming,
+  spanMs,
 } from "@roadnerd/conventions";
 
 export interface CertFacts {
@@ -45,12 +39,7 @@ export interface HandshakeFacts {
   nameError: string | null;
 }
 
-export interface HandshakeTiming {
-  dns: number;
-  connect: number;
-  tls: number;
-  total: number;
-}
+export type HandshakeTiming = Pick<PhaseTiming, "dns" | "connect" | "tls" | "total">;
 
 export type HandshakeResult =
   | { ok: true; facts: HandshakeFacts; timing: HandshakeTiming }
@@ -106,7 +95,10 @@ function certFacts(cert: DetailedPeerCertificate): CertFacts {
   };
 }
 
-const ms = (from: number, to: number) => Math.max(0, Math.round((to - from) * 10) / 10);
+/** The handshake's phases, from the kernel's one timing shape. */
+function handshakeTiming(t: PhaseTiming, started: number): HandshakeTiming {
+  return { dns: t.dns, connect: t.connect, tls: t.tls, total: spanMs(started) };
+}
 
 export async function tlsHandshake(
   policy: OutboundPolicy,
@@ -117,114 +109,42 @@ export async function tlsHandshake(
   const started = performance.now();
   const timer = AbortSignal.timeout(options.timeoutMs);
   const signal = AbortSignal.any([options.signal, timer]);
-  let resolved: ResolvedTarget;
+  let dialed: Dialed<TLSSocket>;
   try {
-    resolved = await policy.resolveTarget(host, signal, port);
-  } catch (err) {
-    const timing = { dns: ms(started, performance.now()), connect: 0, tls: 0, total: ms(started, performance.now()) };
-    if (err instanceof DiagError && err.code === "E_DNS_FAIL")
-      return { ok: false, code: "E_DNS_FAIL", detail: err.message, timing };
-    if (err instanceof DiagError && err.code === "E_TIMEOUT")
-      return { ok: false, code: "E_TIMEOUT", detail: err.message, timing };
-    throw err;
-  }
-  const dnsMs = resolved.dnsMs;
-  let last: HandshakeResult | undefined;
-  for (const address of resolved.addresses) {
-    // Checked again just before the dial, as the kernel's pinned connector does.
-    policy.checkAddress(address, isIP(host) ? undefined : host, port);
-    last = await attempt(address, host, port, options.secureContext, signal, started, dnsMs);
-    // Only "nobody there" moves on to the next address, as curl does.
-    if (last.ok || (last.code !== "E_CONN_REFUSED" && last.code !== "E_UNREACHABLE")) break;
-  }
-  if (!last) throw new DiagError("E_DNS_FAIL", `${host} has no addresses`);
-  if (!last.ok && timer.aborted && !options.signal.aborted) {
-    return {
-      ...last,
-      code: "E_TIMEOUT",
-      detail: `TLS handshake timeout (${hostPort(host, port)}, timeout ${options.timeoutMs} ms)`,
-    };
-  }
-  return last;
-}
-
-function attempt(
-  address: string,
-  host: string,
-  port: number,
-  secureContext: SecureContext | undefined,
-  signal: AbortSignal,
-  started: number,
-  dnsMs: number,
-): Promise<HandshakeResult> {
-  return new Promise((resolve) => {
-    const dialled = performance.now();
-    let connectedAt: number | undefined;
-    const socket: TLSSocket = connect({
-      host: address,
+    // The chain judged alone (nameInVerdict false): a chain error must not hide a name error; the name is
+    // judged apart, each with its own answer.
+    dialed = await dial(policy, {
+      host,
       port,
-      // SNI must be a name (RFC 6066), never an IP literal.
-      ...(isIP(host) ? {} : { servername: host }),
-      ALPNProtocols: ["h2", "http/1.1"],
-      rejectUnauthorized: false,
-      // The chain alone: the name is checked below, separately, so each has its own answer.
-      checkServerIdentity: () => undefined,
-      ...(secureContext ? { secureContext } : {}),
+      signal,
+      tls: { alpn: ["h2", "http/1.1"], secureContext: options.secureContext, nameInVerdict: false },
     });
-    const timing = (): HandshakeTiming => {
-      const now = performance.now();
-      return {
-        dns: dnsMs,
-        connect: connectedAt === undefined ? ms(dialled, now) : ms(dialled, connectedAt),
-        tls: connectedAt === undefined ? 0 : ms(connectedAt, now),
-        total: ms(started, now),
-      };
+  } catch (err) {
+    if (!(err instanceof DialError)) throw err;
+    const timing = handshakeTiming(err.timing, started);
+    if (err.code === "E_TIMEOUT" && err.phase !== "dns" && timer.aborted && !options.signal.aborted) {
+      const detail = `TLS handshake timeout (${hostPort(host, port)}, timeout ${options.timeoutMs} ms)`;
+      return { ok: false, code: "E_TIMEOUT", detail, timing };
+    }
+    return { ok: false, code: err.code, detail: err.message, timing };
+  }
+  const { socket, tls, address } = dialed;
+  try {
+    const cert = socket.getPeerCertificate(true);
+    return {
+      ok: true,
+      facts: {
+        address,
+        protocol: tls.protocol,
+        cipher: tls.cipher,
+        alpn: tls.alpn,
+        cert: certFacts(cert),
+        chainError: tls.authorized ? null : (tls.authorizationError ?? "UNKNOWN"),
+        nameError: tls.nameError,
+      },
+      timing: handshakeTiming(dialed.timing, started),
     };
-    const where = hostPort(address, port);
-    const done = (result: HandshakeResult) => {
-      signal.removeEventListener("abort", onAbort);
-      socket.destroy();
-      resolve(result);
-    };
-    const onAbort = () =>
-      done({
-        ok: false,
-        code: "E_TIMEOUT",
-        detail: `TLS handshake did not finish (address ${where})`,
-        timing: timing(),
-      });
-    if (signal.aborted) return onAbort();
-    signal.addEventListener("abort", onAbort, { once: true });
-    (socket as Socket).once("connect", () => {
-      connectedAt = performance.now();
-    });
-    socket.once("secureConnect", () => {
-      const cert = socket.getPeerCertificate(true);
-      const hasCert = Object.keys(cert).length > 0;
-      const nameErr = hasCert ? checkServerIdentity(host, cert) : new Error("no certificate");
-      const chainErr = socket.authorized ? null : String(socket.authorizationError ?? "UNKNOWN").slice(0, 80);
-      done({
-        ok: true,
-        facts: {
-          address,
-          protocol: socket.getProtocol() ?? null,
-          cipher: socket.getCipher()?.standardName ?? socket.getCipher()?.name ?? null,
-          alpn: typeof socket.alpnProtocol === "string" ? socket.alpnProtocol : null,
-          cert: certFacts(cert),
-          chainError: chainErr,
-          nameError: nameErr ? String((nameErr as { reason?: string }).reason ?? nameErr.message).slice(0, 200) : null,
-        },
-        timing: timing(),
-      });
-    });
-    socket.once("error", (err: NodeJS.ErrnoException) => {
-      const failure = classifySocketError(err.code, connectedAt === undefined);
-      const code: DiagnosisCode = connectedAt !== undefined && failure.kind !== "timeout" ? "E_TLS" : failure.code;
-      // OpenSSL's own message carries its source path; its reason and code say the same in a line.
-      const reason = (err as { reason?: string }).reason ?? err.message.split(":").at(-1) ?? "";
-      const text =
-        code === "E_TLS" ? `TLS handshake failed: ${reason.slice(0, 120)} (${err.code ?? "?"})` : failure.reason;
-      done({ ok: false, code, detail: `${text} (address ${where})`, timing: timing() });
-    });
-  });
+  } finally {
+    socket.destroy();
+  }
 }

@@ -10,18 +10,11 @@ import {
   limitInput,
   probeAnswer,
   shownUrl,
+  timingMsField,
   truncationFields,
 } from "@roadnerd/conventions";
 import { z } from "zod";
 import { defineTool } from "../kit.ts";
-
-const timingShape = z.object({
-  dns: z.number().min(0).describe("name lookup ms (0 for an IP)"),
-  connect: z.number().min(0).describe("TCP connect ms"),
-  tls: z.number().min(0).describe("TLS handshake ms (0 for http)"),
-  ttfb: z.number().min(0).describe("request sent to response headers, ms"),
-  total: z.number().min(0).describe("whole check, ms"),
-});
 
 export const head = defineTool({
   name: "head",
@@ -40,7 +33,7 @@ export const head = defineTool({
     final_url: z.string().optional().describe("URL of the last response, when redirects were followed"),
     headers: z.record(z.string(), z.string()).describe("response headers, secrets masked"),
     ...truncationFields,
-    timing_ms: timingShape.describe("phases of the last request"),
+    timing_ms: timingMsField.describe("phases of the last request"),
     error: z.enum(DIAGNOSIS_CODES).optional().describe("diagnosis when there was no answer"),
     detail: z.string().optional().describe("what failed and where"),
   },

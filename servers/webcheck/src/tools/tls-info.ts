@@ -6,7 +6,7 @@
 import { X509Certificate } from "node:crypto";
 import { readFile } from "node:fs/promises";
 import { createSecureContext, rootCertificates, type SecureContext } from "node:tls";
-import { DIAGNOSIS_CODES, DiagError, httpUrlField, maskUrl } from "@roadnerd/conventions";
+import { DIAGNOSIS_CODES, DiagError, httpUrlField, maskUrl, portOf, timingMsField } from "@roadnerd/conventions";
 import { z } from "zod";
 import { defineTool } from "../kit.ts";
 import { tlsHandshake } from "../tls/handshake.ts";
@@ -69,14 +69,7 @@ export const tlsInfo = defineTool({
     name_ok: z.boolean().describe("the certificate names the URL's host"),
     name_error: z.string().nullable().describe("why not: the names it does carry"),
     trusted: z.boolean().describe("chain_ok and name_ok: what a browser requires"),
-    timing_ms: z
-      .object({
-        dns: z.number().min(0),
-        connect: z.number().min(0),
-        tls: z.number().min(0),
-        total: z.number().min(0),
-      })
-      .describe("phases in ms"),
+    timing_ms: timingMsField.pick({ dns: true, connect: true, tls: true, total: true }).describe("phases in ms"),
     error: z.enum(DIAGNOSIS_CODES).optional().describe("diagnosis when no handshake completed"),
     detail: z.string().optional().describe("what failed and where"),
   },
@@ -91,7 +84,7 @@ export const tlsInfo = defineTool({
   async handler(input, ctx) {
     const url = new URL(input.url);
     const host = url.hostname.replace(/^\[|\]$/g, "");
-    const port = url.port ? Number(url.port) : 443;
+    const port = portOf(url);
     const result = await tlsHandshake(ctx.outbound, host, port, {
       signal: ctx.signal,
       timeoutMs: ctx.budget(),
