@@ -2,9 +2,9 @@
  * Each package entry's export list is pinned, types included, so widening a public surface is a decision made
  * here and not a side effect (the MCP TypeScript SDK keeps its barrel the same way). The names are read by the
  * TypeScript compiler (`getExportsOfModule`): importing the module would miss every type-only export.
- * The orchestrator's entry is left out: it is being cut down to what its users import.
+ * The orchestrator's one-name entry is pinned by its own test (packages/orchestrator/test/entry-exports.test.ts).
  */
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { REPO_ROOT } from "@roadnerd/registry";
 import ts from "typescript";
@@ -266,5 +266,13 @@ describe("public surfaces (a new name is added here on purpose, or not at all)",
     for (const [pkg, pins] of Object.entries(PINNED)) {
       for (const entry of Object.keys(pins)) expect(declared.has(`${pkg} ${entry}`), `${pkg} ${entry}`).toBe(true);
     }
+  });
+
+  it("leaves the kernel's internals to the kernel: no server file (src, test or bench) imports /internal", () => {
+    const servers = join(REPO_ROOT, "servers");
+    const offenders = readdirSync(servers, { recursive: true, encoding: "utf8" })
+      .filter((f) => f.endsWith(".ts") && !f.includes("node_modules") && !f.includes("/dist/"))
+      .filter((f) => readFileSync(join(servers, f), "utf8").includes("@roadnerd/conventions/internal"));
+    expect(offenders).toEqual([]);
   });
 });

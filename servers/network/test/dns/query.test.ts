@@ -1,11 +1,12 @@
 /** queryDns in-process against a real DNS server on 127.0.0.1:<free port>: the wire, not a mock. */
 import { createSocket } from "node:dgram";
-import { createOutboundPolicy } from "@roadnerd/conventions/internal";
+import { testRuntime } from "@roadnerd/conventions/testing";
 import { startDnsServer, type TestDnsServer } from "@roadnerd/testkit";
 import dnsPacket from "dns-packet";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { formatAnswers } from "../../src/dns/format-answer.ts";
 import { type QueryOptions, queryDns, replyMatches, UDP_ATTEMPTS } from "../../src/dns/query.ts";
+import { server } from "../../src/server.ts";
 import { BIG_TXT, MISBEHAVE, ZONE } from "../helpers/dns-zone.ts";
 
 let dns: TestDnsServer;
@@ -20,7 +21,8 @@ beforeEach(() => {
 });
 
 /** Loopback is allowed by the default policy; the dial checks the server before each socket opens. */
-const policy = createOutboundPolicy({ allow: [], deny: [] });
+// The server's own default policy, as its runtime builds it.
+const policy = testRuntime(server).outbound;
 
 const ask = (name: string, type: QueryOptions["type"] = "A", extra: Partial<QueryOptions> = {}) =>
   queryDns({ name, type, server: dns.host, port: dns.port, timeoutMs: 1000, ...extra, policy });
