@@ -22,17 +22,23 @@ function decode(buf: Buffer): DnsReply | null {
   }
 }
 
-export function udpExchange(
-  message: Buffer,
-  matches: (r: DnsReply) => boolean,
-  o: QueryOptions,
-  timeoutMs: number,
-): Promise<Step> {
+/** One exchange, however it ends (reply, error, deadline, caller gone): settled once, everything released. */
+interface Exchange {
+  finish(step: Step | Error): void;
+  ended(): boolean;
+  /** Aborted at the end: a dial still in flight stops. */
+  signal: AbortSignal;
+  /** Run `fn` after `ms` unless the exchange has ended by then. */
+  later(ms: number, fn: () => void): void;
+  /** What to release at the end: the socket, once dialled. */
+  onEnd(release: () => void): void;
+}
+
+function exchange(o: QueryOptions, timeoutMs: number, timedOut: () => Step, run: (x: Exchange) => void): Promise<Step> {
   return new Promise<Step>((resolve, reject) => {
     const stop = new AbortController();
-    let socket: UdpSocket | undefined;
     const timers: NodeJS.Timeout[] = [];
-    let garbled = false;
+    let release = () => {};
     let done = false;
     const finish = (step: Step | Error) => {
       if (done) return;
@@ -40,47 +46,76 @@ export function udpExchange(
       for (const t of timers) clearTimeout(t);
       o.signal?.removeEventListener("abort", onAbort);
       stop.abort();
-      try {
-        socket?.close();
-      } catch {}
+      release();
       if (step instanceof Error) reject(step);
       else resolve(step);
     };
-    const onAbort = () => finish({ kind: "timeout", garbled });
+    const onAbort = () => finish(timedOut());
     if (o.signal?.aborted) return onAbort();
     o.signal?.addEventListener("abort", onAbort, { once: true });
-    const send = () => {
-      if (!done)
-        socket?.send(
-          message,
-          (err: NodeJS.ErrnoException | null) => err && finish({ kind: "error", message: socketError(err.code, o) }),
-        );
-    };
-    timers.push(setTimeout(() => finish({ kind: "timeout", garbled }), timeoutMs));
-    // The kernel's dial connects the socket to the checked address: a connected socket hears ICMP "port
-    // unreachable" as ECONNREFUSED instead of waiting out the timeout.
-    dialUdp(o.policy, { host: o.server, port: o.port ?? DNS_PORT, signal: stop.signal }).then(
-      (dialed) => {
-        if (done) {
-          dialed.socket.close();
-          return;
-        }
-        socket = dialed.socket;
-        socket.on("error", (err: NodeJS.ErrnoException) =>
-          finish({ kind: "error", message: socketError(err.code, o) }),
-        );
-        socket.on("message", (msg) => {
-          const reply = decode(msg);
-          if (!reply) garbled = true;
-          else if (matches(reply)) finish({ kind: "reply", reply });
-        });
-        send();
-        for (let i = 1; i < UDP_ATTEMPTS; i++) timers.push(setTimeout(send, (timeoutMs * i) / UDP_ATTEMPTS));
+    timers.push(setTimeout(onAbort, timeoutMs));
+    run({
+      finish,
+      ended: () => done,
+      signal: stop.signal,
+      later: (ms, fn) => timers.push(setTimeout(fn, ms)),
+      onEnd: (r) => {
+        release = r;
       },
-      (err: unknown) =>
-        finish(err instanceof DialError ? { kind: "error", message: socketError(err.errno, o) } : toError(err)),
-    );
+    });
   });
+}
+
+export function udpExchange(
+  message: Buffer,
+  matches: (r: DnsReply) => boolean,
+  o: QueryOptions,
+  timeoutMs: number,
+): Promise<Step> {
+  let garbled = false;
+  return exchange(
+    o,
+    timeoutMs,
+    () => ({ kind: "timeout", garbled }),
+    (x) => {
+      let socket: UdpSocket | undefined;
+      const send = () => {
+        if (!x.ended())
+          socket?.send(
+            message,
+            (err: NodeJS.ErrnoException | null) =>
+              err && x.finish({ kind: "error", message: socketError(err.code, o) }),
+          );
+      };
+      // The kernel's dial connects the socket to the checked address: a connected socket hears ICMP "port
+      // unreachable" as ECONNREFUSED instead of waiting out the timeout.
+      dialUdp(o.policy, { host: o.server, port: o.port ?? DNS_PORT, signal: x.signal }).then(
+        (dialed) => {
+          if (x.ended()) {
+            dialed.socket.close();
+            return;
+          }
+          const s = dialed.socket;
+          socket = s;
+          x.onEnd(() => {
+            try {
+              s.close();
+            } catch {}
+          });
+          s.on("error", (err: NodeJS.ErrnoException) => x.finish({ kind: "error", message: socketError(err.code, o) }));
+          s.on("message", (msg) => {
+            const reply = decode(msg);
+            if (!reply) garbled = true;
+            else if (matches(reply)) x.finish({ kind: "reply", reply });
+          });
+          send();
+          for (let i = 1; i < UDP_ATTEMPTS; i++) x.later((timeoutMs * i) / UDP_ATTEMPTS, send);
+        },
+        (err: unknown) =>
+          x.finish(err instanceof DialError ? { kind: "error", message: socketError(err.errno, o) } : toError(err)),
+      );
+    },
+  );
 }
 
 export function tcpExchange(
@@ -89,58 +124,49 @@ export function tcpExchange(
   o: QueryOptions,
   timeoutMs: number,
 ): Promise<Step> {
-  return new Promise<Step>((resolve, reject) => {
-    const stop = new AbortController();
-    let socket: Socket | undefined;
-    let buffered = Buffer.alloc(0);
-    let done = false;
-    const finish = (step: Step | Error) => {
-      if (done) return;
-      done = true;
-      clearTimeout(timer);
-      o.signal?.removeEventListener("abort", onAbort);
-      stop.abort();
-      socket?.destroy();
-      if (step instanceof Error) reject(step);
-      else resolve(step);
-    };
-    const onAbort = () => finish({ kind: "timeout", garbled: false });
-    const timer = setTimeout(onAbort, timeoutMs);
-    if (o.signal?.aborted) return onAbort();
-    o.signal?.addEventListener("abort", onAbort, { once: true });
-    dial(o.policy, { host: o.server, port: o.port ?? DNS_PORT, signal: stop.signal }).then(
-      (dialed) => {
-        if (done) {
-          dialed.socket.destroy();
-          return;
-        }
-        socket = dialed.socket;
-        socket.on("error", (err: NodeJS.ErrnoException) =>
-          finish({ kind: "error", message: socketError(err.code, o, "tcp", false) }),
-        );
-        socket.on("close", () =>
-          finish({ kind: "error", message: "server closed the TCP connection without an answer" }),
-        );
-        socket.on("data", (chunk: Buffer) => {
-          buffered = Buffer.concat([buffered, chunk]);
-          if (buffered.length > MAX_TCP_BYTES) return finish({ kind: "error", message: "TCP answer too large" });
-          // Several framed messages may arrive; take each complete one in turn.
-          while (buffered.length >= 2 && buffered.length >= 2 + buffered.readUInt16BE(0)) {
-            const size = 2 + buffered.readUInt16BE(0);
-            let reply: DnsReply | null = null;
-            try {
-              reply = dnsPacket.streamDecode(buffered.subarray(0, size)) as DnsReply | null;
-            } catch {}
-            buffered = buffered.subarray(size);
-            if (reply && matches(reply)) return finish({ kind: "reply", reply });
+  return exchange(
+    o,
+    timeoutMs,
+    () => ({ kind: "timeout", garbled: false }),
+    (x) => {
+      let buffered = Buffer.alloc(0);
+      dial(o.policy, { host: o.server, port: o.port ?? DNS_PORT, signal: x.signal }).then(
+        (dialed) => {
+          if (x.ended()) {
+            dialed.socket.destroy();
+            return;
           }
-        });
-        socket.write(framed);
-      },
-      (err: unknown) =>
-        finish(err instanceof DialError ? { kind: "error", message: socketError(err.errno, o, "tcp") } : toError(err)),
-    );
-  });
+          const socket: Socket = dialed.socket;
+          x.onEnd(() => socket.destroy());
+          socket.on("error", (err: NodeJS.ErrnoException) =>
+            x.finish({ kind: "error", message: socketError(err.code, o, "tcp", false) }),
+          );
+          socket.on("close", () =>
+            x.finish({ kind: "error", message: "server closed the TCP connection without an answer" }),
+          );
+          socket.on("data", (chunk: Buffer) => {
+            buffered = Buffer.concat([buffered, chunk]);
+            if (buffered.length > MAX_TCP_BYTES) return x.finish({ kind: "error", message: "TCP answer too large" });
+            // Several framed messages may arrive; take each complete one in turn.
+            while (buffered.length >= 2 && buffered.length >= 2 + buffered.readUInt16BE(0)) {
+              const size = 2 + buffered.readUInt16BE(0);
+              let reply: DnsReply | null = null;
+              try {
+                reply = dnsPacket.streamDecode(buffered.subarray(0, size)) as DnsReply | null;
+              } catch {}
+              buffered = buffered.subarray(size);
+              if (reply && matches(reply)) return x.finish({ kind: "reply", reply });
+            }
+          });
+          socket.write(framed);
+        },
+        (err: unknown) =>
+          x.finish(
+            err instanceof DialError ? { kind: "error", message: socketError(err.errno, o, "tcp") } : toError(err),
+          ),
+      );
+    },
+  );
 }
 
 function toError(err: unknown): Error {
