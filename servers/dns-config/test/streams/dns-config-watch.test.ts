@@ -7,7 +7,7 @@ import { rename, symlink } from "node:fs/promises";
 import type { MessageOf } from "@roadnerd/conventions";
 import { runStream } from "@roadnerd/conventions/internal";
 import { collectStream, testRuntime } from "@roadnerd/conventions/testing";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { server } from "../../src/server.ts";
 import { dnsConfigWatch } from "../../src/streams/dns-config-watch.ts";
 import { type BuiltRoot, buildRoot } from "../helpers/build-root.ts";
@@ -17,8 +17,10 @@ type Message = MessageOf<typeof dnsConfigWatch>;
 
 const roots: BuiltRoot[] = [];
 afterEach(async () => {
+  vi.useRealTimers();
   for (const r of roots.splice(0)) await r.remove();
 });
+const realSetTimeout = globalThis.setTimeout;
 
 describe("dns_config_watch", () => {
   it("the first read, then the switch from resolved's stub to NetworkManager's file", async () => {
@@ -72,12 +74,30 @@ describe("dns_config_watch", () => {
   it("nothing changes: one message, then the end at duration_ms", async () => {
     const root = await buildRoot(layouts.resolvconf);
     roots.push(root);
-    const { messages, end } = await collectStream(
-      server,
+    // Rounds and the duration on the test's clock: the first read may take a loaded machine as long as it takes,
+    // and the end comes at 900 ms exactly.
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "performance"] });
+    const messages: Message[] = [];
+    let end: string | undefined;
+    const watching = runStream(
       dnsConfigWatch,
       { interval_ms: 250, duration_ms: 900 },
-      { env: root.env },
-    );
+      testRuntime(server, { env: root.env }),
+      {
+        send: async (m) => {
+          messages.push(m as Message);
+          return true;
+        },
+      },
+    ).then((why) => {
+      end = why;
+    });
+    for (let i = 0; i < 1000 && messages.length === 0; i++) await new Promise((r) => realSetTimeout(r, 10));
+    await vi.advanceTimersByTimeAsync(899);
+    await new Promise((r) => realSetTimeout(r, 20));
+    expect(end).toBeUndefined();
+    await vi.advanceTimersByTimeAsync(1);
+    await watching;
     expect(end).toBe("duration");
     expect(messages.map((m) => [m.change, m.mode, m.servers])).toEqual([[0, "resolvconf", ["192.0.2.1", "192.0.2.2"]]]);
   });
