@@ -102,6 +102,30 @@ describe("dns_config_watch", () => {
     expect(messages.map((m) => [m.change, m.mode, m.servers])).toEqual([[0, "resolvconf", ["192.0.2.1", "192.0.2.2"]]]);
   });
 
+  it("ends quietly when its duration runs out just as a round begins (regression: the cut read was an error)", async () => {
+    const root = await buildRoot(layouts.resolvconf);
+    roots.push(root);
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "performance"] });
+    const messages: Message[] = [];
+    const watching = runStream(
+      dnsConfigWatch,
+      { interval_ms: 250, duration_ms: 500 },
+      testRuntime(server, { env: root.env }),
+      {
+        send: async (m) => {
+          messages.push(m as Message);
+          return true;
+        },
+      },
+    );
+    for (let i = 0; i < 1000 && messages.length === 0; i++) await new Promise((r) => realSetTimeout(r, 10));
+    // The sleep after the first read ends, and before the next read can start, so does the duration.
+    vi.advanceTimersByTime(250);
+    vi.advanceTimersByTime(250);
+    expect(await watching).toBe("duration");
+    expect(messages).toHaveLength(1);
+  });
+
   it("refuses an interval below 250 ms or an unknown key before reading anything", async () => {
     await expect(collectStream(server, dnsConfigWatch, { interval_ms: 10 })).rejects.toMatchObject({
       code: "E_INVALID_INPUT",
