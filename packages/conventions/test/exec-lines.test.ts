@@ -5,13 +5,14 @@
 import { access, chmod, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { z } from "zod";
 import { command, slot } from "../src/define/command.ts";
 import { defineServer } from "../src/define/kit.ts";
 import { defineStream } from "../src/define/stream.ts";
 import { createExecLines, liveProcessGroups, spawnLines } from "../src/process/exec.ts";
-import { collectStream } from "../src/testing/inject.ts";
+import { runStream } from "../src/runtime/run-stream.ts";
+import { collectStream, testRuntime } from "../src/testing/inject.ts";
 import { isLive } from "../src/testing/procfs.ts";
 import { demoPackage } from "./fixtures/demo-server.ts";
 
@@ -44,6 +45,16 @@ exec sleep 30`,
 afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+/**
+ * Deadlines and durations on the test's clock: the program gets all the real time it needs to print, and the
+ * deadline comes when the test advances the clock past it. Processes and pipes stay real.
+ */
+const fakeClock = () => vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "performance"] });
+const realSetTimeout = globalThis.setTimeout;
 
 const follow = command("follow", ["--follow", slot("unit", /^[a-z]+\.service$/, { prefix: "--unit=" })]);
 const short = command("short", []);
@@ -87,11 +98,21 @@ describe("spawnLines", () => {
   });
 
   it("ends at its deadline and when its signal aborts", async () => {
+    fakeClock();
     const timed = await spawnLines([follow], path(), "follow", ["--follow", "--unit=a.service"], { timeoutMs: 200 });
     const all: string[] = [];
-    for await (const line of timed) all.push(line);
+    const reading = (async () => {
+      for await (const line of timed) all.push(line);
+    })();
+    await waitUntil(() => all.includes("after-long"));
+    await vi.advanceTimersByTimeAsync(199);
+    await new Promise((r) => realSetTimeout(r, 20));
+    expect(isLive(timed.pid)).toBe(true);
+    await vi.advanceTimersByTimeAsync(1);
+    await reading;
     expect(all.at(-1)).toBe("after-long");
     expect((await timed.ended).reason).toBe("timeout");
+    vi.useRealTimers();
 
     const controller = new AbortController();
     const aborted = await spawnLines([follow], path(), "follow", ["--follow", "--unit=a.service"], {
@@ -172,12 +193,24 @@ const lineServer = defineServer({ package: demoPackage, instructions: "x", tools
 
 describe("ctx.execLines", () => {
   it("is ended with the stream: its duration kills the process group", async () => {
-    const { messages, end } = await collectStream(
-      lineServer,
+    fakeClock();
+    const messages: Array<{ line: string }> = [];
+    const running = runStream(
       lineStream,
       { duration_ms: 500 },
-      { env: { EXEC_PATH: path() } },
+      testRuntime(lineServer, { env: { EXEC_PATH: path() } }),
+      {
+        send: async (m) => {
+          messages.push(m);
+          return true;
+        },
+      },
     );
+    // The program has printed its lines (however long that took); the duration is still to come.
+    await waitUntil(() => messages.length === 3);
+    await vi.advanceTimersByTimeAsync(500);
+    const end = await running;
+    vi.useRealTimers();
     expect(end).toBe("duration");
     expect(messages.map((m) => m.line)).toEqual(["line 1", "line 2", "line 3"]);
     await waitUntil(() => liveProcessGroups() === 0);
@@ -198,6 +231,7 @@ describe("ctx.execLines", () => {
   });
 });
 
+/** Poll on the real clock, bounded at 30 s (the caller's expect says what did not happen). */
 async function waitUntil(check: () => boolean): Promise<void> {
-  for (let i = 0; i < 50 && !check(); i++) await new Promise((r) => setTimeout(r, 50));
+  for (let i = 0; i < 600 && !check(); i++) await new Promise((r) => realSetTimeout(r, 50));
 }

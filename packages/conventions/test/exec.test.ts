@@ -1,10 +1,10 @@
 import { chmod, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { buildArgv, checkAllowed, command, slot } from "../src/define/command.ts";
 import { DiagError } from "../src/errors/errors.ts";
-import { createExec } from "../src/process/exec.ts";
+import { createExec, KILL_GRACE_MS } from "../src/process/exec.ts";
 import { isLive } from "../src/testing/procfs.ts";
 
 let dir: string;
@@ -32,6 +32,11 @@ beforeAll(async () => {
 afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
+afterEach(() => {
+  vi.useRealTimers();
+});
+const realSetTimeout = globalThis.setTimeout;
+const realDelay = (ms: number) => new Promise((r) => realSetTimeout(r, ms));
 
 const ipAddr = command("ip", ["-j", "addr", "show"]);
 const ipLink = command("ip", ["link", "show", slot("ifname", /^[a-z0-9]{1,15}$/)]);
@@ -116,13 +121,25 @@ describe("createExec", () => {
   });
 
   it("kills the whole process group on timeout, grandchildren included", async () => {
-    const err = await exec()(hang, undefined, { timeoutMs: 300 }).catch((e: unknown) => e);
+    // The deadline on the test's clock: it comes once the program has started its grandchild, however long a
+    // loaded machine took to get there. The processes are real.
+    const pidFile = join(dir, "grandchild.pid");
+    await rm(pidFile, { force: true });
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "performance"] });
+    const ended = exec()(hang, undefined, { timeoutMs: 300 }).catch((e: unknown) => e);
+    let grandchild = 0;
+    for (let i = 0; i < 1000 && !(grandchild > 0); i++) {
+      await realDelay(10);
+      grandchild = Number((await readFile(pidFile, "utf8").catch(() => "")).trim());
+    }
+    expect(grandchild).toBeGreaterThan(0);
+    // The deadline, then the grace after which SIGKILL follows SIGTERM.
+    await vi.advanceTimersByTimeAsync(300 + KILL_GRACE_MS);
+    const err = await ended;
     expect(err).toBeInstanceOf(DiagError);
     expect((err as DiagError).code).toBe("E_TIMEOUT");
-    const grandchild = Number((await readFile(join(dir, "grandchild.pid"), "utf8")).trim());
-    expect(grandchild).toBeGreaterThan(0);
-    // SIGKILL follows SIGTERM after a short grace; give the kernel a moment to reap.
-    await new Promise((r) => setTimeout(r, 400));
+    // The kernel reaps it in its own time (bounded wait).
+    for (let i = 0; i < 200 && isLive(grandchild); i++) await realDelay(50);
     expect(isLive(grandchild)).toBe(false);
   });
 

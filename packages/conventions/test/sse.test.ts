@@ -2,7 +2,7 @@ import type { AddressInfo } from "node:net";
 import { createClient } from "@roadnerd/client";
 import type { FastifyInstance } from "fastify";
 import { request } from "undici";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { buildApp } from "../src/http/http-app.ts";
 import { silentLogger } from "../src/testing/silent-logger.ts";
 import { demoServer, tickLoops } from "./fixtures/demo-server.ts";
@@ -16,6 +16,18 @@ beforeAll(async () => {
   base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
 });
 afterAll(() => app.close());
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+const realSetTimeout = globalThis.setTimeout;
+const delay = (ms: number) => new Promise((r) => realSetTimeout(r, ms));
+
+/** Poll on the real clock (bounded): the fake one only moves when the test says. */
+async function waitUntil(check: () => boolean, what: string): Promise<void> {
+  for (let i = 0; i < 1000 && !check(); i++) await delay(10);
+  if (!check()) throw new Error(`still waiting after 10 s: ${what}`);
+}
 
 async function collect(name: string, query: Record<string, string | number> = {}) {
   const events: Array<{ event: string; data: unknown }> = [];
@@ -69,11 +81,34 @@ describe("SSE", () => {
   });
 
   it("a stream is bounded by duration_ms", async () => {
-    const events = await collect("ticks", { interval_ms: 100, duration_ms: 450, run_id: "w" });
-    const messages = events.filter((e) => e.event === "message").map((e) => e.data);
-    expect(messages.length).toBeGreaterThanOrEqual(3);
-    expect(messages.length).toBeLessThanOrEqual(6);
+    // Ticks and the duration run on the test's clock, so the end comes at 450 ms exactly, whatever the load;
+    // the socket stays real, and each step of the clock leaves it a real moment to carry what was sent.
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "setInterval", "clearInterval"] });
+    const events: Array<{ event: string; data: unknown }> = [];
+    let ended = false;
+    const reading = (async () => {
+      const query = { interval_ms: 100, duration_ms: 450, run_id: "w" };
+      for await (const e of createClient(base).stream("ticks", query)) events.push({ event: e.event, data: e.data });
+      ended = true;
+    })();
+    await waitUntil(() => events.some((e) => e.event === "message"), "the first tick");
+    const step = async (ms: number) => {
+      for (let t = 0; t < ms; t += 10) {
+        await vi.advanceTimersByTimeAsync(10);
+        await delay(1);
+      }
+    };
+    await step(440);
+    await vi.advanceTimersByTimeAsync(9);
+    await delay(20);
+    expect(ended).toBe(false);
+    await vi.advanceTimersByTimeAsync(1);
+    await reading;
+    const messages = events.filter((e) => e.event === "message").map((e) => e.data as { n: number });
+    // Ticks at 0, 100, 200, 300 and 400 ms (a reader that falls behind gets the newest): never a sixth.
     expect(messages[0]).toEqual({ n: 1, summary: "tick 1", run_id: "w" });
+    expect(messages.at(-1)?.n).toBe(5);
+    expect(messages.length).toBeLessThanOrEqual(5);
     expect(events.at(-1)).toEqual({ event: "end", data: { reason: "duration" } });
   });
 
@@ -119,7 +154,7 @@ describe("SSE", () => {
     }
     expect(seen).toBe(3);
     // The server notices the closed socket and the stream's loop ends, long before its 60 s duration.
-    for (let i = 0; i < 50 && tickLoops.active > 0; i++) await new Promise((r) => setTimeout(r, 20));
+    await waitUntil(() => tickLoops.active === 0, "the stream's loop ends");
     expect(tickLoops.active).toBe(0);
   });
 });

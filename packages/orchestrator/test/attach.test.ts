@@ -20,13 +20,15 @@ let dir: string;
 const attachers: Attacher[] = [];
 
 function attacher(options: Partial<ConstructorParameters<typeof Attacher>[0]> = {}): Attacher {
-  const a = new Attacher({ servers, attachTimeoutMs: 10_000, ...options });
+  // Room for a loaded machine to start a server; no assertion rests on how long it took.
+  const a = new Attacher({ servers, attachTimeoutMs: 60_000, ...options });
   attachers.push(a);
   return a;
 }
 
+/** Bounded at 30 s: a loaded machine may take seconds to start or stop a process. */
 async function until(check: () => boolean, what: string): Promise<void> {
-  for (let i = 0; i < 100; i += 1) {
+  for (let i = 0; i < 600; i += 1) {
     if (check()) return;
     await new Promise((r) => setTimeout(r, 50));
   }
@@ -100,7 +102,10 @@ describe("attach on request", () => {
 
   it("a server that dies under a call is restarted once and the call retried", async () => {
     // A TCP peer that accepts and never answers keeps http_check busy until its deadline.
-    const silent = createServer(() => {});
+    let connections = 0;
+    const silent = createServer(() => {
+      connections += 1;
+    });
     await new Promise<void>((r) => silent.listen(0, "127.0.0.1", () => r()));
     const url = `http://127.0.0.1:${(silent.address() as AddressInfo).port}/`;
     try {
@@ -108,8 +113,9 @@ describe("attach on request", () => {
       const a = attacher({ onEvent: (e) => events.push(e.kind) });
       await a.ensure("network");
       const pid = a.pidOf("network") as number;
-      const pending = a.call("network", "http_check", { url, timeout_ms: 1000 });
-      await new Promise((r) => setTimeout(r, 300));
+      // The server dies while its probe waits on the silent peer (3 s: room for a loaded machine to kill it first).
+      const pending = a.call("network", "http_check", { url, timeout_ms: 3000 });
+      await until(() => connections > 0, "the probe to reach the silent peer");
       process.kill(-pid, "SIGKILL");
       const r = await pending;
       expect(r).toMatchObject({ attached: true, restarted: true });

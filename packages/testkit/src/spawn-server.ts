@@ -1,7 +1,9 @@
 /** Spawn a process that logs a JSON "listening" line with its url (a built server), and wait for that line. */
 import { type ChildProcess, spawn } from "node:child_process";
-import { existsSync } from "node:fs";
-import { join } from "node:path";
+import { existsSync, statSync } from "node:fs";
+import { chmod, copyFile, cp, link, mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
 import { REPO_ROOT } from "./repo-root.ts";
 
 export function serverEntry(name: string): string {
@@ -98,11 +100,77 @@ export interface SpawnOptions extends ListenOptions {
   /** Prefix the command, e.g. ["ip", "netns", "exec", "rn-ns1"]. */
   wrap?: string[];
   args?: string[];
+  /**
+   * `wrap` runs it as another user (e.g. `setpriv --reuid=65534`): start it from a copy that user can reach
+   * (see unprivilegedCopy), removed when it stops.
+   */
+  otherUser?: boolean;
 }
 
 /** A built server (servers/<name>/dist/main.js) on port 0, logging at info. */
 export async function spawnServer(name: string, options: SpawnOptions = {}): Promise<SpawnedServer> {
-  const cmd = [...(options.wrap ?? []), process.execPath, serverEntry(name), ...(options.args ?? [])];
-  const server = await spawnListening(cmd, { ...options, env: { LOG_LEVEL: "info", ...options.env } });
-  return { ...server, token: options.env?.AUTH_TOKEN };
+  const copy = options.otherUser ? await unprivilegedCopy(name) : undefined;
+  const node = copy?.node ?? process.execPath;
+  const entry = copy?.entry ?? serverEntry(name);
+  const cmd = [...(options.wrap ?? []), node, entry, ...(options.args ?? [])];
+  let server: ListeningProcess;
+  try {
+    server = await spawnListening(cmd, { ...options, env: { LOG_LEVEL: "info", ...options.env } });
+  } catch (err) {
+    await copy?.cleanup();
+    throw err;
+  }
+  const stop = async () => {
+    await server.stop();
+    await copy?.cleanup();
+  };
+  return { ...server, stop, token: options.env?.AUTH_TOKEN };
+}
+
+/** Others (a user with no rights of its own) may read and run the file itself. */
+const othersMayRun = (path: string) => (statSync(path).mode & 0o005) === 0o005;
+
+/** Others can also reach it: every directory on its path lets them through. */
+function othersReach(path: string): boolean {
+  for (let dir = dirname(path); ; dir = dirname(dir)) {
+    if ((statSync(dir).mode & 0o001) === 0) return false;
+    if (dir === dirname(dir)) return true;
+  }
+}
+
+export interface UnprivilegedCopy {
+  /** This Node, or a link to it where another user can reach it. */
+  node: string;
+  entry: string;
+  cleanup(): Promise<void>;
+}
+
+/**
+ * A server's built bundle copied to a world-readable temp dir, so a test can run it as an unprivileged user
+ * wherever the checkout is: inside a 0700 directory (a root user's home, /root/…) that user could not reach
+ * dist/main.js, nor a Node fetched into the checkout (.tools/node24). The bundle is self-contained.
+ */
+export async function unprivilegedCopy(name: string): Promise<UnprivilegedCopy> {
+  const entry = serverEntry(name);
+  // mkdtemp makes it 0700: opened to others below, its contents only ever read.
+  const dir = await mkdtemp(join(tmpdir(), `rn-${name}-bundle-`));
+  const cleanup = () => rm(dir, { recursive: true, force: true });
+  try {
+    await chmod(dir, 0o755);
+    await cp(dirname(entry), join(dir, "dist"), { recursive: true });
+    const node = process.execPath;
+    if (othersMayRun(node) && othersReach(node)) return { node, entry: join(dir, "dist", "main.js"), cleanup };
+    const here = join(dir, "node");
+    if (othersMayRun(node)) {
+      // A hard link costs nothing (the same file, now on a path others can walk); across filesystems, a copy.
+      await link(node, here).catch(() => copyFile(node, here));
+    } else {
+      await copyFile(node, here);
+      await chmod(here, 0o755);
+    }
+    return { node: here, entry: join(dir, "dist", "main.js"), cleanup };
+  } catch (err) {
+    await cleanup();
+    throw err;
+  }
 }

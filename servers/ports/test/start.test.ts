@@ -41,7 +41,8 @@ describe("the built ports server", () => {
   });
 
   it("streams port_watch over SSE: the current holder, masked, then end at the duration", async () => {
-    const events = await all(client.stream("port_watch", { port, interval_ms: 100, duration_ms: 1500 }));
+    // Long enough for a loaded machine's first round (every process's descriptors read) to come well inside it.
+    const events = await all(client.stream("port_watch", { port, interval_ms: 100, duration_ms: 5000 }));
     expect(events.map((e) => e.event)).toEqual(["message", "end"]);
     expect(events[0]?.data).toEqual({
       change: "initial",

@@ -3,7 +3,7 @@
  * resolver (node:dns/promises is mocked), so no query leaves the machine.
  */
 import { createServer, type Server } from "node:net";
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import {
   CLOSED_PORT,
   diagRoutes,
@@ -29,6 +29,28 @@ vi.mock("node:dns/promises", async (importOriginal) => {
 });
 
 const policy = createOutboundPolicy({ allow: [], deny: [] });
+
+/**
+ * Deadlines and slow answers on the test's clock (the test servers run in this process too): a phase ends
+ * when the test advances the clock, never because a loaded machine was slow. Sockets stay real.
+ */
+function fakeClock(): void {
+  vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "performance"] });
+  // performance.now() on a live process is never 0: a phase mark taken at 0 would read as "not yet".
+  vi.advanceTimersByTime(1000);
+}
+afterEach(() => {
+  vi.useRealTimers();
+});
+const realSetTimeout = globalThis.setTimeout;
+
+/** Wait (real clock, bounded) until the server has the request `line` one more time than `before`. */
+async function requested(server: TestServer | undefined, line: string, before: number): Promise<void> {
+  const count = () => server?.requests.filter((r) => r === line).length ?? 0;
+  for (let i = 0; i < 1000 && count() <= before; i++) await new Promise((r) => realSetTimeout(r, 10));
+  if (count() <= before) throw new Error(`the server never got ${line}`);
+}
+const asked = (server: TestServer | undefined, line: string) => server?.requests.filter((r) => r === line).length ?? 0;
 let certs: TestCerts;
 const servers: Record<string, TestServer> = {};
 let garbage: Server;
@@ -106,16 +128,31 @@ describe("httpRequest: one pinned hop", () => {
   });
 
   it("a slow first byte shows in ttfb", async () => {
-    const r = await httpRequest(policy, `${servers.plain?.url}/slow?ms=300`, { timeoutMs: 3000 });
+    fakeClock();
+    const before = asked(servers.plain, "GET /slow?ms=300");
+    const pending = httpRequest(policy, `${servers.plain?.url}/slow?ms=300`, { timeoutMs: 3000 });
+    await requested(servers.plain, "GET /slow?ms=300", before);
+    await vi.advanceTimersByTimeAsync(300);
+    const r = await pending;
     if (!r.ok) throw new Error(r.failure.detail);
-    expect(r.response.timing.ttfb).toBeGreaterThanOrEqual(290);
-    expect(r.response.timing.connect).toBeLessThan(200);
+    // The 300 ms the server waited are the first byte's, none of them the connection's.
+    expect(r.response.timing.ttfb).toBe(300);
+    expect(r.response.timing.connect).toBe(0);
   });
 
   it("a first byte later than the deadline is E_TIMEOUT in the request phase, on time", async () => {
-    const started = performance.now();
-    const r = await httpRequest(policy, `${servers.plain?.url}/slow?ms=5000`, { timeoutMs: 300 });
-    expect(performance.now() - started).toBeLessThan(1500);
+    fakeClock();
+    const before = asked(servers.plain, "GET /slow?ms=5000");
+    let settled = false;
+    const pending = httpRequest(policy, `${servers.plain?.url}/slow?ms=5000`, { timeoutMs: 300 }).finally(() => {
+      settled = true;
+    });
+    await requested(servers.plain, "GET /slow?ms=5000", before);
+    await vi.advanceTimersByTimeAsync(299);
+    await new Promise((r) => realSetTimeout(r, 50));
+    expect(settled).toBe(false);
+    await vi.advanceTimersByTimeAsync(1);
+    const r = await pending;
     if (r.ok) throw new Error("expected a timeout");
     expect(r.failure.code).toBe("E_TIMEOUT");
     expect(r.failure.phase).toBe("request");
@@ -275,8 +312,13 @@ describe("httpProbe: redirects followed by hand, every hop checked", () => {
   });
 
   it("the deadline covers the whole chain", async () => {
+    fakeClock();
     const to = `${servers.plain?.url}/to?url=${encodeURIComponent("/slow?ms=5000")}`;
-    const r = await httpProbe(policy, to, { timeoutMs: 300 });
+    const before = asked(servers.plain, "GET /slow?ms=5000");
+    const pending = httpProbe(policy, to, { timeoutMs: 300 });
+    await requested(servers.plain, "GET /slow?ms=5000", before);
+    await vi.advanceTimersByTimeAsync(300);
+    const r = await pending;
     expect(r.hops.map((h) => h.status)).toEqual([302]);
     expect(r.failure).toMatchObject({ code: "E_TIMEOUT", phase: "request", url: `${servers.plain?.url}/slow?ms=5000` });
   });

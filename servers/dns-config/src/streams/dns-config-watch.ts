@@ -42,8 +42,12 @@ export const dnsConfigWatch = defineStream({
     let change = 0;
     // Bounded: the stream's duration ends it; the cap on reads is a second guard.
     for (let read = 0; read < 100_000; read++) {
-      const r = await ctx.call(dnsConfigGet, {});
-      if (ctx.signal.aborted) return;
+      // A read cut short by the stream's own end (its duration, the client leaving) ends it quietly.
+      const r = await ctx.call(dnsConfigGet, {}).catch((err: unknown) => {
+        if (ctx.signal.aborted) return undefined;
+        throw err;
+      });
+      if (!r || ctx.signal.aborted) return;
       const now = Object.fromEntries(WATCHED.map((k) => [k, JSON.stringify(r[k])]));
       const changed = WATCHED.filter((k) => last === undefined || last[k] !== now[k]);
       if (changed.length > 0) {

@@ -4,8 +4,9 @@
  * and the end at duration_ms.
  */
 import { rename, symlink } from "node:fs/promises";
+import type { MessageOf } from "@roadnerd/conventions";
 import { collectStream } from "@roadnerd/conventions/testing";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { server } from "../../src/server.ts";
 import { dnsConfigWatch } from "../../src/streams/dns-config-watch.ts";
 import { type BuiltRoot, buildRoot } from "../helpers/build-root.ts";
@@ -13,8 +14,11 @@ import { layouts, NETWORK_MANAGER } from "../helpers/layouts.ts";
 
 const roots: BuiltRoot[] = [];
 afterEach(async () => {
+  vi.useRealTimers();
   for (const r of roots.splice(0)) await r.remove();
 });
+type Message = MessageOf<typeof dnsConfigWatch>;
+const realSetTimeout = globalThis.setTimeout;
 
 describe("dns_config_watch", () => {
   it("the first read, then the switch from resolved's stub to NetworkManager's file", async () => {
@@ -67,14 +71,46 @@ describe("dns_config_watch", () => {
   it("nothing changes: one message, then the end at duration_ms", async () => {
     const root = await buildRoot(layouts.resolvconf);
     roots.push(root);
-    const { messages, end } = await collectStream(
+    // Rounds and the duration on the test's clock: the first read may take a loaded machine as long as it takes,
+    // and the end comes at 900 ms exactly.
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "performance"] });
+    const messages: Message[] = [];
+    let end: string | undefined;
+    const watching = collectStream(
       server,
       dnsConfigWatch,
       { interval_ms: 250, duration_ms: 900 },
-      { env: root.env },
-    );
+      { env: root.env, onMessage: (m) => void messages.push(m) },
+    ).then((r) => {
+      end = r.end;
+    });
+    for (let i = 0; i < 1000 && messages.length === 0; i++) await new Promise((r) => realSetTimeout(r, 10));
+    await vi.advanceTimersByTimeAsync(899);
+    await new Promise((r) => realSetTimeout(r, 20));
+    expect(end).toBeUndefined();
+    await vi.advanceTimersByTimeAsync(1);
+    await watching;
     expect(end).toBe("duration");
     expect(messages.map((m) => [m.change, m.mode, m.servers])).toEqual([[0, "resolvconf", ["192.0.2.1", "192.0.2.2"]]]);
+  });
+
+  it("ends quietly when its duration runs out just as a round begins (regression: the cut read was an error)", async () => {
+    const root = await buildRoot(layouts.resolvconf);
+    roots.push(root);
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "performance"] });
+    const messages: Message[] = [];
+    const watching = collectStream(
+      server,
+      dnsConfigWatch,
+      { interval_ms: 250, duration_ms: 500 },
+      { env: root.env, onMessage: (m) => void messages.push(m) },
+    ).then((r) => r.end);
+    for (let i = 0; i < 1000 && messages.length === 0; i++) await new Promise((r) => realSetTimeout(r, 10));
+    // The sleep after the first read ends, and before the next read can start, so does the duration.
+    vi.advanceTimersByTime(250);
+    vi.advanceTimersByTime(250);
+    expect(await watching).toBe("duration");
+    expect(messages).toHaveLength(1);
   });
 
   it("refuses an interval below 250 ms or an unknown key before reading anything", async () => {

@@ -3,7 +3,7 @@ import { createSocket } from "node:dgram";
 import { testRuntime } from "@roadnerd/conventions/testing";
 import { startDnsServer, type TestDnsServer } from "@roadnerd/testkit";
 import dnsPacket from "dns-packet";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { formatAnswers } from "../../src/dns/format-answer.ts";
 import { type QueryOptions, queryDns, replyMatches, UDP_ATTEMPTS } from "../../src/dns/query.ts";
 import { server } from "../../src/server.ts";
@@ -21,11 +21,33 @@ beforeEach(() => {
 });
 
 /** Loopback is allowed by the default policy; the dial checks the server before each socket opens. */
-// The server's own default policy, as its runtime builds it.
 const policy = testRuntime(server).outbound;
 
+// Answered questions never wait on their timeout: a long one costs nothing and no loaded machine reaches it.
 const ask = (name: string, type: QueryOptions["type"] = "A", extra: Partial<QueryOptions> = {}) =>
-  queryDns({ name, type, server: dns.host, port: dns.port, timeoutMs: 1000, ...extra, policy });
+  queryDns({ name, type, server: dns.host, port: dns.port, timeoutMs: 10_000, ...extra, policy });
+
+/**
+ * Time the test controls for retransmits and deadlines: each fires when the test advances the clock, never
+ * because a loaded machine was slow. Sockets stay real; `waitUntil` polls them on the real clock.
+ */
+const realSetTimeout = globalThis.setTimeout;
+const fakeClock = () => vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "performance"] });
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+async function waitUntil(check: () => boolean, what: string): Promise<void> {
+  for (let i = 0; i < 1000 && !check(); i++) await new Promise((r) => realSetTimeout(r, 10));
+  if (!check()) throw new Error(`still waiting after 10 s: ${what}`);
+}
+
+/** Two turns of the event loop: a datagram already sent over loopback has been read by then. */
+async function loopTurns(): Promise<void> {
+  for (let i = 0; i < 2; i++) await new Promise((r) => setImmediate(r));
+}
+
+const seen = (name: string) => dns.queries.filter((q) => q.name === name).length;
 
 /** Sockets are released a tick after close: wait, then count what is still open. */
 async function openSockets(): Promise<number> {
@@ -75,22 +97,40 @@ describe("queryDns", () => {
   });
 
   it("times out on a name that is never answered, after retransmitting", async () => {
-    const started = performance.now();
-    const out = await ask("silent.example.test", "A", { timeoutMs: 300 });
-    expect(out).toMatchObject({ ok: false, failure: "TIMEOUT" });
-    expect(performance.now() - started).toBeGreaterThanOrEqual(290);
-    expect(performance.now() - started).toBeLessThan(1000);
-    expect(dns.queries.filter((q) => q.name === "silent.example.test")).toHaveLength(UDP_ATTEMPTS);
+    fakeClock();
+    const pending = ask("silent.example.test", "A", { timeoutMs: 300 });
+    // One send at once, then one every 100 ms (none sooner), then the deadline at 300 ms.
+    for (let sent = 1; sent <= UDP_ATTEMPTS; sent++) {
+      await waitUntil(() => seen("silent.example.test") >= sent, `send ${sent}`);
+      await vi.advanceTimersByTimeAsync(300 / UDP_ATTEMPTS - 1);
+      await loopTurns();
+      expect(seen("silent.example.test")).toBe(sent);
+      await vi.advanceTimersByTimeAsync(1);
+    }
+    expect(await pending).toMatchObject({ ok: false, failure: "TIMEOUT", ms: 300 });
+    expect(seen("silent.example.test")).toBe(UDP_ATTEMPTS);
   });
 
   it("an address record whose data is cut short is BAD_REPLY, never a made-up address", async () => {
-    const out = await ask("short.example.test", "A", { timeoutMs: 300 });
+    const out = await ask("short.example.test", "A");
     expect(out).toMatchObject({ ok: false, failure: "BAD_REPLY", message: "malformed A record data" });
   });
 
-  it("reports only garbage as BAD_REPLY", async () => {
-    const out = await ask("garbage.example.test", "A", { timeoutMs: 300 });
-    expect(out).toMatchObject({ ok: false, failure: "BAD_REPLY" });
+  it("reports only garbage as BAD_REPLY, at the deadline", async () => {
+    fakeClock();
+    const pending = ask("garbage.example.test", "A", { timeoutMs: 300 });
+    let settled = false;
+    void pending.then(() => {
+      settled = true;
+    });
+    // Each send is answered with garbage at once; none of it ends the wait early.
+    for (let sent = 1; sent <= UDP_ATTEMPTS; sent++) {
+      await waitUntil(() => seen("garbage.example.test") >= sent, `send ${sent}`);
+      await loopTurns();
+      expect(settled).toBe(false);
+      await vi.advanceTimersByTimeAsync(300 / UDP_ATTEMPTS);
+    }
+    expect(await pending).toMatchObject({ ok: false, failure: "BAD_REPLY", ms: 300 });
   });
 
   it("says UNREACHABLE at once when nothing listens on the port", async () => {
@@ -98,7 +138,8 @@ describe("queryDns", () => {
     await new Promise<void>((r) => probe.bind(0, "127.0.0.1", () => r()));
     const port = probe.address().port;
     await new Promise<void>((r) => probe.close(() => r()));
-    const started = performance.now();
+    // With the clock stopped no retransmit or deadline can fire: the answer comes from the ICMP error alone.
+    fakeClock();
     const out = await queryDns({
       name: "host.example.test",
       type: "A",
@@ -107,8 +148,7 @@ describe("queryDns", () => {
       timeoutMs: 1500,
       policy,
     });
-    expect(out).toMatchObject({ ok: false, failure: "UNREACHABLE" });
-    expect(performance.now() - started).toBeLessThan(1000);
+    expect(out).toMatchObject({ ok: false, failure: "UNREACHABLE", ms: 0 });
   });
 
   it("says TCP_FAILED when the answer is truncated and TCP is closed", async () => {
@@ -131,7 +171,7 @@ describe("queryDns", () => {
         type: "A",
         server: "127.0.0.1",
         port,
-        timeoutMs: 1000,
+        timeoutMs: 10_000,
         policy,
       });
       expect(out).toMatchObject({ ok: false, failure: "TCP_FAILED" });
@@ -141,12 +181,12 @@ describe("queryDns", () => {
   });
 
   it("stops at once when the signal aborts", async () => {
+    fakeClock();
     const controller = new AbortController();
     setTimeout(() => controller.abort(), 50);
-    const started = performance.now();
-    const out = await ask("silent.example.test", "A", { timeoutMs: 5000, signal: controller.signal });
-    expect(out).toMatchObject({ ok: false, failure: "TIMEOUT" });
-    expect(performance.now() - started).toBeLessThan(500);
+    const pending = ask("silent.example.test", "A", { timeoutMs: 5000, signal: controller.signal });
+    await vi.advanceTimersByTimeAsync(50);
+    expect(await pending).toMatchObject({ ok: false, failure: "TIMEOUT", ms: 50 });
   });
 
   it("leaves no socket open, whatever the outcome", async () => {

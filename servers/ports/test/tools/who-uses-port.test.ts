@@ -134,7 +134,11 @@ describe("who_uses_port", () => {
 describe("who_uses_port run by an unprivileged user (setpriv nobody)", () => {
   let srv: SpawnedServer;
   beforeAll(async () => {
-    srv = await spawnServer("ports", { wrap: ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"] });
+    srv = await spawnServer("ports", {
+      wrap: ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"],
+      // Wherever the checkout is (a 0700 home included), nobody runs a copy it can reach.
+      otherUser: true,
+    });
   });
   afterAll(async () => {
     await srv?.stop();

@@ -37,7 +37,10 @@ afterAll(async () => {
 });
 afterEach(() => {
   vi.unstubAllEnvs();
+  vi.useRealTimers();
 });
+
+const realSetTimeout = globalThis.setTimeout;
 
 const env = (extra: Record<string, string> = {}) => ({
   env: { OUTBOUND_ALLOW: "127.0.0.1", PROXY_CA_FILE: certs.caFile, ...extra },
@@ -148,12 +151,19 @@ describe("proxy_connectivity_test through a real proxy", () => {
       setTimeout(() => res.writeHead(200).end(), 3000).unref();
     });
     try {
-      const r = await callTool(
+      // The deadline on the test's clock, advanced once the request has reached the target through the proxy:
+      // the first byte is what hung, however long a loaded machine took to get there. Sockets stay real.
+      vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "performance"] });
+      vi.advanceTimersByTime(1000);
+      const pending = callTool(
         server,
         proxyConnectivityTest,
         { url: `${slow.url}/`, proxy: open.url, timeout_ms: 400 },
         env(),
       );
+      for (let i = 0; i < 1000 && slow.requests.length === 0; i++) await new Promise((r) => realSetTimeout(r, 10));
+      await vi.advanceTimersByTimeAsync(400);
+      const r = await pending;
       expect(r).toMatchObject({ error: "E_TIMEOUT", phase: "ttfb" });
     } finally {
       await slow.close();

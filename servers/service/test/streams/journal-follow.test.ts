@@ -12,7 +12,8 @@ const LATE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z rn-late\[\d+\]: /;
 const followers = (unit: string) =>
   pidsWhere("cmdline", (c) => c.startsWith("journalctl\0") && c.includes(`--unit=${unit}\0--follow`)).filter(isLive);
 
-async function until(check: () => boolean, tries = 50): Promise<void> {
+/** Bounded polling (30 s by default): a loaded machine may take seconds to start or stop a process. */
+async function until(check: () => boolean, tries = 300): Promise<void> {
   for (let i = 0; i < tries && !check(); i++) await new Promise((r) => setTimeout(r, 100));
 }
 
@@ -30,7 +31,8 @@ describe("journal_follow against a booted systemd", () => {
     const reading = (async () => {
       for await (const e of createClient(booted.server.url).stream("journal_follow", {
         name: "rn-late",
-        duration_ms: 6000,
+        // Room for a loaded machine to start journalctl and the unit inside the duration.
+        duration_ms: 15_000,
         run_id: "f1",
       })) {
         events.push(e);
@@ -40,7 +42,7 @@ describe("journal_follow against a booted systemd", () => {
     // Start the unit until its own line has come through: journalctl needs a moment after it starts before it
     // follows from the end of the journal, and lines logged before that are not "new".
     const ownLine = () => events.some((e) => e.event === "message" && LATE.test((e.data as { line: string }).line));
-    for (let i = 0; i < 10 && !ownLine(); i++) {
+    for (let i = 0; i < 24 && !ownLine(); i++) {
       booted.harness.systemctl("start", "rn-late.service");
       await until(ownLine, 5);
     }
@@ -114,7 +116,7 @@ describe("journal_follow without systemd", () => {
       const { messages, end } = await collectStream(
         server,
         journalFollowStream,
-        { name: "ssh", duration_ms: 2000 },
+        { name: "ssh", duration_ms: 15_000 },
         { env: fake.env },
       );
       expect(end).toBe("done");

@@ -268,7 +268,9 @@ export async function walk(o: WalkOptions): Promise<WalkResult> {
     });
   }
 
-  let lastProgress = performance.now();
+  // The first report comes right after the first slice of a walk that goes on (however slow the machine, a
+  // caller sees the walk under way), then one every progressEveryMs.
+  let lastProgress: number | undefined;
   // The first slice always runs, so even the shortest deadline answers with something; the kernel's hard
   // stop comes 300 ms after the deadline, far beyond one slice.
   for (let first = true; ; first = false) {
@@ -283,19 +285,18 @@ export async function walk(o: WalkOptions): Promise<WalkResult> {
     }
     const empty = slice(first ? now + SLICE_MS : Math.min(now + SLICE_MS, o.deadline));
     startLanes();
-    if (o.onProgress && performance.now() - lastProgress >= (o.progressEveryMs ?? 250)) {
+    const finished = empty && !current && lanes.size === 0 && pending() === 0;
+    const sinceLast = lastProgress === undefined ? undefined : performance.now() - lastProgress;
+    if (o.onProgress && (sinceLast === undefined ? !finished : sinceLast >= (o.progressEveryMs ?? 250))) {
       lastProgress = performance.now();
       o.onProgress({ ...p });
     }
-    if (empty && !current) {
-      if (lanes.size === 0 && pending() === 0) {
-        stopped = "done";
-        break;
-      }
-      await idle();
-    } else {
-      await yieldToLoop();
+    if (finished) {
+      stopped = "done";
+      break;
     }
+    if (empty && !current) await idle();
+    else await yieldToLoop();
   }
   // Lanes still in flight drop what they get from now on: the answer is fixed here.
   const entries = topN([...fileNodes], dirNodes, o.n).map((e) => ({ ...e }));

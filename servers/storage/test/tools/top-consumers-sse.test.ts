@@ -72,6 +72,8 @@ describe("/sse/top_consumers", () => {
   });
 
   it("reports progress to a caller that listens, and answers partially (truncated) at its deadline", async () => {
+    // The walk reports right after its first slice, so even a deadline this close sees progress, however
+    // slow the machine; the deadline still cuts a walk of 100k files short.
     const seen: Progress[] = [];
     const result = await callTool(
       storage,
@@ -80,7 +82,7 @@ describe("/sse/top_consumers", () => {
       { env: { STORAGE_ROOTS: root }, onProgress: (p) => seen.push(p as Progress) },
     );
     expect(result.truncated).toBe(true);
-    expect(result.scanned.files).toBeGreaterThan(0);
+    expect(result.entries.length).toBeGreaterThan(0);
     expect(result.scanned.files).toBeLessThan(100_000);
     expect(seen.length).toBeGreaterThan(0);
     expect(seen.at(-1)?.files).toBeLessThanOrEqual(result.scanned.files);

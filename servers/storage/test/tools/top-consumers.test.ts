@@ -125,9 +125,13 @@ describe("top_consumers", () => {
   });
 
   it("stops at its deadline on 100k files and answers with what it has", async () => {
-    const r = await call({ path: many, timeout_ms: 50 });
+    // 600 ms leaves the walk at most 300 ms (the kernel's and the tool's margins come off), far from enough for
+    // 100k files, and room for a loaded machine to start it before the call itself is cut (a 50 ms call could be
+    // cut before the walk began). What it has: the first slice always runs (at least 64 entries, here the top
+    // directories), however little of the deadline a loaded machine left it.
+    const r = await call({ path: many, timeout_ms: 600 });
     expect(r.truncated).toBe(true);
-    expect(r.scanned.files).toBeGreaterThan(0);
+    expect(r.entries.length).toBeGreaterThan(0);
     expect(r.scanned.files).toBeLessThan(100_000);
     expect(r.summary).toContain("partial");
     const full = await call({ path: many, timeout_ms: 15_000, n: 2 });

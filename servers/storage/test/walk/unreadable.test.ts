@@ -9,7 +9,7 @@ import { chmodSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { createClient } from "@roadnerd/client";
 import { callTool } from "@roadnerd/conventions/testing";
-import { type ListeningProcess, serverEntry, spawnListening } from "@roadnerd/testkit";
+import { type SpawnedServer, spawnServer } from "@roadnerd/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { server } from "../../src/server.ts";
 import { topConsumers } from "../../src/tools/top-consumers.ts";
@@ -20,7 +20,7 @@ const NOBODY = "65534";
 let m: ScratchMounts;
 let root: string;
 let tree: string;
-let asNobody: ListeningProcess;
+let asNobody: SpawnedServer;
 
 interface Answer {
   scanned: { dirs: number; files: number; bytes: number };
@@ -40,10 +40,12 @@ beforeAll(async () => {
   file(join(tree, "listonly/c"), 3 * MIB);
   chmodSync(join(tree, "locked"), 0o000);
   chmodSync(join(tree, "listonly"), 0o444);
-  asNobody = await spawnListening(
-    ["setpriv", `--reuid=${NOBODY}`, `--regid=${NOBODY}`, "--clear-groups", process.execPath, serverEntry("storage")],
-    { env: { STORAGE_ROOTS: root } },
-  );
+  asNobody = await spawnServer("storage", {
+    wrap: ["setpriv", `--reuid=${NOBODY}`, `--regid=${NOBODY}`, "--clear-groups"],
+    env: { STORAGE_ROOTS: root },
+    // Wherever the checkout is (a 0700 home included), nobody runs a copy it can reach.
+    otherUser: true,
+  });
 });
 
 afterAll(async () => {

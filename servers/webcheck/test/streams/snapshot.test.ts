@@ -37,8 +37,19 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-const snap = (input: Record<string, unknown>, within: TestRuntime = runtime) =>
-  collectStream(server, snapshot, { duration_ms: 20_000, ...input }, { runtime: within });
+/**
+ * Room for a cold Chromium on a loaded machine: a long page-load deadline and duration, which cost nothing
+ * when the page loads at once. Tests about a deadline set their own timeout_ms.
+ */
+const snap = (input: Record<string, unknown>, within: TestRuntime = runtime, signal?: AbortSignal) =>
+  collectStream(server, snapshot, { duration_ms: 60_000, timeout_ms: 50_000, ...input }, { runtime: within, signal });
+
+const realSetTimeout = globalThis.setTimeout;
+/** Poll (bounded) until `check` holds. */
+async function waitUntil(check: () => boolean, what: string): Promise<void> {
+  for (let i = 0; i < 600 && !check(); i++) await new Promise((r) => realSetTimeout(r, 50));
+  if (!check()) throw new Error(`still waiting after 30 s: ${what}`);
+}
 
 /** Chromium processes that are children of this test process (live: an exited one not reaped yet is not). */
 const browserPids = () =>
@@ -71,7 +82,7 @@ describe("snapshot", () => {
     expect(m?.screenshot.path.startsWith(`${dir}/snapshot-`)).toBe(true);
     expect(m?.summary).toContain(`"${PAGE_TITLE}"`);
     expect(pages.requests).toContain("GET /");
-  }, 30_000);
+  });
 
   it("the second snapshot reuses the warm browser", async () => {
     const before = browsersHere();
@@ -178,7 +189,7 @@ describe("snapshot", () => {
       else res.writeHead(200, { "content-type": "text/html" }).end(page);
     });
     try {
-      const { messages } = await snap({ url: `${web.url}/`, timeout_ms: 8000 });
+      const { messages } = await snap({ url: `${web.url}/` });
       expect(datagrams).toBe(0);
       // WebRTC is not there at all, in the page or in a fresh iframe it makes.
       expect(messages[0]?.title).toBe("rtc top:refused,iframe:refused");
@@ -186,7 +197,7 @@ describe("snapshot", () => {
       udp.close();
       await web.close();
     }
-  }, 30_000);
+  });
 
   it("a page that never loads is E_TIMEOUT, and the browser still works after", async () => {
     await expect(snap({ url: `${pages.url}/hang`, timeout_ms: 1000 })).rejects.toMatchObject({
@@ -216,15 +227,19 @@ describe("snapshot", () => {
   it("one snapshot more than WEBCHECK_MAX_SNAPSHOTS is E_BUSY", async () => {
     const one = testRuntime(server, { env: { ...env, WEBCHECK_MAX_SNAPSHOTS: "1" } });
     try {
-      const hanging = snap({ url: `${pages.url}/hang`, timeout_ms: 3000 }, one).catch((e: { code: string }) => e.code);
-      // Let the first take its slot (it launches this runtime's browser meanwhile).
-      await new Promise((r) => setTimeout(r, 300));
+      const hangs = () => pages.requests.filter((r) => r === "GET /hang").length;
+      const before = hangs();
+      const controller = new AbortController();
+      const hanging = snap({ url: `${pages.url}/hang` }, one, controller.signal).catch((e: { code: string }) => e.code);
+      // The first holds its slot once its page is loading (it launches this runtime's browser first).
+      await waitUntil(() => hangs() > before, "the first snapshot is loading its page");
       await expect(snap({ url: `${pages.url}/` }, one)).rejects.toMatchObject({ code: "E_BUSY" });
+      controller.abort();
       expect(await hanging).toBe("E_TIMEOUT");
     } finally {
       await one.close();
     }
-  }, 30_000);
+  });
 
   it("the browser closes after WEBCHECK_BROWSER_IDLE_MS without a snapshot", async () => {
     const idle = testRuntime(server, { env: { ...env, WEBCHECK_BROWSER_IDLE_MS: "300" } });
@@ -235,8 +250,7 @@ describe("snapshot", () => {
       const launched = browserPids().filter((p) => !before.has(p));
       expect(launched).toHaveLength(1);
       const pid = launched[0] ?? 0;
-      for (let i = 0; i < 50 && isLive(pid); i += 1) await new Promise((r) => setTimeout(r, 100));
-      expect(isLive(pid)).toBe(false);
+      await waitUntil(() => !isLive(pid), "the idle browser closes");
       // The file's own warm browser is not this runtime's: it is still up.
       expect(browsersHere()).toBe(before.size);
       // Only our own files ever land in the artifacts dir.
@@ -244,5 +258,5 @@ describe("snapshot", () => {
     } finally {
       await idle.close();
     }
-  }, 30_000);
+  });
 });
