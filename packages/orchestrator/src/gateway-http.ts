@@ -23,15 +23,22 @@ function send(res: ServerResponse, answer: NonNullable<McpAnswer>): void {
 
 const refused = (message: string) => ({ status: 403, body: { error: { code: "E_FORBIDDEN", message } } });
 
-/** The body as text, or undefined past the limit (the rest is read and dropped, so the answer can be sent). */
+/**
+ * The body as text, or undefined as soon as it passes the limit: the rest is not read (a client could keep
+ * sending for minutes), and the 413 closes the connection (`connection: close`, then the socket is ended).
+ */
 function readBody(req: IncomingMessage): Promise<string | undefined> {
   return new Promise((resolve, reject) => {
     let size = 0;
     const chunks: Buffer[] = [];
-    req.on("data", (c: Buffer) => {
+    const onData = (c: Buffer) => {
       size += c.length;
-      if (size <= MAX_BODY) chunks.push(c);
-    });
+      if (size <= MAX_BODY) return void chunks.push(c);
+      req.off("data", onData);
+      req.pause();
+      resolve(undefined);
+    };
+    req.on("data", onData);
     req.on("end", () => resolve(size > MAX_BODY ? undefined : Buffer.concat(chunks).toString("utf8")));
     req.on("error", reject);
   });
@@ -51,7 +58,8 @@ async function answerPost(req: IncomingMessage, res: ServerResponse, source: Ret
   const text = await readBody(req);
   if (text === undefined) {
     const tooLarge = rpcError(null, RPC.InvalidRequest, `body larger than ${MAX_BODY} bytes`, "E_INVALID_INPUT");
-    return { status: 413, body: tooLarge };
+    res.once("finish", () => req.socket.destroySoon());
+    return { status: 413, body: tooLarge, headers: { connection: "close" } };
   }
   let body: unknown;
   if (/^application\/json\b/i.test(req.headers["content-type"] ?? "")) {

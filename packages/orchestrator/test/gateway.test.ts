@@ -4,6 +4,7 @@
  * call to a server that was not running attaches it.
  */
 import { request } from "node:http";
+import { connect } from "node:net";
 import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
@@ -112,6 +113,26 @@ describe("gateway over Streamable HTTP", () => {
     expect(await postWith(gateway.url, { host: "evil.example" })).toBe(403);
     expect(await postWith(gateway.url, { host: url.host, origin: "http://evil.example" })).toBe(403);
     expect(await postWith(gateway.url, { host: url.host, origin: `http://${url.host}` })).toBe(200);
+  });
+
+  it("a body past 1 MiB is answered 413 at once, while the client still says more is coming", async () => {
+    const url = new URL(gateway.url);
+    const socket = connect(Number(url.port), "127.0.0.1");
+    const answer = new Promise<string>((resolve) => {
+      let text = "";
+      socket.on("data", (c: Buffer) => {
+        text += c.toString("latin1");
+      });
+      socket.on("close", () => resolve(text));
+    });
+    // 64 MiB announced, a little over 1 MiB sent, then nothing: the answer must not wait for the rest.
+    socket.write(
+      `POST /mcp HTTP/1.1\r\nhost: ${url.host}\r\ncontent-type: application/json\r\ncontent-length: ${64 * 1024 * 1024}\r\n\r\n`,
+    );
+    socket.write(Buffer.alloc(1024 * 1024 + 4096, 0x20));
+    const text = await answer;
+    expect(text).toMatch(/^HTTP\/1\.1 413 /);
+    expect(text.toLowerCase()).toContain("connection: close");
   });
 });
 
