@@ -16,6 +16,9 @@ import {
 import { httpProbe, httpRequest } from "../../src/outbound/http-probe.ts";
 import { createOutboundPolicy } from "../../src/outbound/index.ts";
 
+/** Room for a loaded machine: tests that are not about a deadline never meet one (an answer costs no wait). */
+const ROOMY_MS = 30_000;
+
 const FAKE_DNS: Record<string, string[]> = { "portal.test": ["127.0.0.1"], "other.test": ["127.0.0.2"] };
 
 vi.mock("node:dns/promises", async (importOriginal) => {
@@ -90,7 +93,7 @@ afterAll(async () => {
 
 describe("httpRequest: one pinned hop", () => {
   it("GET returns status, headers, the body prefix, the pinned address and timings", async () => {
-    const r = await httpRequest(policy, `${servers.plain?.url}/ok`);
+    const r = await httpRequest(policy, `${servers.plain?.url}/ok`, { timeoutMs: ROOMY_MS });
     if (!r.ok) throw new Error(r.failure.detail);
     expect(r.response.status).toBe(200);
     expect(r.response.address).toBe("127.0.0.1");
@@ -105,7 +108,7 @@ describe("httpRequest: one pinned hop", () => {
   });
 
   it("HEAD reads no body", async () => {
-    const r = await httpRequest(policy, `${servers.plain?.url}/ok`, { method: "HEAD" });
+    const r = await httpRequest(policy, `${servers.plain?.url}/ok`, { timeoutMs: ROOMY_MS, method: "HEAD" });
     if (!r.ok) throw new Error(r.failure.detail);
     expect(r.response.status).toBe(200);
     expect(r.response.body).toBe("");
@@ -113,14 +116,14 @@ describe("httpRequest: one pinned hop", () => {
   });
 
   it("caps the body at maxBodyBytes and says it is incomplete", async () => {
-    const r = await httpRequest(policy, `${servers.plain?.url}/big`, { maxBodyBytes: 4096 });
+    const r = await httpRequest(policy, `${servers.plain?.url}/big`, { timeoutMs: ROOMY_MS, maxBodyBytes: 4096 });
     if (!r.ok) throw new Error(r.failure.detail);
     expect(r.response.bodyBytes).toBe(4096);
     expect(r.response.bodyComplete).toBe(false);
   });
 
   it("a closed port is E_CONN_REFUSED with the address in the detail", async () => {
-    const r = await httpRequest(policy, `http://127.0.0.1:${closedPort}/`);
+    const r = await httpRequest(policy, `http://127.0.0.1:${closedPort}/`, { timeoutMs: ROOMY_MS });
     expect(r.ok).toBe(false);
     if (r.ok) return;
     expect(r.failure).toMatchObject({ code: "E_CONN_REFUSED", phase: "connect" });
@@ -130,7 +133,7 @@ describe("httpRequest: one pinned hop", () => {
   it("a slow first byte shows in ttfb", async () => {
     fakeClock();
     const before = asked(servers.plain, "GET /slow?ms=300");
-    const pending = httpRequest(policy, `${servers.plain?.url}/slow?ms=300`, { timeoutMs: 3000 });
+    const pending = httpRequest(policy, `${servers.plain?.url}/slow?ms=300`, { timeoutMs: ROOMY_MS });
     await requested(servers.plain, "GET /slow?ms=300", before);
     await vi.advanceTimersByTimeAsync(300);
     const r = await pending;
@@ -164,12 +167,15 @@ describe("httpRequest: one pinned hop", () => {
   it("the caller's signal aborts the hop as a timeout", async () => {
     const controller = new AbortController();
     setTimeout(() => controller.abort(), 100);
-    const r = await httpRequest(policy, `${servers.plain?.url}/slow?ms=5000`, { signal: controller.signal });
+    const r = await httpRequest(policy, `${servers.plain?.url}/slow?ms=5000`, {
+      timeoutMs: ROOMY_MS,
+      signal: controller.signal,
+    });
     expect(r.ok ? "ok" : r.failure.code).toBe("E_TIMEOUT");
   });
 
   it("something that is not HTTP is a clear detail, not a crash", async () => {
-    const r = await httpRequest(policy, garbageUrl);
+    const r = await httpRequest(policy, garbageUrl, { timeoutMs: ROOMY_MS });
     if (r.ok) throw new Error("expected a failure");
     expect(r.failure.code).toBe("E_CONN_REFUSED");
     expect(r.failure.detail).toMatch(/^(not an HTTP response|connection closed before a complete response)/);
@@ -177,34 +183,36 @@ describe("httpRequest: one pinned hop", () => {
 
   it("a name resolves through the policy and the connection is pinned to the checked address", async () => {
     const port = servers.plain?.port;
-    const r = await httpRequest(policy, `http://portal.test:${port}/headers`);
+    const r = await httpRequest(policy, `http://portal.test:${port}/headers`, { timeoutMs: ROOMY_MS });
     if (!r.ok) throw new Error(r.failure.detail);
     expect(r.response.address).toBe("127.0.0.1");
     expect(JSON.parse(r.response.body).host).toBe(`portal.test:${port}`);
   });
 
   it("an IPv6 literal connects to exactly that address, brackets kept in the Host header", async () => {
-    const r = await httpRequest(policy, `${servers.v6?.url}/headers`);
+    const r = await httpRequest(policy, `${servers.v6?.url}/headers`, { timeoutMs: ROOMY_MS });
     if (!r.ok) throw new Error(r.failure.detail);
     expect(r.response.address).toBe("::1");
     expect(JSON.parse(r.response.body).host).toBe(`[::1]:${servers.v6?.port}`);
   });
 
   it("a name that does not resolve is E_DNS_FAIL", async () => {
-    const r = await httpRequest(policy, "http://nxdomain.test/");
+    const r = await httpRequest(policy, "http://nxdomain.test/", { timeoutMs: ROOMY_MS });
     if (r.ok) throw new Error("expected a failure");
     expect(r.failure).toMatchObject({ code: "E_DNS_FAIL", phase: "dns" });
     expect(r.failure.detail).toBe("nxdomain.test did not resolve (ENOTFOUND)");
   });
 
   it("only http and https URLs", async () => {
-    await expect(httpRequest(policy, "ftp://127.0.0.1/")).rejects.toMatchObject({ code: "E_INVALID_INPUT" });
+    await expect(httpRequest(policy, "ftp://127.0.0.1/", { timeoutMs: ROOMY_MS })).rejects.toMatchObject({
+      code: "E_INVALID_INPUT",
+    });
   });
 });
 
 describe("httpRequest: TLS facts, reported instead of refused", () => {
   it("a valid certificate: name ok, expiry in days, ALPN http/1.1; the test CA is not trusted in this process", async () => {
-    const r = await httpRequest(policy, `${servers.valid?.url}/ok`);
+    const r = await httpRequest(policy, `${servers.valid?.url}/ok`, { timeoutMs: ROOMY_MS });
     if (!r.ok) throw new Error(r.failure.detail);
     expect(r.response.status).toBe(200);
     expect(r.response.tls).toMatchObject({
@@ -219,20 +227,20 @@ describe("httpRequest: TLS facts, reported instead of refused", () => {
   });
 
   it("SNI and the name check use the URL's host name", async () => {
-    const r = await httpRequest(policy, `https://portal.test:${servers.valid?.port}/ok`);
+    const r = await httpRequest(policy, `https://portal.test:${servers.valid?.port}/ok`, { timeoutMs: ROOMY_MS });
     if (!r.ok) throw new Error(r.failure.detail);
     expect(r.response.tls?.hostnameOk).toBe(true);
   });
 
   it("h2 is negotiated by ALPN when the server offers it", async () => {
-    const r = await httpRequest(policy, `${servers.h2?.url}/ok`);
+    const r = await httpRequest(policy, `${servers.h2?.url}/ok`, { timeoutMs: ROOMY_MS });
     if (!r.ok) throw new Error(r.failure.detail);
     expect(r.response.tls?.alpn).toBe("h2");
     expect(r.response.body).toBe(OK_BODY);
   });
 
   it("an expired certificate: negative days and CERT_HAS_EXPIRED, the response still read", async () => {
-    const r = await httpRequest(policy, `${servers.expired?.url}/ok`);
+    const r = await httpRequest(policy, `${servers.expired?.url}/ok`, { timeoutMs: ROOMY_MS });
     if (!r.ok) throw new Error(r.failure.detail);
     expect(r.response.status).toBe(200);
     expect(r.response.tls).toMatchObject({
@@ -243,13 +251,13 @@ describe("httpRequest: TLS facts, reported instead of refused", () => {
   });
 
   it("a certificate for another name: hostnameOk false", async () => {
-    const r = await httpRequest(policy, `${servers.wrongName?.url}/ok`);
+    const r = await httpRequest(policy, `${servers.wrongName?.url}/ok`, { timeoutMs: ROOMY_MS });
     if (!r.ok) throw new Error(r.failure.detail);
     expect(r.response.tls).toMatchObject({ hostnameOk: false, subject: "wrong.example", authorized: false });
   });
 
   it("https to a plain-HTTP port is a TLS handshake failure with a clear detail", async () => {
-    const r = await httpRequest(policy, `https://127.0.0.1:${servers.plain?.port}/`);
+    const r = await httpRequest(policy, `https://127.0.0.1:${servers.plain?.port}/`, { timeoutMs: ROOMY_MS });
     if (r.ok) throw new Error("expected a failure");
     expect(r.failure).toMatchObject({ code: "E_TLS", phase: "tls" });
     expect(r.failure.detail).toMatch(/^TLS handshake failed \(address 127\.0\.0\.1:\d+\): /);
@@ -258,7 +266,7 @@ describe("httpRequest: TLS facts, reported instead of refused", () => {
 
 describe("httpProbe: redirects followed by hand, every hop checked", () => {
   it("follows a chain and records every hop", async () => {
-    const r = await httpProbe(policy, `${servers.plain?.url}/redirect/3`);
+    const r = await httpProbe(policy, `${servers.plain?.url}/redirect/3`, { timeoutMs: ROOMY_MS });
     expect(r.hops.map((h) => [h.status, h.location])).toEqual([
       [302, "/redirect/2"],
       [302, "/redirect/1"],
@@ -271,7 +279,7 @@ describe("httpProbe: redirects followed by hand, every hop checked", () => {
   });
 
   it("stops at maxRedirects and says so", async () => {
-    const r = await httpProbe(policy, `${servers.plain?.url}/redirect/3`, { maxRedirects: 2 });
+    const r = await httpProbe(policy, `${servers.plain?.url}/redirect/3`, { timeoutMs: ROOMY_MS, maxRedirects: 2 });
     expect(r.hops.map((h) => h.status)).toEqual([302, 302, 302]);
     expect(r.stopped).toEqual({
       url: `${servers.plain?.url}/ok`,
@@ -281,27 +289,31 @@ describe("httpProbe: redirects followed by hand, every hop checked", () => {
   });
 
   it("followRedirects false returns the first answer", async () => {
-    const r = await httpProbe(policy, `${servers.plain?.url}/redirect/3`, { followRedirects: false });
+    const r = await httpProbe(policy, `${servers.plain?.url}/redirect/3`, {
+      timeoutMs: ROOMY_MS,
+      followRedirects: false,
+    });
     expect(r.hops.map((h) => h.status)).toEqual([302]);
   });
 
   it("a redirect to cloud metadata is E_FORBIDDEN, or a reported stop when asked", async () => {
     const to = `${servers.plain?.url}/to?url=${encodeURIComponent("http://169.254.169.254/latest/meta-data/")}`;
-    await expect(httpProbe(policy, to)).rejects.toMatchObject({ code: "E_FORBIDDEN" });
-    const r = await httpProbe(policy, to, { deniedRedirect: "stop" });
+    await expect(httpProbe(policy, to, { timeoutMs: ROOMY_MS })).rejects.toMatchObject({ code: "E_FORBIDDEN" });
+    const r = await httpProbe(policy, to, { timeoutMs: ROOMY_MS, deniedRedirect: "stop" });
     expect(r.stopped).toMatchObject({ url: "http://169.254.169.254/latest/meta-data/", reason: "denied" });
     expect(r.finalUrl).toBe(to);
   });
 
   it("a redirect to a non-http scheme is not followed", async () => {
     const to = `${servers.plain?.url}/to?url=${encodeURIComponent("file:///etc/passwd")}`;
-    const r = await httpProbe(policy, to);
+    const r = await httpProbe(policy, to, { timeoutMs: ROOMY_MS });
     expect(r.stopped).toEqual({ url: "file:///etc/passwd", reason: "bad_location", detail: "not followed: file: URL" });
   });
 
   it("drops Authorization and Cookie when a redirect leaves the origin", async () => {
     const target = `${servers.other?.url}/headers`;
     const r = await httpProbe(policy, `${servers.plain?.url}/to?url=${encodeURIComponent(target)}`, {
+      timeoutMs: ROOMY_MS,
       headers: { authorization: "Bearer abc", cookie: "a=b", "x-trace": "t1" },
     });
     const seen = JSON.parse(r.final?.body ?? "{}");
