@@ -208,6 +208,7 @@ const PINNED: Record<string, Record<string, readonly string[]>> = {
       "netnsSkipReason",
       "openMcp",
       "resolveInZone",
+      "scaledMs",
       "serverEntry",
       "spawnListening",
       "spawnServer",

@@ -7,7 +7,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { curlExamples, runCurlExample } from "@roadnerd/conventions/testing";
 import { REPO_ROOT, readRegistry, selectedServers } from "@roadnerd/registry";
-import { type SpawnedServer, spawnServer } from "@roadnerd/testkit";
+import { type SpawnedServer, scaledMs, spawnServer } from "@roadnerd/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type World, worldFor } from "./suites/lib/worlds.ts";
 
@@ -47,8 +47,13 @@ describe.each(readmes)("%s", (path) => {
     expect(examples.length).toBeGreaterThan(0);
   });
 
-  it.each(examples)("$line", async (example) => {
-    const verdict = await runCurlExample(example, addresses);
-    expect(verdict.ok, `${verdict.reason}: ${verdict.stdout.slice(0, 600)}`).toBe(true);
-  });
+  // A cold browser or a first subprocess on a busy machine: the curl's deadline scales with the machine's load.
+  it.each(examples)(
+    "$line",
+    async (example) => {
+      const verdict = await runCurlExample(example, addresses, scaledMs(15_000));
+      expect(verdict.ok, `${verdict.reason}: ${verdict.stdout.slice(0, 600)}`).toBe(true);
+    },
+    scaledMs(15_000) + 30_000,
+  );
 });

@@ -11,6 +11,7 @@ import { promisify } from "node:util";
 import { parseServerPackage } from "@roadnerd/conventions/internal";
 import { callTool, testApp } from "@roadnerd/conventions/testing";
 import { REPO_ROOT } from "@roadnerd/registry";
+import { scaledMs } from "@roadnerd/testkit";
 import { build } from "esbuild";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { renderSkeleton } from "../scripts/lib/skeleton.ts";
@@ -46,19 +47,23 @@ describe("the new-server skeleton", () => {
     expect(identity).toMatchObject({ name: "skeleton-check", bin: "roadnerd-skeleton-check", defaultPort: 7199 });
   });
 
-  it("typechecks, lints and bundles", async () => {
-    await run(join(REPO_ROOT, "node_modules/.bin/tsc"), ["-p", join(scratch, "tsconfig.json"), "--noEmit"]);
-    await run(join(REPO_ROOT, "node_modules/.bin/biome"), ["check", "--vcs-enabled=false", dir], { cwd: REPO_ROOT });
-    const out = await build({
-      entryPoints: [join(dir, "src/main.ts")],
-      bundle: true,
-      platform: "node",
-      format: "esm",
-      write: false,
-      logLevel: "silent",
-    });
-    expect(out.errors).toEqual([]);
-  }, 60_000);
+  it(
+    "typechecks, lints and bundles",
+    async () => {
+      await run(join(REPO_ROOT, "node_modules/.bin/tsc"), ["-p", join(scratch, "tsconfig.json"), "--noEmit"]);
+      await run(join(REPO_ROOT, "node_modules/.bin/biome"), ["check", "--vcs-enabled=false", dir], { cwd: REPO_ROOT });
+      const out = await build({
+        entryPoints: [join(dir, "src/main.ts")],
+        bundle: true,
+        platform: "node",
+        format: "esm",
+        write: false,
+        logLevel: "silent",
+      });
+      expect(out.errors).toEqual([]);
+    },
+    scaledMs(60_000),
+  );
 
   it("its example tool answers through the kernel, over HTTP and over MCP", async () => {
     const { server } = (await import(`${dir}/src/server.ts`)) as typeof import("../servers/network/src/server.ts");
