@@ -107,12 +107,15 @@ const PINNED: Record<string, Record<string, readonly string[]>> = {
     ],
     "./supervise": [
       "DEFAULT_LISTEN_TIMEOUT_MS",
+      "ProgramOutput",
+      "RunProgramOptions",
       "SUPERVISE_KILL_GRACE_MS",
       "SuperviseError",
       "SuperviseOptions",
       "Supervised",
       "SupervisedExit",
       "liveSupervised",
+      "runProgram",
       "superviseListening",
     ],
     "./testing": [

@@ -3,6 +3,8 @@
  * on request: start a process that announces `listening`, watch it, stop its whole group. A server never
  * needs this (its own subprocesses go through ctx.exec), so it is not in the author entry.
  */
+
+export { type ProgramOutput, type RunProgramOptions, runProgram } from "./process/run-program.ts";
 export {
   DEFAULT_LISTEN_TIMEOUT_MS,
   liveSupervised,

@@ -4,12 +4,13 @@
  * every step as JSONL through the one triage loop; the harness reads both back through their schemas and
  * turns them into metrics. Everything is removed afterwards, even when a run fails.
  */
-import { execFile } from "node:child_process";
+
 import { existsSync } from "node:fs";
 import { mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { type AddressInfo, connect, createServer as createNetServer, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { type ProgramOutput, runProgram } from "@roadnerd/conventions/supervise";
 import { REPO_ROOT } from "@roadnerd/registry";
 import { createNetnsLab, type ListeningProcess, spawnListening } from "@roadnerd/testkit";
 import { type LoggedLine, loggedLineSchema } from "../triage-log.ts";
@@ -82,13 +83,9 @@ export interface RunResult {
   run_id: string;
 }
 
-function run(argv: readonly string[], env: Record<string, string>): Promise<{ stdout: string; stderr: string }> {
-  const [file = process.execPath, ...args] = argv;
-  return new Promise((resolve, reject) => {
-    execFile(file, args, { env, timeout: RUN_TIMEOUT_MS, maxBuffer: 4 << 20 }, (err, stdout, stderr) => {
-      if (err) reject(new Error(`${argv.slice(4, 7).join(" ")} failed: ${err.message}\n${stderr}`));
-      else resolve({ stdout, stderr });
-    });
+function run(argv: readonly string[], env: Record<string, string>): Promise<ProgramOutput> {
+  return runProgram(argv, { env, timeoutMs: RUN_TIMEOUT_MS }).catch((err: Error & { stderr?: string }) => {
+    throw new Error(`${argv.slice(4, 7).join(" ")} failed: ${err.message}\n${err.stderr ?? ""}`);
   });
 }
 
