@@ -1,8 +1,15 @@
 /**
- * The repository root, with a trailing slash. The testkit runs from its source in this workspace and is never
- * bundled, so the root is a fixed distance above this file; it does not ask @roadnerd/registry (whose walk up
- * to pnpm-workspace.yaml serves bundles), which would make the packages a cycle.
+ * The repository root, with a trailing slash: the nearest folder above this module that holds
+ * pnpm-workspace.yaml. Walked up rather than a fixed distance, because scripts bundle the testkit elsewhere
+ * (conformance, bench: .tools/run/). Not asked of @roadnerd/registry, which would make the packages a cycle.
  */
+import { existsSync } from "node:fs";
+import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
-export const REPO_ROOT = fileURLToPath(new URL("../../../", import.meta.url));
+const here = dirname(fileURLToPath(import.meta.url));
+const ancestors = here.split("/").map((_, i, parts) => parts.slice(0, parts.length - i).join("/") || "/");
+const root = ancestors.find((dir) => existsSync(join(dir, "pnpm-workspace.yaml")));
+if (!root) throw new Error(`no pnpm-workspace.yaml above ${here}`);
+
+export const REPO_ROOT = `${root}/`;
