@@ -140,6 +140,7 @@ const PINNED: Record<string, Record<string, readonly string[]>> = {
       "testApp",
       "testExec",
       "testRuntime",
+      "thrown",
     ],
   },
   client: {

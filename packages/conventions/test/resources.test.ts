@@ -3,6 +3,7 @@
  * latest first with the runtime (once, bounded, a failing hook logged), refused once closing; callTool closes
  * the fresh runtime it made, HTTP closes the app's runtime. SharedCalls.close stops its work in flight.
  */
+
 import { pino } from "pino";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { z } from "zod";
@@ -11,6 +12,7 @@ import { buildHttpApp } from "../src/http/http-app.ts";
 import { RESOURCE_CLOSE_MS } from "../src/runtime/resources.ts";
 import { createSharedCalls } from "../src/runtime/shared-calls.ts";
 import { callTool, testRuntime } from "../src/testing/inject.ts";
+import { thrown } from "../src/testing/thrown.ts";
 import { demoPackage } from "./fixtures/demo-server.ts";
 
 const kit = createKit({ env: { COUNTER_START: z.coerce.number().int().default(0).describe("first value") } });
@@ -57,15 +59,6 @@ const count = kit.defineTool({
 });
 
 const server = kit.defineServer({ package: demoPackage, instructions: "Counts.", tools: [count] });
-
-function thrown(fn: () => unknown): unknown {
-  try {
-    fn();
-  } catch (err) {
-    return err;
-  }
-  return undefined;
-}
 
 afterEach(() => {
   events.length = 0;

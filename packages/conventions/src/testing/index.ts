@@ -14,3 +14,4 @@ export { type CallOptions, type CollectOptions, callTool, collectStream, testApp
 export { isLive, pidsWhere, rssMb } from "./procfs.ts";
 export { type CurlExample, type CurlVerdict, curlExamples, runCurlExample } from "./readme-curl.ts";
 export { silentLogger } from "./silent-logger.ts";
+export { thrown } from "./thrown.ts";

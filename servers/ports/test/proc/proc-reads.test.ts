@@ -5,7 +5,7 @@
  */
 import { readdirSync, readlinkSync } from "node:fs";
 import { type AddressInfo, createServer, type Server } from "node:net";
-import { testRuntime } from "@roadnerd/conventions/testing";
+import { testRuntime, thrown } from "@roadnerd/conventions/testing";
 import { afterEach, describe, expect, it } from "vitest";
 import { readAllTables } from "../../src/proc/net-table.ts";
 import { userNames } from "../../src/proc/passwd.ts";
@@ -18,15 +18,6 @@ afterEach(() => {
 });
 
 const live = () => new AbortController().signal;
-
-function thrown(fn: () => unknown): unknown {
-  try {
-    fn();
-  } catch (err) {
-    return err;
-  }
-  return undefined;
-}
 
 async function listen(): Promise<{ port: number; inode: number }> {
   const s = createServer();

@@ -4,20 +4,11 @@
  * runtime's go on). Then disk_usage through a runtime the test keeps, and refused once it is closed.
  */
 import { tmpdir } from "node:os";
-import { callTool, testRuntime } from "@roadnerd/conventions/testing";
+import { callTool, testRuntime, thrown } from "@roadnerd/conventions/testing";
 import { describe, expect, it } from "vitest";
 import { statfsCalls } from "../../src/mounts/statfs-once.ts";
 import { server } from "../../src/server.ts";
 import { diskUsage } from "../../src/tools/disk-usage.ts";
-
-function thrown(fn: () => unknown): unknown {
-  try {
-    fn();
-  } catch (err) {
-    return err;
-  }
-  return undefined;
-}
 
 describe("statfsCalls", () => {
   it("is one per runtime: concurrent calls in a runtime share a statfs, another runtime asks for itself", async () => {

@@ -3,7 +3,7 @@
  * concurrent first snapshots share one launch, closing a runtime ends its browser's process (by PID) and not
  * another runtime's, and a runtime closed while its browser launches leaves no browser behind.
  */
-import { isLive, pidsWhere, testRuntime } from "@roadnerd/conventions/testing";
+import { isLive, pidsWhere, testRuntime, thrown } from "@roadnerd/conventions/testing";
 import { describe, expect, it } from "vitest";
 import { warmBrowser } from "../../src/browser/warm-browser.ts";
 import { server } from "../../src/server.ts";
@@ -23,15 +23,6 @@ const noPreflight = async () => {};
 async function gone(pid: number): Promise<boolean> {
   for (let i = 0; i < 100 && isLive(pid); i += 1) await new Promise((r) => setTimeout(r, 100));
   return !isLive(pid);
-}
-
-function thrown(fn: () => unknown): unknown {
-  try {
-    fn();
-  } catch (err) {
-    return err;
-  }
-  return undefined;
 }
 
 describe("warmBrowser, owned by the runtime", () => {
