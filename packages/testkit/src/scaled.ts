@@ -1,12 +1,12 @@
 /**
  * Deadlines that scale with how busy the machine is: a test that must wait on the wall clock (a cold browser,
  * a compiler, /healthz under a load test) waits `ms` on a quiet machine and proportionally longer when more
- * runnable work than cores competes for it (the 1-minute load average over the cores), up to 8×. Read at the
+ * runnable work than cores competes for it (the 1-minute load average over the cores), up to 16×. Read at the
  * call, so a deadline set while the machine is busy gets the room the machine has then.
  */
 import { availableParallelism, loadavg } from "node:os";
 
-const MAX_SLOWDOWN = 8;
+const MAX_SLOWDOWN = 16;
 
 /** How many times slower than a quiet machine this one is likely to be now (1 when quiet). */
 function slowdown(): number {
@@ -16,4 +16,17 @@ function slowdown(): number {
 
 export function scaledMs(ms: number): number {
   return Math.round(ms * slowdown());
+}
+
+/** The kernel's default tool deadline (2 s) and its ceiling (15 s): a tool's `timeout_ms` as the machine has it now. */
+const DEFAULT_TOOL_TIMEOUT_MS = 2000;
+const MAX_TOOL_TIMEOUT_MS = 15_000;
+
+/**
+ * `{ timeout_ms }` for a call whose subject is not its deadline: the default on a quiet machine, stretched with
+ * the load (a TLS handshake or five probes in a row can pass 2 s on a busy 2-core machine). Spread it first, so
+ * a test's own `timeout_ms` still wins.
+ */
+export function scaledDeadline(): { timeout_ms: number } {
+  return { timeout_ms: Math.min(MAX_TOOL_TIMEOUT_MS, scaledMs(DEFAULT_TOOL_TIMEOUT_MS)) };
 }

@@ -17,6 +17,7 @@ import {
   PLAIN_PAGE,
   REAL_PROBE_HOSTS_DENY,
   type SpawnedServer,
+  scaledDeadline,
   spawnServer,
   startCapportApi,
   startCaptivePortal,
@@ -108,7 +109,8 @@ afterAll(async () => {
   }
 });
 
-const check = (input: Record<string, unknown> = {}, c = main) => c.call<Captive>("captive_portal_check", input);
+const check = (input: Record<string, unknown> = {}, c = main) =>
+  c.call<Captive>("captive_portal_check", { ...scaledDeadline(), ...input });
 const loginHost = () => new URL(portal.loginUrl).host;
 
 describe("captive_portal_check: clean network", () => {

@@ -10,6 +10,7 @@ import {
   generateTestCerts,
   REAL_PROBE_HOSTS_DENY,
   type SpawnedServer,
+  scaledDeadline,
   spawnServer,
   startTestServer,
   type TestCerts,
@@ -65,7 +66,8 @@ afterAll(async () => {
   }
 });
 
-const check = (input: Record<string, unknown>, c = client) => c.call<HttpCheck>("http_check", input);
+const check = (input: Record<string, unknown>, c = client) =>
+  c.call<HttpCheck>("http_check", { ...scaledDeadline(), ...input });
 
 describe("http_check: answers", () => {
   it("GET: status, headers with secrets masked, timings, no TLS for http", async () => {

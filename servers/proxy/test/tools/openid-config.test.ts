@@ -1,7 +1,14 @@
 /** openid_config against a real TLS server with a private CA (trusted through PROXY_CA_FILE). */
 import type { ServerResponse } from "node:http";
 import { callTool } from "@roadnerd/conventions/testing";
-import { CLOSED_PORT, generateTestCerts, startTestServer, type TestCerts, type TestServer } from "@roadnerd/testkit";
+import {
+  CLOSED_PORT,
+  generateTestCerts,
+  scaledDeadline,
+  startTestServer,
+  type TestCerts,
+  type TestServer,
+} from "@roadnerd/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { server } from "../../src/server.ts";
 import { openidConfig } from "../../src/tools/openid-config.ts";
@@ -53,7 +60,7 @@ const env = () => ({ env: { OUTBOUND_ALLOW: "127.0.0.1", PROXY_CA_FILE: certs.ca
 
 describe("openid_config", () => {
   it("accepts a right document, served with a certificate the configured CA signed", async () => {
-    const r = await callTool(server, openidConfig, { issuer: `${base}/realms/good` }, env());
+    const r = await callTool(server, openidConfig, { ...scaledDeadline(), issuer: `${base}/realms/good` }, env());
     expect(r).toMatchObject({
       ok: true,
       status: 200,
@@ -68,23 +75,33 @@ describe("openid_config", () => {
   });
 
   it("fails an issuer mismatch and a missing field; warns on a trailing slash", async () => {
-    const mismatch = await callTool(server, openidConfig, { issuer: `${base}/realms/mismatch` }, env());
+    const mismatch = await callTool(
+      server,
+      openidConfig,
+      { ...scaledDeadline(), issuer: `${base}/realms/mismatch` },
+      env(),
+    );
     expect(mismatch).toMatchObject({ ok: false, problems: [expect.stringContaining("issuer mismatch")] });
-    const missing = await callTool(server, openidConfig, { issuer: `${base}/realms/nojwks` }, env());
+    const missing = await callTool(
+      server,
+      openidConfig,
+      { ...scaledDeadline(), issuer: `${base}/realms/nojwks` },
+      env(),
+    );
     expect(missing).toMatchObject({ ok: false, problems: ["required metadata missing: jwks_uri"] });
-    const slash = await callTool(server, openidConfig, { issuer: `${base}/realms/slash` }, env());
+    const slash = await callTool(server, openidConfig, { ...scaledDeadline(), issuer: `${base}/realms/slash` }, env());
     expect(slash).toMatchObject({ ok: true, warnings: [expect.stringContaining("trailing slash")] });
   });
 
   it("fails a 404, an HTML page, an untrusted and an expired certificate", async () => {
-    const gone = await callTool(server, openidConfig, { issuer: `${base}/realms/gone` }, env());
+    const gone = await callTool(server, openidConfig, { ...scaledDeadline(), issuer: `${base}/realms/gone` }, env());
     expect(gone).toMatchObject({ ok: false, status: 404, problems: ["discovery URL answered 404, not 200"] });
-    const html = await callTool(server, openidConfig, { issuer: `${base}/realms/html` }, env());
+    const html = await callTool(server, openidConfig, { ...scaledDeadline(), issuer: `${base}/realms/html` }, env());
     expect(html).toMatchObject({ ok: false, problems: ["not JSON: <html>login</html>"] });
     const untrusted = await callTool(
       server,
       openidConfig,
-      { issuer: `${base}/realms/good` },
+      { ...scaledDeadline(), issuer: `${base}/realms/good` },
       { env: { OUTBOUND_ALLOW: "127.0.0.1" } },
     );
     expect(untrusted).toMatchObject({
@@ -92,32 +109,56 @@ describe("openid_config", () => {
       tls_authorized: false,
       problems: [expect.stringContaining("certificate not trusted")],
     });
-    const old = await callTool(server, openidConfig, { issuer: `${expired.url}/realms/good` }, env());
+    const old = await callTool(
+      server,
+      openidConfig,
+      { ...scaledDeadline(), issuer: `${expired.url}/realms/good` },
+      env(),
+    );
     expect(old.problems[0]).toMatch(/certificate not trusted \(CERT_HAS_EXPIRED\)/);
   });
 
   it("does not fetch an http issuer: the rule is the answer", async () => {
     const before = idp.requests.length;
-    const r = await callTool(server, openidConfig, { issuer: `http://127.0.0.1:${idp.port}/realms/good` }, env());
+    const r = await callTool(
+      server,
+      openidConfig,
+      { ...scaledDeadline(), issuer: `http://127.0.0.1:${idp.port}/realms/good` },
+      env(),
+    );
     expect(r).toMatchObject({ ok: false, problems: ["the issuer must use https, not http"] });
     expect(idp.requests.length).toBe(before);
   });
 
   it("a refused port is a diagnosis", async () => {
-    const r = await callTool(server, openidConfig, { issuer: `https://127.0.0.1:${CLOSED_PORT}` }, env());
+    const r = await callTool(
+      server,
+      openidConfig,
+      { ...scaledDeadline(), issuer: `https://127.0.0.1:${CLOSED_PORT}` },
+      env(),
+    );
     expect(r).toMatchObject({ ok: false, error: "E_CONN_REFUSED" });
   });
 
   it("refuses without OUTBOUND_ALLOW, and outside it, before any connection", async () => {
     const before = idp.connections();
-    await expect(callTool(server, openidConfig, { issuer: `${base}/realms/good` })).rejects.toMatchObject({
+    await expect(
+      callTool(server, openidConfig, { ...scaledDeadline(), issuer: `${base}/realms/good` }),
+    ).rejects.toMatchObject({
       code: "E_FORBIDDEN",
       message: expect.stringContaining("OUTBOUND_ALLOW"),
     });
     await expect(
-      callTool(server, openidConfig, { issuer: `${base}/realms/good` }, { env: { OUTBOUND_ALLOW: "127.0.0.2" } }),
+      callTool(
+        server,
+        openidConfig,
+        { ...scaledDeadline(), issuer: `${base}/realms/good` },
+        { env: { OUTBOUND_ALLOW: "127.0.0.2" } },
+      ),
     ).rejects.toMatchObject({ code: "E_FORBIDDEN" });
-    await expect(callTool(server, openidConfig, { issuer: "https://169.254.169.254/" }, env())).rejects.toMatchObject({
+    await expect(
+      callTool(server, openidConfig, { ...scaledDeadline(), issuer: "https://169.254.169.254/" }, env()),
+    ).rejects.toMatchObject({
       code: "E_FORBIDDEN",
     });
     expect(idp.connections()).toBe(before);
@@ -128,7 +169,7 @@ describe("openid_config", () => {
       callTool(
         server,
         openidConfig,
-        { issuer: `${base}/realms/good` },
+        { ...scaledDeadline(), issuer: `${base}/realms/good` },
         { env: { OUTBOUND_ALLOW: "127.0.0.1", PROXY_CA_FILE: "/nonexistent/ca.pem" } },
       ),
     ).rejects.toMatchObject({ code: "E_UNSUPPORTED", message: expect.stringContaining("PROXY_CA_FILE") });

@@ -3,7 +3,14 @@
  * phase's failure named, the policy applied to the proxy hop and to the target before anything is sent.
  */
 import { callTool } from "@roadnerd/conventions/testing";
-import { CLOSED_PORT, generateTestCerts, startTestServer, type TestCerts, type TestServer } from "@roadnerd/testkit";
+import {
+  CLOSED_PORT,
+  generateTestCerts,
+  scaledDeadline,
+  startTestServer,
+  type TestCerts,
+  type TestServer,
+} from "@roadnerd/testkit";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { server } from "../../src/server.ts";
 import { proxyConnectivityTest } from "../../src/tools/proxy-connectivity-test.ts";
@@ -49,7 +56,12 @@ const env = (extra: Record<string, string> = {}) => ({
 describe("proxy_connectivity_test through a real proxy", () => {
   it("http through an open proxy: absolute-form GET, no CONNECT", async () => {
     const before = open.seen.length;
-    const r = await callTool(server, proxyConnectivityTest, { url: `${web.url}/plain`, proxy: open.url }, env());
+    const r = await callTool(
+      server,
+      proxyConnectivityTest,
+      { ...scaledDeadline(), url: `${web.url}/plain`, proxy: open.url },
+      env(),
+    );
     expect(r).toMatchObject({ via_proxy: true, proxy: open.url, proxy_from: "input", status: 200 });
     expect(r.error).toBeUndefined();
     expect(open.seen.slice(before)).toEqual([`GET ${web.url}/plain`]);
@@ -59,35 +71,70 @@ describe("proxy_connectivity_test through a real proxy", () => {
   });
 
   it("https through CONNECT, the target's certificate checked against PROXY_CA_FILE", async () => {
-    const r = await callTool(server, proxyConnectivityTest, { url: `${secure.url}/s`, proxy: open.url }, env());
+    const r = await callTool(
+      server,
+      proxyConnectivityTest,
+      { ...scaledDeadline(), url: `${secure.url}/s`, proxy: open.url },
+      env(),
+    );
     expect(r).toMatchObject({ via_proxy: true, status: 200, tls: { authorized: true, authorization_error: null } });
     expect(open.seen.at(-1)).toBe(`CONNECT 127.0.0.1:${secure.port}`);
     expect(secure.requests.at(-1)).toBe("GET /s");
   });
 
   it("reports an expired and a self-signed certificate through the tunnel, still answering the status", async () => {
-    const e = await callTool(server, proxyConnectivityTest, { url: `${expired.url}/`, proxy: open.url }, env());
+    const e = await callTool(
+      server,
+      proxyConnectivityTest,
+      { ...scaledDeadline(), url: `${expired.url}/`, proxy: open.url },
+      env(),
+    );
     expect(e).toMatchObject({ status: 200, tls: { authorized: false, authorization_error: "CERT_HAS_EXPIRED" } });
-    const s = await callTool(server, proxyConnectivityTest, { url: `${selfSigned.url}/`, proxy: open.url }, env());
+    const s = await callTool(
+      server,
+      proxyConnectivityTest,
+      { ...scaledDeadline(), url: `${selfSigned.url}/`, proxy: open.url },
+      env(),
+    );
     expect(s.tls?.authorized).toBe(false);
     expect(s.tls?.authorization_error).toMatch(/SELF_SIGNED|UNABLE_TO_VERIFY/);
   });
 
   it("407 from a proxy that wants credentials: the phase, the scheme asked for, nothing leaked", async () => {
-    const http = await callTool(server, proxyConnectivityTest, { url: `${web.url}/`, proxy: authed.url }, env());
+    const http = await callTool(
+      server,
+      proxyConnectivityTest,
+      { ...scaledDeadline(), url: `${web.url}/`, proxy: authed.url },
+      env(),
+    );
     expect(http).toMatchObject({ error: "E_CONN_REFUSED", phase: "ttfb", proxy_status: 407 });
     expect(http.proxy_authenticate).toMatch(/^Basic/);
-    const https = await callTool(server, proxyConnectivityTest, { url: `${secure.url}/`, proxy: authed.url }, env());
+    const https = await callTool(
+      server,
+      proxyConnectivityTest,
+      { ...scaledDeadline(), url: `${secure.url}/`, proxy: authed.url },
+      env(),
+    );
     expect(https).toMatchObject({ error: "E_CONN_REFUSED", phase: "tunnel", proxy_status: 407 });
     expect(https.detail).toMatch(/wants credentials/);
   });
 
   it("Basic credentials in the proxy address are sent, and masked in every output", async () => {
     const proxy = `http://alice:s3cret@127.0.0.1:${authed.port}`;
-    const http = await callTool(server, proxyConnectivityTest, { url: `${web.url}/a`, proxy }, env());
+    const http = await callTool(
+      server,
+      proxyConnectivityTest,
+      { ...scaledDeadline(), url: `${web.url}/a`, proxy },
+      env(),
+    );
     expect(http).toMatchObject({ status: 200, proxy: `http://[masked]@127.0.0.1:${authed.port}` });
     const bare = `alice:s3cret@127.0.0.1:${authed.port}`;
-    const https = await callTool(server, proxyConnectivityTest, { url: `${secure.url}/a`, proxy: bare }, env());
+    const https = await callTool(
+      server,
+      proxyConnectivityTest,
+      { ...scaledDeadline(), url: `${secure.url}/a`, proxy: bare },
+      env(),
+    );
     expect(https).toMatchObject({ status: 200, proxy: `[masked]@127.0.0.1:${authed.port}` });
     expect(JSON.stringify([http, https])).not.toContain("s3cret");
     expect(http.summary).not.toContain("s3cret");
@@ -95,7 +142,12 @@ describe("proxy_connectivity_test through a real proxy", () => {
 
   it("a proxy that refuses CONNECT to port 80 still carries plain http (no tunnel for http targets)", async () => {
     // undici 7's ProxyAgent would tunnel this through CONNECT and get the 403.
-    const r = await callTool(server, proxyConnectivityTest, { url: `${web.url}/p`, proxy: strict.url }, env());
+    const r = await callTool(
+      server,
+      proxyConnectivityTest,
+      { ...scaledDeadline(), url: `${web.url}/p`, proxy: strict.url },
+      env(),
+    );
     expect(r).toMatchObject({ status: 200 });
     expect(strict.seen.at(-1)).toBe(`GET ${web.url}/p`);
   });
@@ -103,14 +155,19 @@ describe("proxy_connectivity_test through a real proxy", () => {
   it("speaks TLS to an https:// proxy, then CONNECT and TLS with the target inside", async () => {
     const tlsProxy = await startForwardProxy({ tls: certs.valid });
     try {
-      const r = await callTool(server, proxyConnectivityTest, { url: `${secure.url}/t`, proxy: tlsProxy.url }, env());
+      const r = await callTool(
+        server,
+        proxyConnectivityTest,
+        { ...scaledDeadline(), url: `${secure.url}/t`, proxy: tlsProxy.url },
+        env(),
+      );
       expect(r).toMatchObject({ via_proxy: true, status: 200, tls: { authorized: true } });
       expect(tlsProxy.seen).toEqual([`CONNECT 127.0.0.1:${secure.port}`]);
       // A plain-http proxy port answered with TLS: the proxy's own handshake fails, and says so.
       const wrong = await callTool(
         server,
         proxyConnectivityTest,
-        { url: `${secure.url}/`, proxy: `https://127.0.0.1:${open.port}` },
+        { ...scaledDeadline(), url: `${secure.url}/`, proxy: `https://127.0.0.1:${open.port}` },
         env(),
       );
       expect(wrong).toMatchObject({ error: "E_TLS", phase: "proxy_tls" });
@@ -123,7 +180,7 @@ describe("proxy_connectivity_test through a real proxy", () => {
     const dead = await callTool(
       server,
       proxyConnectivityTest,
-      { url: `${web.url}/`, proxy: `http://127.0.0.1:${CLOSED_PORT}` },
+      { ...scaledDeadline(), url: `${web.url}/`, proxy: `http://127.0.0.1:${CLOSED_PORT}` },
       env(),
     );
     expect(dead).toMatchObject({ error: "E_CONN_REFUSED", phase: "proxy_connect" });
@@ -131,7 +188,7 @@ describe("proxy_connectivity_test through a real proxy", () => {
     const behind = await callTool(
       server,
       proxyConnectivityTest,
-      { url: `https://127.0.0.1:${CLOSED_PORT}/`, proxy: open.url },
+      { ...scaledDeadline(), url: `https://127.0.0.1:${CLOSED_PORT}/`, proxy: open.url },
       env(),
     );
     expect(behind).toMatchObject({ error: "E_CONN_REFUSED", phase: "tunnel" });
@@ -140,7 +197,7 @@ describe("proxy_connectivity_test through a real proxy", () => {
     const tls = await callTool(
       server,
       proxyConnectivityTest,
-      { url: `https://127.0.0.1:${web.port}/`, proxy: open.url },
+      { ...scaledDeadline(), url: `https://127.0.0.1:${web.port}/`, proxy: open.url },
       env(),
     );
     expect(tls).toMatchObject({ error: "E_TLS", phase: "tls" });
@@ -158,7 +215,7 @@ describe("proxy_connectivity_test through a real proxy", () => {
       const pending = callTool(
         server,
         proxyConnectivityTest,
-        { url: `${slow.url}/`, proxy: open.url, timeout_ms: 400 },
+        { ...scaledDeadline(), url: `${slow.url}/`, proxy: open.url, timeout_ms: 400 },
         env(),
       );
       for (let i = 0; i < 1000 && slow.requests.length === 0; i++) await new Promise((r) => realSetTimeout(r, 10));
@@ -176,17 +233,32 @@ describe("the proxy from the environment", () => {
     for (const name of PROXY_VARIABLES) vi.stubEnv(name, undefined);
     vi.stubEnv("HTTP_PROXY", open.url);
     const before = open.seen.length;
-    const viaEnv = await callTool(server, proxyConnectivityTest, { url: `${web.url}/env` }, env());
+    const viaEnv = await callTool(server, proxyConnectivityTest, { ...scaledDeadline(), url: `${web.url}/env` }, env());
     expect(viaEnv).toMatchObject({ via_proxy: true, proxy_from: "HTTP_PROXY", status: 200 });
     // No https_proxy: undici sends https through the http proxy too.
-    const httpsEnv = await callTool(server, proxyConnectivityTest, { url: `${secure.url}/env` }, env());
+    const httpsEnv = await callTool(
+      server,
+      proxyConnectivityTest,
+      { ...scaledDeadline(), url: `${secure.url}/env` },
+      env(),
+    );
     expect(httpsEnv).toMatchObject({ via_proxy: true, proxy_from: "HTTP_PROXY", status: 200 });
     expect(open.seen.length).toBe(before + 2);
     vi.stubEnv("no_proxy", "127.0.0.1");
-    const direct = await callTool(server, proxyConnectivityTest, { url: `${web.url}/direct` }, env());
+    const direct = await callTool(
+      server,
+      proxyConnectivityTest,
+      { ...scaledDeadline(), url: `${web.url}/direct` },
+      env(),
+    );
     expect(direct).toMatchObject({ via_proxy: false, status: 200 });
     expect(direct.proxy).toBeUndefined();
-    const forced = await callTool(server, proxyConnectivityTest, { url: `${web.url}/forced`, proxy: "direct" }, env());
+    const forced = await callTool(
+      server,
+      proxyConnectivityTest,
+      { ...scaledDeadline(), url: `${web.url}/forced`, proxy: "direct" },
+      env(),
+    );
     expect(forced.via_proxy).toBe(false);
     expect(open.seen.length).toBe(before + 2);
   });
@@ -197,13 +269,15 @@ describe("the policy: nothing reached until OUTBOUND_ALLOW names it", () => {
     const before = open.seen.length;
     const seenBefore = web.requests.length;
     await expect(
-      callTool(server, proxyConnectivityTest, { url: `${web.url}/`, proxy: open.url }),
+      callTool(server, proxyConnectivityTest, { ...scaledDeadline(), url: `${web.url}/`, proxy: open.url }),
     ).rejects.toMatchObject({
       code: "E_FORBIDDEN",
       message: expect.stringContaining("OUTBOUND_ALLOW"),
       hint: expect.stringContaining("OUTBOUND_ALLOW="),
     });
-    await expect(callTool(server, proxyConnectivityTest, { url: `${web.url}/` })).rejects.toMatchObject({
+    await expect(
+      callTool(server, proxyConnectivityTest, { ...scaledDeadline(), url: `${web.url}/` }),
+    ).rejects.toMatchObject({
       code: "E_FORBIDDEN",
     });
     expect(open.seen.length).toBe(before);
@@ -215,13 +289,20 @@ describe("the policy: nothing reached until OUTBOUND_ALLOW names it", () => {
     try {
       const before = open.seen.length;
       for (const url of [`${other.url}/`, "http://169.254.169.254/latest/meta-data/", "http://[::ffff:a9fe:a9fe]/"]) {
-        await expect(callTool(server, proxyConnectivityTest, { url, proxy: open.url }, env())).rejects.toMatchObject({
+        await expect(
+          callTool(server, proxyConnectivityTest, { ...scaledDeadline(), url, proxy: open.url }, env()),
+        ).rejects.toMatchObject({
           code: "E_FORBIDDEN",
         });
       }
       // A name the allowlist does not list and that does not resolve here cannot be judged: refused.
       await expect(
-        callTool(server, proxyConnectivityTest, { url: "http://intranet.invalid/", proxy: open.url }, env()),
+        callTool(
+          server,
+          proxyConnectivityTest,
+          { ...scaledDeadline(), url: "http://intranet.invalid/", proxy: open.url },
+          env(),
+        ),
       ).rejects.toMatchObject({ code: "E_FORBIDDEN", message: expect.stringContaining("cannot judge") });
       expect(open.seen.length).toBe(before);
       expect(other.connections()).toBe(0);
@@ -235,7 +316,7 @@ describe("the policy: nothing reached until OUTBOUND_ALLOW names it", () => {
     try {
       for (const proxy of [elsewhere.url, "http://169.254.169.254:80", "http://[fe80::1]:3128"]) {
         await expect(
-          callTool(server, proxyConnectivityTest, { url: `${web.url}/`, proxy }, env()),
+          callTool(server, proxyConnectivityTest, { ...scaledDeadline(), url: `${web.url}/`, proxy }, env()),
         ).rejects.toMatchObject({
           code: "E_FORBIDDEN",
         });

@@ -5,7 +5,7 @@
  */
 import type { ServerResponse } from "node:http";
 import { callTool } from "@roadnerd/conventions/testing";
-import { startTestServer, type TestServer } from "@roadnerd/testkit";
+import { scaledDeadline, startTestServer, type TestServer } from "@roadnerd/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { server } from "../../src/server.ts";
 import { ssoProbe } from "../../src/tools/sso-probe.ts";
@@ -58,7 +58,7 @@ const env = { env: { OUTBOUND_ALLOW: "127.0.0.1,127.0.0.2" } };
 
 describe("sso_probe", () => {
   it("follows the chain to a Keycloak login page across hosts and names it", async () => {
-    const r = await callTool(server, ssoProbe, { url: `${app.url}/` }, env);
+    const r = await callTool(server, ssoProbe, { ...scaledDeadline(), url: `${app.url}/` }, env);
     expect(r.redirect_chain.map((h) => [h.status, h.host, h.idp])).toEqual([
       [302, "127.0.0.1", undefined],
       [302, "127.0.0.1", undefined],
@@ -73,7 +73,7 @@ describe("sso_probe", () => {
   });
 
   it("ends the chain at a host outside the allowlist, naming it, without a connection", async () => {
-    const r = await callTool(server, ssoProbe, { url: `${app.url}/to-outside` }, env);
+    const r = await callTool(server, ssoProbe, { ...scaledDeadline(), url: `${app.url}/to-outside` }, env);
     expect(r.redirect_chain).toHaveLength(1);
     expect(r.stopped).toMatchObject({ host: "127.0.0.9", reason: expect.stringContaining("OUTBOUND_ALLOW") });
     expect(r).toMatchObject({ idp: "OIDC provider", idp_host: "127.0.0.9" });
@@ -81,7 +81,7 @@ describe("sso_probe", () => {
   });
 
   it("names Microsoft Entra ID from the Location alone: the name is never looked up", async () => {
-    const r = await callTool(server, ssoProbe, { url: `${app.url}/to-entra` }, env);
+    const r = await callTool(server, ssoProbe, { ...scaledDeadline(), url: `${app.url}/to-entra` }, env);
     expect(r).toMatchObject({
       idp: "Microsoft Entra ID",
       idp_host: "login.microsoftonline.com",
@@ -96,40 +96,42 @@ describe("sso_probe", () => {
 
   it("names the IdP of a SAML POST-binding page and posts nothing", async () => {
     const before = idp.requests.length;
-    const r = await callTool(server, ssoProbe, { url: `${app.url}/saml` }, env);
+    const r = await callTool(server, ssoProbe, { ...scaledDeadline(), url: `${app.url}/saml` }, env);
     expect(r).toMatchObject({ idp: "Shibboleth", protocol: "saml", stopped: { host: "127.0.0.2" } });
     expect(idp.requests.length).toBe(before);
   });
 
   it("stops a redirect loop at max_hops, refuses metadata and non-http hops without a request", async () => {
-    const loop = await callTool(server, ssoProbe, { url: `${app.url}/loop`, max_hops: 3 }, env);
+    const loop = await callTool(server, ssoProbe, { ...scaledDeadline(), url: `${app.url}/loop`, max_hops: 3 }, env);
     expect(loop.redirect_chain).toHaveLength(4);
     expect(loop.stopped?.reason).toBe("stopped after 3 redirects");
-    const meta = await callTool(server, ssoProbe, { url: `${app.url}/to-metadata` }, env);
+    const meta = await callTool(server, ssoProbe, { ...scaledDeadline(), url: `${app.url}/to-metadata` }, env);
     expect(meta.stopped).toMatchObject({ host: "169.254.169.254", reason: expect.stringContaining("not followed") });
-    const ftp = await callTool(server, ssoProbe, { url: `${app.url}/to-ftp` }, env);
+    const ftp = await callTool(server, ssoProbe, { ...scaledDeadline(), url: `${app.url}/to-ftp` }, env);
     expect(ftp.stopped?.reason).toBe("not followed: ftp: URL");
   });
 
   it("masks an authorization code in the chain", async () => {
-    const r = await callTool(server, ssoProbe, { url: `${app.url}/callback` }, env);
+    const r = await callTool(server, ssoProbe, { ...scaledDeadline(), url: `${app.url}/callback` }, env);
     expect(r.redirect_chain[1]?.url).toBe(`${app.url}/done?code=%5Bmasked%5D&state=s1`);
     expect(JSON.stringify(r)).not.toContain("secret-code");
   });
 
   it("a dead first hop is a diagnosis", async () => {
     const { CLOSED_PORT } = await import("@roadnerd/testkit");
-    const r = await callTool(server, ssoProbe, { url: `http://127.0.0.1:${CLOSED_PORT}/` }, env);
+    const r = await callTool(server, ssoProbe, { ...scaledDeadline(), url: `http://127.0.0.1:${CLOSED_PORT}/` }, env);
     expect(r).toMatchObject({ error: "E_CONN_REFUSED", redirect_chain: [] });
   });
 
   it("refuses everything without OUTBOUND_ALLOW, and a first hop outside it", async () => {
     const before = app.requests.length;
-    await expect(callTool(server, ssoProbe, { url: `${app.url}/` })).rejects.toMatchObject({
+    await expect(callTool(server, ssoProbe, { ...scaledDeadline(), url: `${app.url}/` })).rejects.toMatchObject({
       code: "E_FORBIDDEN",
       message: expect.stringContaining("OUTBOUND_ALLOW"),
     });
-    await expect(callTool(server, ssoProbe, { url: `${outside.url}/` }, env)).rejects.toMatchObject({
+    await expect(
+      callTool(server, ssoProbe, { ...scaledDeadline(), url: `${outside.url}/` }, env),
+    ).rejects.toMatchObject({
       code: "E_FORBIDDEN",
     });
     expect(app.requests.length).toBe(before);

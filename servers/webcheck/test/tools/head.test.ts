@@ -3,7 +3,14 @@
  * not followed (Location reported) unless asked, timings; refusals before any connection.
  */
 import { callTool } from "@roadnerd/conventions/testing";
-import { CLOSED_PORT, generateTestCerts, startTestServer, type TestCerts, type TestServer } from "@roadnerd/testkit";
+import {
+  CLOSED_PORT,
+  generateTestCerts,
+  scaledDeadline,
+  startTestServer,
+  type TestCerts,
+  type TestServer,
+} from "@roadnerd/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { server } from "../../src/server.ts";
 import { head } from "../../src/tools/head.ts";
@@ -39,7 +46,7 @@ afterAll(async () => {
 
 describe("head", () => {
   it("answers status, masked headers and timings, with one HEAD request", async () => {
-    const r = await callTool(server, head, { url: `${web.url}/` }, { env: ENV });
+    const r = await callTool(server, head, { ...scaledDeadline(), url: `${web.url}/` }, { env: ENV });
     expect(r).toMatchObject({ url: `${web.url}/`, status: 200, location: null, truncated: false, omitted: 0 });
     expect(r.headers).toMatchObject({
       "content-type": "text/html",
@@ -54,7 +61,7 @@ describe("head", () => {
   });
 
   it("does not follow a redirect by default and reports where it points (secrets masked)", async () => {
-    const r = await callTool(server, head, { url: `${web.url}/moved` }, { env: ENV });
+    const r = await callTool(server, head, { ...scaledDeadline(), url: `${web.url}/moved` }, { env: ENV });
     expect(r.status).toBe(302);
     expect(r.location).toBe(`${web.url}/login?token=%5Bmasked%5D`);
     expect(r.final_url).toBeUndefined();
@@ -62,24 +69,36 @@ describe("head", () => {
   });
 
   it("follows the redirect when asked, each hop checked", async () => {
-    const r = await callTool(server, head, { url: `${web.url}/moved`, follow: true }, { env: ENV });
+    const r = await callTool(
+      server,
+      head,
+      { ...scaledDeadline(), url: `${web.url}/moved`, follow: true },
+      { env: ENV },
+    );
     expect(r).toMatchObject({ status: 200, location: null, final_url: `${web.url}/login?token=%5Bmasked%5D` });
   });
 
   it("over https it reports even a self-signed server, with a TLS timing", async () => {
-    const r = await callTool(server, head, { url: `${tls.url}/` }, { env: ENV });
+    const r = await callTool(server, head, { ...scaledDeadline(), url: `${tls.url}/` }, { env: ENV });
     expect(r.status).toBe(200);
     expect(r.timing_ms.tls).toBeGreaterThan(0);
   });
 
   it("a closed port is a diagnosis, not a failure", async () => {
-    const r = await callTool(server, head, { url: `http://127.0.0.1:${CLOSED_PORT}/` }, { env: ENV });
+    const r = await callTool(
+      server,
+      head,
+      { ...scaledDeadline(), url: `http://127.0.0.1:${CLOSED_PORT}/` },
+      { env: ENV },
+    );
     expect(r).toMatchObject({ status: null, error: "E_CONN_REFUSED", headers: {} });
     expect(r.detail).toContain(`127.0.0.1:${CLOSED_PORT}`);
   });
 
   it("a target outside OUTBOUND_ALLOW is refused before any connection", async () => {
-    await expect(callTool(server, head, { url: `${outside.url}/` }, { env: ENV })).rejects.toMatchObject({
+    await expect(
+      callTool(server, head, { ...scaledDeadline(), url: `${outside.url}/` }, { env: ENV }),
+    ).rejects.toMatchObject({
       code: "E_FORBIDDEN",
       message: expect.stringContaining("not in OUTBOUND_ALLOW"),
     });
@@ -87,7 +106,7 @@ describe("head", () => {
   });
 
   it("without OUTBOUND_ALLOW every target is refused, naming the variable", async () => {
-    await expect(callTool(server, head, { url: `${web.url}/` })).rejects.toMatchObject({
+    await expect(callTool(server, head, { ...scaledDeadline(), url: `${web.url}/` })).rejects.toMatchObject({
       code: "E_FORBIDDEN",
       message: expect.stringMatching(/^webcheck reaches no target until OUTBOUND_ALLOW names it: 127\.0\.0\.1/),
       hint: expect.stringContaining("OUTBOUND_ALLOW="),
@@ -98,7 +117,9 @@ describe("head", () => {
   it("a redirect to a target outside OUTBOUND_ALLOW is refused when followed", async () => {
     const hop = await startTestServer((_req, res) => res.writeHead(302, { location: `${outside.url}/` }).end());
     try {
-      await expect(callTool(server, head, { url: `${hop.url}/`, follow: true }, { env: ENV })).rejects.toMatchObject({
+      await expect(
+        callTool(server, head, { ...scaledDeadline(), url: `${hop.url}/`, follow: true }, { env: ENV }),
+      ).rejects.toMatchObject({
         code: "E_FORBIDDEN",
       });
       expect(outside.connections()).toBe(0);

@@ -10,6 +10,7 @@ import { callTool } from "@roadnerd/conventions/testing";
 import {
   CLOSED_PORT,
   generateTestCerts,
+  scaledDeadline,
   startTestServer,
   type TestCerts,
   type TestServer,
@@ -51,7 +52,12 @@ const SANS = ["localhost", "127.0.0.1", "0:0:0:0:0:0:0:1"];
 
 describe("tls_info", () => {
   it("a valid certificate from a trusted CA: every field", async () => {
-    const r = await callTool(server, tlsInfo, { url: `https://localhost:${port("valid")}/path` }, { env });
+    const r = await callTool(
+      server,
+      tlsInfo,
+      { ...scaledDeadline(), url: `https://localhost:${port("valid")}/path` },
+      { env },
+    );
     expect(r).toMatchObject({
       url: `https://localhost:${port("valid")}/path`,
       address: "127.0.0.1",
@@ -78,7 +84,7 @@ describe("tls_info", () => {
     const r = await callTool(
       server,
       tlsInfo,
-      { url: `https://127.0.0.1:${port("valid")}/` },
+      { ...scaledDeadline(), url: `https://127.0.0.1:${port("valid")}/` },
       {
         env: { OUTBOUND_ALLOW: "127.0.0.1" },
       },
@@ -92,7 +98,12 @@ describe("tls_info", () => {
   });
 
   it("an expired certificate is a result: negative days and CERT_HAS_EXPIRED", async () => {
-    const r = await callTool(server, tlsInfo, { url: `https://localhost:${port("expired")}/` }, { env });
+    const r = await callTool(
+      server,
+      tlsInfo,
+      { ...scaledDeadline(), url: `https://localhost:${port("expired")}/` },
+      { env },
+    );
     expect(r).toMatchObject({
       expiry_days: -1,
       chain_ok: false,
@@ -104,7 +115,12 @@ describe("tls_info", () => {
   });
 
   it("a self-signed certificate: the chain fails, the name still matches", async () => {
-    const r = await callTool(server, tlsInfo, { url: `https://localhost:${port("selfSigned")}/` }, { env });
+    const r = await callTool(
+      server,
+      tlsInfo,
+      { ...scaledDeadline(), url: `https://localhost:${port("selfSigned")}/` },
+      { env },
+    );
     expect(r).toMatchObject({
       issuer: "localhost",
       chain: ["localhost"],
@@ -116,7 +132,12 @@ describe("tls_info", () => {
   });
 
   it("a certificate for another name: the chain verifies, the name does not, and why", async () => {
-    const r = await callTool(server, tlsInfo, { url: `https://localhost:${port("wrongName")}/` }, { env });
+    const r = await callTool(
+      server,
+      tlsInfo,
+      { ...scaledDeadline(), url: `https://localhost:${port("wrongName")}/` },
+      { env },
+    );
     expect(r).toMatchObject({ sans: [WRONG_NAME], chain_ok: true, name_ok: false, trusted: false });
     expect(r.name_error).toContain(`DNS:${WRONG_NAME}`);
     expect(r.summary).toContain("NOT trusted (wrong name)");
@@ -126,7 +147,7 @@ describe("tls_info", () => {
     const r = await callTool(
       server,
       tlsInfo,
-      { url: `https://localhost:${port("wrongName")}/` },
+      { ...scaledDeadline(), url: `https://localhost:${port("wrongName")}/` },
       {
         env: { OUTBOUND_ALLOW: "127.0.0.1,localhost" },
       },
@@ -136,24 +157,43 @@ describe("tls_info", () => {
   });
 
   it("a port that does not speak TLS is E_TLS; a closed one E_CONN_REFUSED; a silent one E_TIMEOUT", async () => {
-    const notTls = await callTool(server, tlsInfo, { url: `https://127.0.0.1:${plain.port}/` }, { env });
+    const notTls = await callTool(
+      server,
+      tlsInfo,
+      { ...scaledDeadline(), url: `https://127.0.0.1:${plain.port}/` },
+      { env },
+    );
     expect(notTls).toMatchObject({ error: "E_TLS", issuer: null, sans: [], trusted: false });
-    const closed = await callTool(server, tlsInfo, { url: `https://127.0.0.1:${CLOSED_PORT}/` }, { env });
+    const closed = await callTool(
+      server,
+      tlsInfo,
+      { ...scaledDeadline(), url: `https://127.0.0.1:${CLOSED_PORT}/` },
+      { env },
+    );
     expect(closed).toMatchObject({ error: "E_CONN_REFUSED", address: null });
     const quiet = (silent.address() as AddressInfo).port;
-    const slow = await callTool(server, tlsInfo, { url: `https://127.0.0.1:${quiet}/`, timeout_ms: 300 }, { env });
+    const slow = await callTool(
+      server,
+      tlsInfo,
+      { ...scaledDeadline(), url: `https://127.0.0.1:${quiet}/`, timeout_ms: 300 },
+      { env },
+    );
     expect(slow).toMatchObject({ error: "E_TIMEOUT" });
   });
 
   it("refuses http:// URLs, targets outside OUTBOUND_ALLOW, and everything without it", async () => {
-    await expect(callTool(server, tlsInfo, { url: `http://127.0.0.1:${plain.port}/` }, { env })).rejects.toMatchObject({
+    await expect(
+      callTool(server, tlsInfo, { ...scaledDeadline(), url: `http://127.0.0.1:${plain.port}/` }, { env }),
+    ).rejects.toMatchObject({
       code: "E_INVALID_INPUT",
     });
     const before = servers.valid?.connections();
     await expect(
-      callTool(server, tlsInfo, { url: `https://127.0.0.2:${port("valid")}/` }, { env }),
+      callTool(server, tlsInfo, { ...scaledDeadline(), url: `https://127.0.0.2:${port("valid")}/` }, { env }),
     ).rejects.toMatchObject({ code: "E_FORBIDDEN" });
-    await expect(callTool(server, tlsInfo, { url: `https://127.0.0.1:${port("valid")}/` })).rejects.toMatchObject({
+    await expect(
+      callTool(server, tlsInfo, { ...scaledDeadline(), url: `https://127.0.0.1:${port("valid")}/` }),
+    ).rejects.toMatchObject({
       code: "E_FORBIDDEN",
       message: expect.stringContaining("OUTBOUND_ALLOW"),
     });
@@ -164,7 +204,7 @@ describe("tls_info", () => {
     const before = servers.valid?.connections();
     const bad = { ...env, WEBCHECK_CA_FILE: "/proc/self/status" };
     await expect(
-      callTool(server, tlsInfo, { url: `https://127.0.0.1:${port("valid")}/` }, { env: bad }),
+      callTool(server, tlsInfo, { ...scaledDeadline(), url: `https://127.0.0.1:${port("valid")}/` }, { env: bad }),
     ).rejects.toMatchObject({ code: "E_UNSUPPORTED", message: expect.stringContaining("/proc/self/status") });
     expect(servers.valid?.connections()).toBe(before);
   });
