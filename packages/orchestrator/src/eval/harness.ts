@@ -15,7 +15,7 @@ import { REPO_ROOT } from "@roadnerd/registry";
 import { createNetnsLab, type ListeningProcess, spawnListening } from "@roadnerd/testkit";
 import { type LoggedLine, loggedLineSchema } from "../triage-log.ts";
 import { type TriageReport, triageReportSchema } from "../triage-report.ts";
-import { SCENARIO_ENV, type Scenario } from "./scenarios.ts";
+import { type Extra, SCENARIO_ENV, type Scenario } from "./scenarios.ts";
 import type { WorldSpec } from "./world-host.ts";
 
 /** The built CLI: the triage runs from it, and so do the world hosts (`roadnerd eval --world`). */
@@ -118,14 +118,16 @@ async function readLog(dir: string): Promise<LoggedLine[]> {
 
 export async function runScenario(scenario: Scenario, options: RunOptions): Promise<RunResult[]> {
   if (!existsSync(ORCHESTRATOR_BIN)) {
-    throw new Error(`${ORCHESTRATOR_BIN} is missing: ROADNERD_ONLY=network,ports,orchestrator pnpm build`);
+    throw new Error(`${ORCHESTRATOR_BIN} is missing: ROADNERD_ONLY=network,ports,storage,service,proxy,orchestrator pnpm build`);
   }
   const lab = createNetnsLab();
   const hosts: ListeningProcess[] = [];
   let forwarder: Forwarder | undefined;
+  let extra: Extra = {};
   const tmp = await mkdtemp(join(tmpdir(), `rn-eval-${scenario.name}-`));
   try {
     const world = scenario.build(lab);
+    extra = (await scenario.prepare?.(tmp)) ?? {};
     const startHost = async (ns: string, spec: WorldSpec | undefined) => {
       if (!spec) return;
       const argv = [...lab.wrap(ns), process.execPath, ORCHESTRATOR_BIN, "eval", "--world", JSON.stringify(spec)];
@@ -165,11 +167,14 @@ export async function runScenario(scenario: Scenario, options: RunOptions): Prom
       const env = {
         PATH: process.env.PATH ?? "/usr/bin:/bin",
         ...SCENARIO_ENV,
+        ...world.env,
+        ...extra.env,
         ROADNERD_LOG_DIR: logDir,
         ...(usesModel ? modelEnv : {}),
         ...options.env,
       };
-      const { stdout } = await run([...lab.wrap(world.laptop), process.execPath, ORCHESTRATOR_BIN, ...args], env);
+      const argv = [...lab.wrap(world.laptop), ...(extra.wrap ?? []), process.execPath, ORCHESTRATOR_BIN, ...args];
+      const { stdout } = await run(argv, env);
       const outcome = readOutcome(stdout);
       const log = await readLog(logDir);
       results.push({
@@ -192,7 +197,7 @@ export async function runScenario(scenario: Scenario, options: RunOptions): Prom
     }
     return results;
   } finally {
-    await Promise.allSettled([...hosts.map((h) => h.stop()), forwarder?.close()]);
+    await Promise.allSettled([...hosts.map((h) => h.stop()), forwarder?.close(), extra.stop?.()]);
     await lab.cleanup();
     await rm(tmp, { recursive: true, force: true });
   }

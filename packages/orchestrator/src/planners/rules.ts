@@ -88,7 +88,11 @@ export class RulesPlanner implements Planner {
     const t = latestResult(history, T.proxyConnectivityTest);
     if (!t) return this.#need(catalog, T.proxyConnectivityTest, { url: `http://${this.#probeHost}/` });
     if (t.error || (t.status !== undefined && t.status >= 400)) {
-      return verdict("proxy", `through the proxy: ${t.error ?? `status ${t.status}`}`);
+      const refused = t.proxy_status ? ` (the proxy answered ${t.proxy_status})` : "";
+      return verdict(
+        "proxy",
+        `through the proxy: ${t.error ?? `status ${t.status}`}${refused}${t.detail ? `: ${t.detail}` : ""}`,
+      );
     }
     return verdict("ok", "the proxy answers");
   }
