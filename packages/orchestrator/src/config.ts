@@ -2,6 +2,7 @@
 import { join } from "node:path";
 import { z } from "zod";
 import { UsageError } from "./errors.ts";
+import { PROFILE_NAMES } from "./planners/prompts.ts";
 
 export const DEFAULT_IDLE_MS = 120_000;
 export const DEFAULT_ATTACH_TIMEOUT_MS = 10_000;
@@ -37,7 +38,12 @@ export const orchestratorEnv = z.object({
     .describe("OpenAI-compatible base URL, e.g. http://127.0.0.1:8080/v1"),
   ROADNERD_OPENAI_MODEL: z.string().min(1).optional().describe("model name sent to the endpoint"),
   ROADNERD_OPENAI_KEY: z.string().min(1).optional().describe("bearer key for the endpoint, if it needs one"),
-  ROADNERD_MODEL_PROFILE: z.enum(["3b", "13b"]).default("3b").describe("sampling and context profile"),
+  ROADNERD_MODEL_PROFILE: z.enum(PROFILE_NAMES).default("3b").describe("sampling and context profile"),
+  ROADNERD_EVAL_MODELS: z
+    .string()
+    .regex(/^(3b|13b|20b)=[^,=]+(,(3b|13b|20b)=[^,=]+)*$/, "expected 3b=<model>,13b=<model>,20b=<model>")
+    .optional()
+    .describe("pnpm eval: a model name per profile on the same endpoint (default ROADNERD_OPENAI_MODEL for all)"),
   ROADNERD_PROBE_HOST: z.string().min(1).default(DEFAULT_PROBE_HOST).describe("name the rules planner resolves"),
   ROADNERD_SERVERS_FILE: z
     .string()
