@@ -6,8 +6,10 @@
 import { readRegistry } from "@roadnerd/registry";
 import { beforeAll, describe, expect, it } from "vitest";
 import { type Catalog, loadCatalog } from "../src/catalog.ts";
+import type { StepRecord } from "../src/planners/planner.ts";
 import { RulesPlanner } from "../src/planners/rules.ts";
 import { topicOf, unitOf } from "../src/planners/symptom.ts";
+import { failedUnitsResult } from "./result-fixtures.ts";
 
 describe("symptom topics", () => {
   it.each([
@@ -70,5 +72,47 @@ describe("the rules planner on what it does not understand", () => {
     ["dns", "network/route_info"],
   ])("%s → first call %s", async (symptom, tool) => {
     expect(await new RulesPlanner().next({ symptom, catalog, history: [] })).toMatchObject({ tool });
+  });
+});
+
+describe("the service path with a named unit", () => {
+  let catalog: Catalog;
+  beforeAll(async () => {
+    catalog = await loadCatalog(readRegistry());
+  });
+  const step = (n: number, tool: string, result: Record<string, unknown>): StepRecord => ({
+    step: n,
+    tool,
+    params: {},
+    ok: true,
+    result,
+  });
+  const noneFailed = step(1, "service/list_failed_units", { ...failedUnitsResult([]) });
+  const status = (active: string, sub: string, loaded = "loaded"): StepRecord =>
+    step(2, "service/service_status", {
+      name: "nginx.service",
+      loaded,
+      active,
+      sub,
+      since: null,
+      description: "nginx",
+      result: active === "active" ? "success" : "exit-code",
+      unit_file_state: "enabled",
+      summary: "nginx",
+    });
+  const next = (history: StepRecord[]) =>
+    new RulesPlanner().next({ symptom: "nginx keeps restarting", catalog, history });
+
+  it("no failed unit: asks service_status of the unit the symptom names", async () => {
+    expect(await next([noneFailed])).toEqual({ tool: "service/service_status", params: { name: "nginx" } });
+  });
+
+  it("restarting (activating auto-restart) is service; active is ok; no such unit is unknown", async () => {
+    expect(await next([noneFailed, status("activating", "auto-restart")])).toEqual({
+      label: "service",
+      reason: "nginx.service is activating (auto-restart), last result exit-code",
+    });
+    expect(await next([noneFailed, status("active", "running")])).toMatchObject({ label: "ok" });
+    expect(await next([noneFailed, status("inactive", "dead", "not-found")])).toMatchObject({ label: "unknown" });
   });
 });

@@ -11,7 +11,7 @@ import type { Label } from "../labels.ts";
 import { RULES_TOOLS as T } from "./known-tools.ts";
 import type { Decision, Planner, PlannerInput } from "./planner.ts";
 import { latestResult } from "./results.ts";
-import { notUnderstood, portOf, topicOf } from "./symptom.ts";
+import { notUnderstood, portOf, topicOf, unitOf } from "./symptom.ts";
 
 /** Where the tests (and readers) have always found them. */
 export { portOf, topicOf } from "./symptom.ts";
@@ -74,11 +74,18 @@ export class RulesPlanner implements Planner {
     return verdict("disk_full", full.map((m) => `${m.mount} is ${m.used_pct}% full`).join(", "));
   }
 
-  #service({ history, catalog }: PlannerInput): Decision {
+  #service({ symptom, history, catalog }: PlannerInput): Decision {
     const r = latestResult(history, T.listFailedUnits);
     if (!r) return this.#need(catalog, T.listFailedUnits);
-    if (r.failed.length === 0) return verdict("ok", "no failed units");
-    return verdict("service", `failed units: ${r.failed.map((u) => u.name).join(", ")}`);
+    if (r.failed.length > 0) return verdict("service", `failed units: ${r.failed.map((u) => u.name).join(", ")}`);
+    // None failed, but the symptom names a unit ("nginx keeps restarting" is activating, not failed): ask it.
+    const unit = unitOf(symptom);
+    if (!unit) return verdict("ok", "no failed units");
+    const s = latestResult(history, T.serviceStatus);
+    if (!s) return this.#need(catalog, T.serviceStatus, { name: unit });
+    if (s.loaded === "not-found") return verdict("unknown", `no unit named ${s.name} here, and no unit has failed`);
+    if (s.active === "active") return verdict("ok", `${s.name} is active (${s.sub}) and no unit has failed`);
+    return verdict("service", `${s.name} is ${s.active} (${s.sub})${s.result ? `, last result ${s.result}` : ""}`);
   }
 
   #proxy({ history, catalog }: PlannerInput): Decision {
