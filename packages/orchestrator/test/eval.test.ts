@@ -11,6 +11,8 @@ import type { AddressInfo } from "node:net";
 import { netnsSkipReason, systemdSkipReason } from "@roadnerd/testkit";
 import { describe, expect, it } from "vitest";
 import { BRAINSTORM_PROMPT } from "../src/brainstorm.ts";
+import { loadOrchestratorConfig } from "../src/config.ts";
+import { evalModels } from "../src/eval/command.ts";
 import { runScenario } from "../src/eval/harness.ts";
 import { renderMarkdown, renderSvg, summarize } from "../src/eval/report.ts";
 import { SCENARIOS, type Scenario } from "../src/eval/scenarios.ts";
@@ -360,6 +362,15 @@ describe("evaluation report", () => {
     expect(svg.match(/<rect /g)).toHaveLength(4);
     expect(svg).toContain('fill="#d0392b"');
     expect(svg).toContain("300 ms, 2 steps");
+  });
+
+  it("ROADNERD_EVAL_MODELS names a model per profile; anything else in it is a usage error", () => {
+    const config = loadOrchestratorConfig({ ROADNERD_EVAL_MODELS: "3b=llama3.2:3b,20b=gpt-oss:20b" });
+    expect(evalModels(config)).toEqual({ "3b": "llama3.2:3b", "20b": "gpt-oss:20b" });
+    expect(evalModels(loadOrchestratorConfig({}))).toEqual({});
+    expect(() => loadOrchestratorConfig({ ROADNERD_EVAL_MODELS: "7b=x" })).toThrow(
+      /ROADNERD_EVAL_MODELS: expected 3b=/,
+    );
   });
 
   it("without a model endpoint the model rows of the matrix say not run; the rules rows are there", () => {
