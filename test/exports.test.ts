@@ -71,6 +71,7 @@ const PINNED: Record<string, Record<string, readonly string[]>> = {
       "portOf",
       "probeAnswer",
       "proxyRefusal",
+      "runIdField",
       "runMain",
       "shownUrl",
       "slot",

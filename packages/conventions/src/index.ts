@@ -15,6 +15,7 @@ export {
   ipField,
   MAX_TIMEOUT_MS,
   portField,
+  runIdField,
 } from "./define/fields.ts";
 export { type ConfigOf, createKit } from "./define/kit.ts";
 export { capList, cutText, limitInput, MAX_LIST_LIMIT, oneLine, truncationFields } from "./define/limits.ts";

@@ -1,6 +1,8 @@
 /** The orchestrator's env, read in one place through zod, defaulted once and frozen. */
+import { join } from "node:path";
 import { z } from "zod";
 import { UsageError } from "./errors.ts";
+import { PROFILE_NAMES } from "./planners/prompts.ts";
 
 export const DEFAULT_IDLE_MS = 120_000;
 export const DEFAULT_ATTACH_TIMEOUT_MS = 10_000;
@@ -13,7 +15,19 @@ export const DEFAULT_PROBE_HOST = "example.com";
 const ms = (fallback: number, max: number) => z.coerce.number().int().min(1).max(max).default(fallback);
 
 export const orchestratorEnv = z.object({
-  ROADNERD_LOG_DIR: z.string().min(1).optional().describe("directory for one JSONL log per triage run"),
+  ROADNERD_LOG_DIR: z
+    .string()
+    .min(1)
+    .optional()
+    .describe("directory for one JSONL log per triage run (default $XDG_STATE_HOME/roadnerd/runs)"),
+  // A relative XDG path is to be ignored (the XDG spec), not an error.
+  XDG_STATE_HOME: z
+    .string()
+    .startsWith("/")
+    .optional()
+    .catch(undefined)
+    .describe("the XDG state directory (default ~/.local/state)"),
+  HOME: z.string().startsWith("/").optional().catch(undefined),
   ROADNERD_IDLE_MS: ms(DEFAULT_IDLE_MS, 86_400_000).describe("detach an attached server after this idle time"),
   ROADNERD_ATTACH_TIMEOUT_MS: ms(DEFAULT_ATTACH_TIMEOUT_MS, 120_000).describe("spawn → listening → /healthz"),
   ROADNERD_PLANNER: z.enum(["rules", "openai", "scripted"]).default("rules").describe("default planner"),
@@ -24,7 +38,12 @@ export const orchestratorEnv = z.object({
     .describe("OpenAI-compatible base URL, e.g. http://127.0.0.1:8080/v1"),
   ROADNERD_OPENAI_MODEL: z.string().min(1).optional().describe("model name sent to the endpoint"),
   ROADNERD_OPENAI_KEY: z.string().min(1).optional().describe("bearer key for the endpoint, if it needs one"),
-  ROADNERD_MODEL_PROFILE: z.enum(["3b", "13b"]).default("3b").describe("sampling and context profile"),
+  ROADNERD_MODEL_PROFILE: z.enum(PROFILE_NAMES).default("3b").describe("sampling and context profile"),
+  ROADNERD_EVAL_MODELS: z
+    .string()
+    .regex(/^(3b|13b|20b)=[^,=]+(,(3b|13b|20b)=[^,=]+)*$/, "expected 3b=<model>,13b=<model>,20b=<model>")
+    .optional()
+    .describe("pnpm eval: a model name per profile on the same endpoint (default ROADNERD_OPENAI_MODEL for all)"),
   ROADNERD_PROBE_HOST: z.string().min(1).default(DEFAULT_PROBE_HOST).describe("name the rules planner resolves"),
   ROADNERD_SERVERS_FILE: z
     .string()
@@ -42,6 +61,17 @@ export function loadOrchestratorConfig(env: NodeJS.ProcessEnv = process.env): Or
     throw new UsageError(`bad orchestrator environment: ${issues}`);
   }
   return Object.freeze(parsed.data);
+}
+
+/**
+ * Where triage runs write their JSONL: ROADNERD_LOG_DIR, else the XDG state directory
+ * ($XDG_STATE_HOME/roadnerd/runs, else ~/.local/state/roadnerd/runs); undefined with neither HOME nor XDG set.
+ * Only absolute XDG paths count, as the XDG spec says (a relative one is ignored).
+ */
+export function triageLogDir(config: OrchestratorConfig): string | undefined {
+  if (config.ROADNERD_LOG_DIR) return config.ROADNERD_LOG_DIR;
+  const state = config.XDG_STATE_HOME ?? (config.HOME ? join(config.HOME, ".local/state") : undefined);
+  return state ? join(state, "roadnerd/runs") : undefined;
 }
 
 /** `ROADNERD_SERVER_<NAME>_URL` (and `_TOKEN`), name upper-cased with - as _: servers running elsewhere. */

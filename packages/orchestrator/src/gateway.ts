@@ -3,6 +3,8 @@
  * `triage`, as one tool source for the kernel's MCP adapter, which serves it over stdio and Streamable HTTP
  * exactly as it serves one server. Servers are attached lazily on their first call through the shared Attacher.
  */
+
+import { runIdField } from "@roadnerd/conventions";
 import {
   inputJsonSchema,
   listedTool,
@@ -36,6 +38,7 @@ export interface GatewayOptions {
 
 const triageInput = z.strictObject({
   symptom: z.string().max(300).optional().describe("what the user sees, e.g. 'port 8080 already in use'"),
+  run_id: runIdField.describe("your id for this run: on every log line and passed to every tool call"),
 });
 /** What the kernel's input check needs: the same messages and hint as every server's tools give. */
 const triageSpec = { name: TRIAGE_TOOL, example: { symptom: "no internet" }, inputSchema: triageInput };
@@ -45,19 +48,20 @@ function triageTool(options: GatewayOptions): McpTool {
     listed: {
       name: TRIAGE_TOOL,
       title: "triage",
-      description: `Find why the network (or a port, disk, service) misbehaves in ≤3 read-only tool calls: a label (${LABELS.join(", ")}), a reason and the evidence.`,
+      description: `Find why the network (or a port, disk, service) misbehaves in ≤3 read-only tool calls: a label (${LABELS.join(", ")}), a reason, the evidence and a one-line category_hint for brainstorming.`,
       inputSchema: { ...inputJsonSchema(triageInput), type: "object" },
       outputSchema: { ...outputJsonSchema(triageToolResultSchema), type: "object" },
       annotations: { readOnlyHint: true, openWorldHint: true },
     },
     call: async (args, signal) => {
-      const { symptom } = triageInput.parse(parseInput(triageSpec, args));
+      const { symptom, run_id } = triageInput.parse(parseInput(triageSpec, args));
       const outcome = await runTriage({
         planner: options.planner(),
         catalog: options.catalog,
         attacher: options.attacher,
         symptom: symptom ?? "",
         signal,
+        ...(run_id ? { runId: run_id } : {}),
         ...(options.logDir ? { logDir: options.logDir } : {}),
       });
       return triageToolResultSchema.parse(outcome);

@@ -7,9 +7,24 @@ import { baseEnvShape } from "@roadnerd/conventions/internal";
 
 const OWNED_BY_ATTACH = new Set(["HOST", "PORT", "AUTH_TOKEN", "LOG_LEVEL", "ALLOW_UNAUTHENTICATED"]);
 
+/**
+ * The user's proxy settings are a diagnosis input: the proxy server reports and follows the ones it was
+ * started with (proxy_env_status, proxy_connectivity_test), so they reach every server as they are.
+ */
+const PROXY_VARIABLES = [
+  "http_proxy",
+  "HTTP_PROXY",
+  "https_proxy",
+  "HTTPS_PROXY",
+  "no_proxy",
+  "NO_PROXY",
+  "all_proxy",
+  "ALL_PROXY",
+];
+
 export function serverEnv(ownKeys: readonly string[], env: NodeJS.ProcessEnv = process.env): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const key of [...Object.keys(baseEnvShape), ...ownKeys]) {
+  for (const key of [...Object.keys(baseEnvShape), ...ownKeys, ...PROXY_VARIABLES]) {
     const value = env[key];
     if (value !== undefined && !OWNED_BY_ATTACH.has(key)) out[key] = value;
   }

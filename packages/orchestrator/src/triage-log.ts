@@ -1,6 +1,7 @@
 /**
- * Every triage step as one JSON line, `mode: "mcp_triage"`, one file per run in ROADNERD_LOG_DIR. The line's
- * schema is the contract for its readers (the evaluation parses the log with it).
+ * Every triage step as one JSON line, `mode: "mcp_triage"`, one file per run (`triage-<run_id>.jsonl`) in the
+ * log directory (config.ts: ROADNERD_LOG_DIR, else $XDG_STATE_HOME/roadnerd/runs). The line's schema is the
+ * contract for its readers (the evaluation parses the log with it).
  */
 import { appendFileSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
@@ -22,6 +23,7 @@ export const stepLineSchema = z.object({
   error_code: z.string().optional(),
   label: z.string().optional().describe("on the last line: the run's label"),
   reason: z.string().optional(),
+  category_hint: z.string().optional().describe("on the last line: the label and its evidence, one line"),
 });
 
 export type StepLine = z.infer<typeof stepLineSchema>;
@@ -33,13 +35,24 @@ export type LoggedLine = z.infer<typeof loggedLineSchema>;
 
 export interface TriageLog {
   readonly path: string | undefined;
+  /** Why nothing is written (the directory could not be made), when so. */
+  readonly error?: string;
   write(line: StepLine): void;
 }
 
-/** A log writing `<dir>/triage-<run_id>.jsonl`; without a dir, nothing is written. */
+const NO_LOG: TriageLog = { path: undefined, write: () => {} };
+
+/**
+ * A log writing `<dir>/triage-<run_id>.jsonl`; without a dir, nothing is written. A directory that cannot be
+ * made does not stop the triage: the log says why it writes nothing (the CLI prints it).
+ */
 export function createTriageLog(dir: string | undefined, runId: string): TriageLog {
-  if (!dir) return { path: undefined, write: () => {} };
-  mkdirSync(dir, { recursive: true });
+  if (!dir) return NO_LOG;
+  try {
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+  } catch (e) {
+    return { ...NO_LOG, error: `${dir}: ${e instanceof Error ? e.message : String(e)}` };
+  }
   const path = join(dir, `triage-${runId}.jsonl`);
   return {
     path,

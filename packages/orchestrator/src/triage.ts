@@ -4,15 +4,16 @@
  * written in one place (`write`); the outcome's evidence and metrics are read off the history.
  */
 import { randomBytes } from "node:crypto";
+import { runIdField } from "@roadnerd/conventions";
 import type { Attacher } from "./attach.ts";
 import type { Catalog } from "./catalog.ts";
 import { DEFAULT_STEP_BUDGET, MAX_STEP_BUDGET } from "./config.ts";
-import { errorInfo } from "./errors.ts";
+import { errorInfo, UsageError } from "./errors.ts";
 import type { Label } from "./labels.ts";
 import { type ParsedReply, parseReply } from "./parse-reply.ts";
 import type { Planner, PlannerInput, Reply, StepRecord } from "./planners/planner.ts";
 import { createTriageLog, type StepLine, type TriageLog } from "./triage-log.ts";
-import type { Evidence, TriageReport } from "./triage-report.ts";
+import { categoryHint, type Evidence, type TriageReport } from "./triage-report.ts";
 
 export interface TriageOptions {
   planner: Planner;
@@ -34,6 +35,8 @@ export interface TriageOptions {
 export interface TriageOutcome extends TriageReport {
   history: StepRecord[];
   log_path?: string;
+  /** Why no log was written (its directory could not be made). */
+  log_error?: string;
 }
 
 /** One turn of the planner: its checked reply (or its failure), and whether it needed the repair. */
@@ -53,6 +56,12 @@ export function newRunId(): string {
 
 export async function runTriage(options: TriageOptions): Promise<TriageOutcome> {
   const started = performance.now();
+  // The caller's id names the log file and reaches every server: only the servers' own run_id shape.
+  if (!runIdField.safeParse(options.runId).success) {
+    throw new UsageError(
+      `run_id: expected 1-64 chars of A-Z a-z 0-9 . _ : -, got ${String(options.runId).slice(0, 70)}`,
+    );
+  }
   const runId = options.runId ?? newRunId();
   const log = options.log ?? createTriageLog(options.logDir, runId);
   const budget = stepBudget(options.budget);
@@ -69,8 +78,11 @@ export async function runTriage(options: TriageOptions): Promise<TriageOutcome> 
     const turn = await takeTurn(options, history, history.length >= budget, tally);
     if (turn.kind !== "call") {
       const end = verdictOf(turn);
-      write(step, { ...endFields(turn, end), duration_ms: ms(asked) });
-      const outcome = { label: end.label, reason: end.reason, ...outcomeOf(history, tally, started), run_id: runId };
+      const measured = outcomeOf(history, tally, started);
+      const hint = categoryHint(end.label, end.reason, measured.evidence);
+      write(step, { ...endFields(turn, end), category_hint: hint, duration_ms: ms(asked) });
+      const outcome = { label: end.label, reason: end.reason, category_hint: hint, ...measured, run_id: runId };
+      if (log.error) return { ...outcome, log_error: log.error };
       return log.path ? { ...outcome, log_path: log.path } : outcome;
     }
     const called = performance.now();

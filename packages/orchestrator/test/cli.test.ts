@@ -3,7 +3,7 @@
  * live progress on stderr, and `up` starting every server plus the gateway and stopping them all on SIGINT.
  */
 import { execFile, spawn } from "node:child_process";
-import { mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
@@ -17,6 +17,7 @@ const BIN = join(REPO_ROOT, "packages/orchestrator/dist/main.js");
 const ENV = { PATH: process.env.PATH ?? "/usr/bin:/bin", ROADNERD_ATTACH_TIMEOUT_MS: "120000" };
 /** A call's own deadline, long enough that a loaded machine answers the tool's verdict, not a timeout. */
 const ROOM = "timeout_ms=15000";
+const ROOM_FLAG = "--timeout-ms=15000";
 let logDir: string;
 
 beforeAll(async () => {
@@ -130,11 +131,51 @@ describe("roadnerd triage", () => {
     expect(r.code).toBe(0);
     const outcome = JSON.parse(r.stdout) as Record<string, unknown>;
     expect(outcome).toMatchObject({ label: "wifi", reason: "no interface is up with a carrier", steps: 2 });
-    expect(Object.keys(outcome).sort()).toEqual(["evidence", "label", "metrics", "reason", "run_id", "steps"]);
+    expect(Object.keys(outcome).sort()).toEqual([
+      "category_hint",
+      "evidence",
+      "label",
+      "metrics",
+      "reason",
+      "run_id",
+      "steps",
+    ]);
     expect(r.stderr).toMatch(/step 1: network\/route_info \(attached in \d+ ms\) → ok in \d+ ms/);
     expect(r.stderr).toMatch(/step 2: network\/iface_info → ok in \d+ ms/);
     expect(r.stderr).toContain("step 3: label wifi: no interface is up with a carrier");
     expect(await readdir(logDir)).toContain(`triage-${outcome.run_id}.jsonl`);
+  });
+
+  it("--run-id reaches every log line; the log goes to $XDG_STATE_HOME/roadnerd/runs, else ~/.local/state", async () => {
+    const state = join(logDir, "state");
+    const r = await roadnerd(["triage", "--symptom", "no internet", "--run-id", "rn-cli.1", ROOM_FLAG, "--json"], {
+      XDG_STATE_HOME: state,
+    });
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout)).toMatchObject({ run_id: "rn-cli.1", category_hint: expect.stringMatching(/^wifi: /) });
+    const lines = (await readFile(join(state, "roadnerd/runs/triage-rn-cli.1.jsonl"), "utf8")).trim().split("\n");
+    expect(lines.map((l) => JSON.parse(l).run_id)).toEqual(["rn-cli.1", "rn-cli.1", "rn-cli.1"]);
+    expect(JSON.parse(lines.at(-1) ?? "{}")).toMatchObject({ label: "wifi", category_hint: expect.any(String) });
+    // No XDG_STATE_HOME: under HOME (a temp dir here, never the real one); the pretty output names the file.
+    const home = join(logDir, "home");
+    const pretty = await roadnerd(["triage", "--symptom", "disk_full", "--run-id", "rn-cli.2", ROOM_FLAG], {
+      HOME: home,
+    });
+    expect(pretty.code).toBe(0);
+    expect(pretty.stdout).toContain(`log: ${join(home, ".local/state/roadnerd/runs/triage-rn-cli.2.jsonl")}`);
+    expect(pretty.stdout).toMatch(/^\s+hint: /m);
+    expect(pretty.stderr).toContain("storage/disk_usage");
+  });
+
+  it("a symptom the rules do not understand is unknown, with nothing called", async () => {
+    const r = await roadnerd(["triage", "--symptom", "my laptop is slow", "--json"]);
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout)).toMatchObject({ label: "unknown", steps: 0 });
+    const bad = await roadnerd(["triage", "--run-id", "a b"]);
+    expect([bad.code, bad.stderr.split("\n")[0]]).toEqual([
+      2,
+      "--run-id: expected 1-64 chars of A-Z a-z 0-9 . _ : -, got a b",
+    ]);
   });
 
   it("a budget or timeout out of range is a usage error", async () => {

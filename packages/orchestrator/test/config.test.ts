@@ -83,4 +83,9 @@ describe("serverEnv: what a spawned server inherits", () => {
       CAPTIVE_TEST_URL: "http://plain.example/",
     });
   });
+
+  it("the user's proxy variables pass as they are: the proxy server diagnoses them", () => {
+    const env = { http_proxy: "http://proxy.corp:3128", NO_PROXY: "localhost", FTP_PROXY: "x" };
+    expect(serverEnv([], env)).toEqual({ http_proxy: "http://proxy.corp:3128", NO_PROXY: "localhost" });
+  });
 });

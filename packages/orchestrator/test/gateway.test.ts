@@ -3,8 +3,10 @@
  * servers) and over stdio (the built `roadnerd mcp` bin). It lists every server's tools plus triage, and a
  * call to a server that was not running attaches it.
  */
+import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { request } from "node:http";
 import { connect } from "node:net";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
@@ -27,10 +29,12 @@ describe("gateway over Streamable HTTP", () => {
   let attacher: Attacher;
   let gateway: GatewayHttp;
   let client: Client;
+  let logDir: string;
 
   beforeAll(async () => {
     attacher = new Attacher({ servers: readRegistry() });
-    gateway = await serveGatewayHttp({ catalog, attacher, planner: () => new RulesPlanner() });
+    logDir = await mkdtemp(join(tmpdir(), "rn-gateway-"));
+    gateway = await serveGatewayHttp({ catalog, attacher, planner: () => new RulesPlanner(), logDir });
     client = new Client({ name: "gateway-test", version: "1.0.0" });
     await client.connect(new StreamableHTTPClientTransport(new URL(gateway.url)));
   });
@@ -39,6 +43,7 @@ describe("gateway over Streamable HTTP", () => {
     await client?.close();
     await gateway?.close();
     await attacher?.close();
+    if (logDir) await rm(logDir, { recursive: true, force: true });
   });
 
   it("lists triage and every tool of every loaded server, with MCP-valid names", async () => {
@@ -76,6 +81,22 @@ describe("gateway over Streamable HTTP", () => {
   it("the triage tool runs the loop and answers label, reason, steps, evidence", async () => {
     const r = await client.callTool({ name: "triage", arguments: { symptom: "no internet" } });
     expect(r.structuredContent).toMatchObject({ label: "wifi", reason: "no interface is up with a carrier", steps: 2 });
+  });
+
+  it("the triage tool takes the caller's run_id into every log line and answers a category_hint", async () => {
+    const r = await client.callTool({ name: "triage", arguments: { symptom: "no internet", run_id: "rn-gw.7" } });
+    expect(r.structuredContent).toMatchObject({
+      label: "wifi",
+      run_id: "rn-gw.7",
+      category_hint: expect.stringMatching(/^wifi: no interface is up with a carrier · network\/route_info: /),
+    });
+    const lines = (await readFile(join(logDir, "triage-rn-gw.7.jsonl"), "utf8")).trim().split("\n");
+    expect(lines.map((l) => JSON.parse(l).run_id)).toEqual(["rn-gw.7", "rn-gw.7", "rn-gw.7"]);
+    const bad = await client.callTool({ name: "triage", arguments: { run_id: "../../etc/x" } });
+    expect(bad.isError).toBe(true);
+    expect(JSON.parse((bad.content as Array<{ text: string }>)[0]?.text ?? "{}")).toMatchObject({
+      error: { code: "E_INVALID_INPUT", message: expect.stringContaining("run_id") },
+    });
   });
 
   it("served by the kernel's adapter: output schemas listed, closest names for an unknown tool, input checked", async () => {

@@ -54,7 +54,7 @@ const next = async (symptom: string, history: StepRecord[], cat = catalog) => {
 describe("typed results", () => {
   it("reads the tools the servers define: each id is in the catalog with the very output schema it imports", () => {
     const known = Object.values(RULES_TOOLS).filter((t) => typeof t === "object");
-    expect(known).toHaveLength(9);
+    expect(known).toHaveLength(10);
     for (const t of known) expect(catalog.get(t.id)?.definition.outputSchema).toBe(t.output);
   });
 

@@ -5,7 +5,7 @@
  * line naming the flag and what was expected.
  */
 import { parseArgs } from "node:util";
-import { MAX_TIMEOUT_MS } from "@roadnerd/conventions";
+import { MAX_TIMEOUT_MS, runIdField } from "@roadnerd/conventions";
 import { MIN_TIMEOUT_MS } from "@roadnerd/conventions/internal";
 import { z } from "zod";
 import { MAX_STEP_BUDGET } from "../config.ts";
@@ -25,6 +25,7 @@ const FLAGS = {
   port: { type: "string" },
   out: { type: "string" },
   world: { type: "string" },
+  "run-id": { type: "string" },
 } as const;
 
 /** An integer flag: digits only, within bounds; `due` says what was expected. */
@@ -74,6 +75,8 @@ const commandLine = z.discriminatedUnion("command", [
     script: z.string().min(1).optional(),
     budget: intFlag(0, MAX_STEP_BUDGET, `expected 0-${MAX_STEP_BUDGET} tool calls`).optional(),
     "timeout-ms": intFlag(MIN_TIMEOUT_MS, MAX_TIMEOUT_MS, `expected ${MIN_TIMEOUT_MS}-${MAX_TIMEOUT_MS}`).optional(),
+    // The caller's own id (RoadNerd's), so its logs join ours: the servers' rule for a run_id.
+    "run-id": runIdField,
     args: none,
   }),
   z.strictObject({ command: z.literal("mcp"), http: z.boolean().default(false), port, planner, args: none }),

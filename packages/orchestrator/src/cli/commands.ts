@@ -55,6 +55,8 @@ export interface TriageArgs {
   script?: string | undefined;
   budget?: number | undefined;
   timeoutMs?: number | undefined;
+  runId?: string | undefined;
+  logDir?: string | undefined;
   json: boolean;
 }
 
@@ -68,14 +70,17 @@ export async function triageCommand(o: Orchestrator, args: TriageArgs): Promise<
     symptom: args.symptom,
     ...(args.budget !== undefined ? { budget: args.budget } : {}),
     ...(args.timeoutMs !== undefined ? { timeoutMs: args.timeoutMs } : {}),
-    ...(o.config.ROADNERD_LOG_DIR ? { logDir: o.config.ROADNERD_LOG_DIR } : {}),
+    ...(args.runId !== undefined ? { runId: args.runId } : {}),
+    ...(args.logDir !== undefined ? { logDir: args.logDir } : {}),
     onStep: (s) => err(stepLine(s)),
   });
   if (args.json) out(JSON.stringify(triageReportSchema.parse(outcome)));
   else {
     out(`${outcome.label}: ${outcome.reason}`);
     for (const e of outcome.evidence) out(`  ${e.tool}: ${e.ok ? e.summary : `${e.error?.code} ${e.error?.message}`}`);
+    out(`  hint: ${outcome.category_hint}`);
     if (outcome.log_path) out(`  log: ${outcome.log_path}`);
   }
+  if (outcome.log_error) err(`(log not written: ${outcome.log_error})`);
   return EXIT.ok;
 }

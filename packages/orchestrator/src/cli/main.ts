@@ -4,7 +4,7 @@
  */
 import type { RegisteredServer } from "@roadnerd/registry";
 import { type AttachEvent, defaultLaunch } from "../attach.ts";
-import { loadOrchestratorConfig } from "../config.ts";
+import { loadOrchestratorConfig, triageLogDir } from "../config.ts";
 import { errorInfo } from "../errors.ts";
 import { createOrchestrator, type Orchestrator } from "../orchestrator.ts";
 import { type CommandLine, parseCommandLine } from "./args.ts";
@@ -85,6 +85,8 @@ async function dispatch(line: Exclude<CommandLine, { command: "eval" }>, o: Orch
         script: line.script,
         budget: line.budget,
         timeoutMs: line["timeout-ms"],
+        runId: line["run-id"],
+        logDir: triageLogDir(o.config),
         json: line.json,
       });
     case "mcp":
@@ -92,11 +94,12 @@ async function dispatch(line: Exclude<CommandLine, { command: "eval" }>, o: Orch
       // The gateway's triage tool: --planner, else the configured one (a script needs a file: rules instead).
       const configured = o.config.ROADNERD_PLANNER === "scripted" ? "rules" : o.config.ROADNERD_PLANNER;
       const planner = line.planner ?? configured;
+      const logDir = triageLogDir(o.config);
       const gateway = {
         catalog: o.catalog,
         attacher: o.attacher,
         planner: () => makePlanner(o.config, planner),
-        ...(o.config.ROADNERD_LOG_DIR ? { logDir: o.config.ROADNERD_LOG_DIR } : {}),
+        ...(logDir ? { logDir } : {}),
       };
       const port = line.port ?? DEFAULT_GATEWAY_PORT;
       if (line.command === "up") return await up(o, gateway, port, line.args);

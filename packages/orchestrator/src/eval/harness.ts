@@ -13,9 +13,11 @@ import { join } from "node:path";
 import { type ProgramOutput, runProgram } from "@roadnerd/conventions/supervise";
 import { REPO_ROOT } from "@roadnerd/registry";
 import { createNetnsLab, type ListeningProcess, spawnListening } from "@roadnerd/testkit";
+import { type BrainstormResult, brainstorm } from "../brainstorm.ts";
+import { PROFILES, type ProfileName } from "../planners/prompts.ts";
 import { type LoggedLine, loggedLineSchema } from "../triage-log.ts";
 import { type TriageReport, triageReportSchema } from "../triage-report.ts";
-import { SCENARIO_ENV, type Scenario } from "./scenarios.ts";
+import { type Extra, SCENARIO_ENV, type Scenario } from "./scenarios.ts";
 import type { WorldSpec } from "./world-host.ts";
 
 /** The built CLI: the triage runs from it, and so do the world hosts (`roadnerd eval --world`). */
@@ -65,6 +67,9 @@ export type PlannerName = "rules" | "scripted" | "openai" | "baseline";
 export interface RunResult {
   scenario: string;
   planner: PlannerName;
+  /** For the model's runs (openai, baseline): the profile, and the model it asked. */
+  profile?: ProfileName;
+  model?: string;
   expected: string;
   label: string;
   correct: boolean;
@@ -81,6 +86,9 @@ export interface RunResult {
   /** Per step, from the JSONL log. */
   log: LoggedLine[];
   run_id: string;
+  category_hint: string;
+  /** The brainstorm after it (model runs only): baseline without a hint, openai with this run's category_hint. */
+  brainstorm?: BrainstormResult;
 }
 
 function run(argv: readonly string[], env: Record<string, string>): Promise<ProgramOutput> {
@@ -95,7 +103,14 @@ export interface RunOptions {
    * For the openai planner: the model endpoint as the harness reaches it. The laptop namespace reaches it
    * through a veth to this namespace (mgmt0, which the model then also sees) and a TCP forwarder here.
    */
-  openai?: { url: string; model: string; profile?: "3b" | "13b" };
+  openai?: {
+    url: string;
+    model: string;
+    /** Each model planner runs once per profile (default the 3b one). */
+    profiles?: readonly ProfileName[];
+    /** A model name per profile on the same endpoint (default `model`). */
+    models?: Partial<Record<ProfileName, string>>;
+  };
   /** Extra env for the orchestrator (e.g. ROADNERD_OPENAI_URL for the openai planner). */
   env?: Record<string, string>;
 }
@@ -118,14 +133,18 @@ async function readLog(dir: string): Promise<LoggedLine[]> {
 
 export async function runScenario(scenario: Scenario, options: RunOptions): Promise<RunResult[]> {
   if (!existsSync(ORCHESTRATOR_BIN)) {
-    throw new Error(`${ORCHESTRATOR_BIN} is missing: ROADNERD_ONLY=network,ports,orchestrator pnpm build`);
+    throw new Error(
+      `${ORCHESTRATOR_BIN} is missing: ROADNERD_ONLY=network,ports,storage,service,proxy,orchestrator pnpm build`,
+    );
   }
   const lab = createNetnsLab();
   const hosts: ListeningProcess[] = [];
   let forwarder: Forwarder | undefined;
+  let extra: Extra = {};
   const tmp = await mkdtemp(join(tmpdir(), `rn-eval-${scenario.name}-`));
   try {
     const world = scenario.build(lab);
+    extra = (await scenario.prepare?.(tmp)) ?? {};
     const startHost = async (ns: string, spec: WorldSpec | undefined) => {
       if (!spec) return;
       const argv = [...lab.wrap(ns), process.execPath, ORCHESTRATOR_BIN, "eval", "--world", JSON.stringify(spec)];
@@ -138,16 +157,22 @@ export async function runScenario(scenario: Scenario, options: RunOptions): Prom
       const { rootAddr } = lab.linkToRoot(world.laptop);
       const target = new URL(options.openai.url);
       forwarder = await forward(rootAddr, target.hostname, Number(target.port || 80));
-      modelEnv = {
-        ROADNERD_OPENAI_URL: `http://${rootAddr}:${forwarder.port}${target.pathname}`,
-        ROADNERD_OPENAI_MODEL: options.openai.model,
-        ROADNERD_MODEL_PROFILE: options.openai.profile ?? "3b",
-      };
+      modelEnv = { ROADNERD_OPENAI_URL: `http://${rootAddr}:${forwarder.port}${target.pathname}` };
     }
     const results: RunResult[] = [];
-    for (const planner of options.planners) {
-      const logDir = join(tmp, planner);
+    // Each model planner once per profile; rules and scripted once.
+    const runs = options.planners.flatMap(
+      (planner): Array<{ planner: PlannerName; profile?: ProfileName }> =>
+        planner === "openai" || planner === "baseline"
+          ? (options.openai?.profiles ?? ["3b" as const]).map((profile) => ({ planner, profile }))
+          : [{ planner }],
+    );
+    for (const { planner, profile } of runs) {
+      const logDir = join(tmp, profile ? `${planner}-${profile}` : planner);
       const usesModel = planner === "openai" || planner === "baseline";
+      const model = profile ? (options.openai?.models?.[profile] ?? options.openai?.model) : undefined;
+      const profileEnv =
+        profile && model ? { ...modelEnv, ROADNERD_OPENAI_MODEL: model, ROADNERD_MODEL_PROFILE: profile } : {};
       const args = [
         "triage",
         "--planner",
@@ -165,16 +190,30 @@ export async function runScenario(scenario: Scenario, options: RunOptions): Prom
       const env = {
         PATH: process.env.PATH ?? "/usr/bin:/bin",
         ...SCENARIO_ENV,
+        ...world.env,
+        ...extra.env,
         ROADNERD_LOG_DIR: logDir,
-        ...(usesModel ? modelEnv : {}),
+        ...(usesModel ? profileEnv : {}),
         ...options.env,
       };
-      const { stdout } = await run([...lab.wrap(world.laptop), process.execPath, ORCHESTRATOR_BIN, ...args], env);
+      const argv = [...lab.wrap(world.laptop), ...(extra.wrap ?? []), process.execPath, ORCHESTRATOR_BIN, ...args];
+      const { stdout } = await run(argv, env);
       const outcome = readOutcome(stdout);
       const log = await readLog(logDir);
+      // The roadmap's hand-off: brainstorm on the same endpoint, the hint from this triage (none for baseline).
+      const ideas =
+        profile && model && options.openai
+          ? await brainstorm(
+              { url: options.openai.url, model },
+              PROFILES[profile],
+              scenario.symptom,
+              planner === "openai" ? outcome.category_hint : undefined,
+            )
+          : undefined;
       results.push({
         scenario: scenario.name,
         planner,
+        ...(profile && model ? { profile, model } : {}),
         expected: scenario.expected,
         label: outcome.label,
         correct: outcome.label === scenario.expected,
@@ -188,11 +227,13 @@ export async function runScenario(scenario: Scenario, options: RunOptions): Prom
         timeouts: outcome.metrics.timeouts,
         log,
         run_id: outcome.run_id,
+        category_hint: outcome.category_hint,
+        ...(ideas ? { brainstorm: ideas } : {}),
       });
     }
     return results;
   } finally {
-    await Promise.allSettled([...hosts.map((h) => h.stop()), forwarder?.close()]);
+    await Promise.allSettled([...hosts.map((h) => h.stop()), forwarder?.close(), extra.stop?.()]);
     await lab.cleanup();
     await rm(tmp, { recursive: true, force: true });
   }

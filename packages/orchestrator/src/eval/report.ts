@@ -1,7 +1,9 @@
 /** The evaluation's outputs: per-run JSON, a Markdown report with the spec's metrics, a small SVG chart. */
+import { PROFILE_NAMES } from "../planners/prompts.ts";
 import type { RunResult } from "./harness.ts";
 
 export interface Summary {
+  /** `rules`, `scripted`, or a model planner with its profile: `openai·3b`, `baseline·20b`. */
   planner: string;
   runs: number;
   correct_pct: number;
@@ -11,17 +13,27 @@ export interface Summary {
   repairs: number;
   tool_error_rate: number;
   timeout_rate: number;
+  /** Mean time to label over the same profile's no-tools baseline (openai rows; target ≤ 0.7). */
+  time_vs_baseline?: number;
+  /** Brainstorm after the triage (model rows): replies that parsed, and ideas per brainstorm. */
+  brainstorm_parsed_pct?: number;
+  mean_ideas?: number;
 }
 
 const pct = (n: number, d: number) => (d === 0 ? 0 : Math.round((1000 * n) / d) / 10);
 const mean = (xs: number[]) => (xs.length ? Math.round(xs.reduce((a, b) => a + b, 0) / xs.length) : 0);
 const calls = (r: RunResult) => r.log.filter((l) => l.requested_tool !== null).length;
+const rowOf = (r: RunResult) => (r.profile ? `${r.planner}·${r.profile}` : r.planner);
+
+/** The matrix every report shows, run or not: the model rows per profile. */
+export const MATRIX_ROWS = ["rules", "scripted", ...PROFILE_NAMES.flatMap((p) => [`openai·${p}`, `baseline·${p}`])];
 
 export function summarize(results: readonly RunResult[]): Summary[] {
-  const planners = [...new Set(results.map((r) => r.planner))];
-  return planners.map((planner) => {
-    const rs = results.filter((r) => r.planner === planner);
+  const rows = [...new Set(results.map(rowOf))];
+  const sums = rows.map((planner): Summary => {
+    const rs = results.filter((r) => rowOf(r) === planner);
     const totalCalls = rs.reduce((a, r) => a + calls(r), 0);
+    const ideas = rs.flatMap((r) => (r.brainstorm ? [r.brainstorm] : []));
     return {
       planner,
       runs: rs.length,
@@ -41,76 +53,138 @@ export function summarize(results: readonly RunResult[]): Summary[] {
         rs.reduce((a, r) => a + r.timeouts, 0),
         totalCalls,
       ),
+      ...(ideas.length
+        ? {
+            brainstorm_parsed_pct: pct(ideas.filter((b) => b.parsed).length, ideas.length),
+            mean_ideas: Math.round((10 * ideas.reduce((a, b) => a + b.ideas, 0)) / ideas.length) / 10,
+          }
+        : {}),
     };
+  });
+  // The baseline ratio, in the same run: openai·p's mean time over baseline·p's.
+  for (const s of sums) {
+    const base = sums.find(
+      (b) => s.planner.startsWith("openai·") && b.planner === s.planner.replace("openai", "baseline"),
+    );
+    if (base && base.mean_time_ms > 0)
+      s.time_vs_baseline = Math.round((100 * s.mean_time_ms) / base.mean_time_ms) / 100;
+  }
+  return sums;
+}
+
+/** The brainstorm hand-off per profile: idea parsing without the hint (baseline) and with it (openai). */
+export function handoff(sums: readonly Summary[]) {
+  return PROFILE_NAMES.flatMap((profile) => {
+    const without = sums.find((s) => s.planner === `baseline·${profile}`);
+    const withHint = sums.find((s) => s.planner === `openai·${profile}`);
+    if (without?.brainstorm_parsed_pct === undefined || withHint?.brainstorm_parsed_pct === undefined) return [];
+    const gain =
+      without.brainstorm_parsed_pct > 0
+        ? Math.round(
+            (1000 * (withHint.brainstorm_parsed_pct - without.brainstorm_parsed_pct)) / without.brainstorm_parsed_pct,
+          ) / 10
+        : undefined;
+    return [{ profile, without, withHint, gain }];
+  });
+}
+
+const cell = (v: number | undefined, unit = "") => (v === undefined ? "–" : `${v}${unit}`);
+
+function matrixRows(sums: readonly Summary[]): string[] {
+  return MATRIX_ROWS.map((planner) => {
+    const s = sums.find((x) => x.planner === planner);
+    if (!s) return `| ${planner} | not run | | | | | | | | | | |`;
+    const ratio =
+      s.time_vs_baseline === undefined ? "–" : `${s.time_vs_baseline} ${s.time_vs_baseline <= 0.7 ? "✓" : "✗"}`;
+    return `| ${planner} | ${s.runs} | ${s.correct_pct}% | ${s.valid_first_try_pct}% | ${s.repairs} | ${s.mean_steps} | ${s.mean_time_ms} | ${ratio} | ${s.tool_error_rate}% | ${s.timeout_rate}% | ${cell(s.brainstorm_parsed_pct, "%")} | ${cell(s.mean_ideas)} |`;
   });
 }
 
 function modelLine(results: readonly RunResult[]): string {
-  const model = summarize(results).find((x) => x.planner === "openai");
-  if (model) {
-    return `- ≥ 95% valid tool JSON on first try: the model (openai planner) reached ${model.valid_first_try_pct}% with ${model.repairs} repairs over ${model.runs} runs.`;
+  const models = summarize(results).filter((x) => x.planner.startsWith("openai·"));
+  if (models.length) {
+    return models
+      .map(
+        (m) =>
+          `- ≥ 95% valid tool JSON on first try (${m.planner}): ${m.valid_first_try_pct}% with ${m.repairs} repairs over ${m.runs} runs ${m.valid_first_try_pct >= 95 ? "✓" : "✗"}.`,
+      )
+      .join("\n");
   }
   return [
     "- ≥ 95% valid tool JSON on first try: the rules planner is valid by construction; the scripted replies are",
-    "  built to miss it (they measure the repair path, not a model). Real 3B/13B numbers need a model endpoint:",
-    "  `ROADNERD_OPENAI_URL=… ROADNERD_OPENAI_MODEL=… pnpm eval` (not run here: no model on this machine).",
+    "  built to miss it (they measure the repair path, not a model). Real 3B/13B/20B numbers need a model endpoint:",
+    '  `ROADNERD_OPENAI_URL=… ROADNERD_OPENAI_MODEL=… pnpm eval` (the model rows above say "not run" without one).',
   ].join("\n");
 }
 
 /** The spec's baseline: the same model labelling from the symptom alone, no tools (`--budget 0`). */
 function baselineLine(results: readonly RunResult[]): string {
-  const sums = summarize(results);
-  const [withTools, without] = [sums.find((x) => x.planner === "openai"), sums.find((x) => x.planner === "baseline")];
-  if (!without) return "- Baseline (no tools): needs a model endpoint; run with ROADNERD_OPENAI_URL/_MODEL set.";
-  return `- Baseline (no tools, same model): ${without.correct_pct}% labels right vs ${withTools?.correct_pct ?? "?"}% with tools.`;
+  const ratios = summarize(results).filter((s) => s.time_vs_baseline !== undefined);
+  if (!ratios.length) return "- ≥ 30% less time to label than the no-tools baseline: not run (needs a model endpoint).";
+  return ratios
+    .map((s) => {
+      const cut = Math.round(100 * (1 - (s.time_vs_baseline ?? 1)));
+      return `- ≥ 30% less time to label than the no-tools baseline (${s.planner}): ratio ${s.time_vs_baseline} (${cut}% less) ${cut >= 30 ? "✓" : "✗"}.`;
+    })
+    .join("\n");
+}
+
+function handoffLine(results: readonly RunResult[]): string {
+  const rows = handoff(summarize(results));
+  if (!rows.length) return "- ≥ 15% better idea parsing with category_hint: not run (needs a model endpoint).";
+  return rows
+    .map(
+      (h) =>
+        `- ≥ 15% better idea parsing with category_hint (${h.profile}): ${h.without.brainstorm_parsed_pct}% without → ${h.withHint.brainstorm_parsed_pct}% with (${h.gain === undefined ? "no baseline to compare" : `${h.gain >= 0 ? "+" : ""}${h.gain}%`}); ideas ${h.without.mean_ideas} → ${h.withHint.mean_ideas} ${h.gain !== undefined && h.gain >= 15 ? "✓" : "✗"}.`,
+    )
+    .join("\n");
 }
 
 export function renderMarkdown(results: readonly RunResult[], meta: { date: string; node: string }): string {
   const rows = results.map(
     (r) =>
-      `| ${r.scenario} | ${r.planner} | ${r.expected} | ${r.label} ${r.correct ? "✓" : "✗"} | ${r.steps} | ${r.time_to_label_ms} | ${pct(r.valid_first_try, r.replies)}% | ${r.repairs} | ${r.tool_errors} | ${r.timeouts} |`,
-  );
-  const sums = summarize(results).map(
-    (s) =>
-      `| ${s.planner} | ${s.runs} | ${s.correct_pct}% | ${s.mean_steps} | ${s.mean_time_ms} | ${s.valid_first_try_pct}% | ${s.repairs} | ${s.tool_error_rate}% | ${s.timeout_rate}% |`,
+      `| ${r.scenario} | ${rowOf(r)} | ${r.expected} | ${r.label} ${r.correct ? "✓" : "✗"} | ${r.steps} | ${r.time_to_label_ms} | ${pct(r.valid_first_try, r.replies)}% | ${r.repairs} | ${r.tool_errors} | ${r.timeouts} | ${r.brainstorm ? `${r.brainstorm.parsed ? "parsed" : "unparsed"}, ${r.brainstorm.ideas} ideas` : "–"} |`,
   );
   return `# Triage evaluation
 
 Generated by \`pnpm eval\` on ${meta.date} (Node ${meta.node}); raw runs in [results.json](results.json).
 Each scenario is a real world in network namespaces (a laptop namespace joined to an upstream one with a
-gateway, a DNS server and web/portal hosts on documentation addresses); \`roadnerd triage\` runs inside the
-laptop namespace and attaches the servers it needs there. \`rules\` is the deterministic planner; \`scripted\`
-replays a small model's replies with its typical mistakes (code fences, prose around the JSON, near-miss tool
-names, a string where a number is due, two calls at once), so repairs and name resolution are exercised.
-Time to label is measured inside the orchestrator, server attach included.
+gateway, a DNS server and web/portal/proxy hosts on documentation addresses; a booted test systemd or a full
+tmpfs where the world needs one); \`roadnerd triage\` runs inside the laptop namespace and attaches the servers
+it needs there. \`rules\` is the deterministic planner; \`scripted\` replays a small model's replies with its
+typical mistakes (code fences, prose around the JSON, near-miss tool names, a string where a number is due, two
+calls at once), so repairs and name resolution are exercised. With a model endpoint, \`openai·<profile>\` is the
+model triaging with tools and \`baseline·<profile>\` the same model labelling from the symptom alone (no tools);
+each is followed by RoadNerd's brainstorm step on the same endpoint, with the triage's \`category_hint\`
+(openai) or without it (baseline). Time to label is measured inside the orchestrator, server attach included.
 
 ![time to label per scenario](chart.svg)
 
-## Per planner
+## Per planner and profile
 
-| planner | runs | label correct | mean steps | mean time to label (ms) | valid JSON first try | repairs | tool errors | timeouts |
-|---|---|---|---|---|---|---|---|---|
-${sums.join("\n")}
+| planner | runs | label correct | valid JSON first try | repairs | mean steps | mean time to label (ms) | time vs no-tools baseline (target ≤ 0.7) | tool errors | timeouts | brainstorm parsed | ideas per brainstorm |
+|---|---|---|---|---|---|---|---|---|---|---|---|
+${matrixRows(summarize(results)).join("\n")}
 
 ## Per scenario
 
-| scenario | planner | expected | label | steps | time to label (ms) | valid first try | repairs | tool errors | timeouts |
-|---|---|---|---|---|---|---|---|---|---|
+| scenario | planner | expected | label | steps | time to label (ms) | valid first try | repairs | tool errors | timeouts | brainstorm |
+|---|---|---|---|---|---|---|---|---|---|---|
 ${rows.join("\n")}
 
 ## Against the spec's targets
 
-- ≤ 3 steps to a label for routing / DNS / captive portal: ${results.every((r) => r.steps <= 3) ? "met by every run" : "NOT met by every run"}.
+- ≤ 3 steps to a label: ${results.every((r) => r.steps <= 3) ? "met by every run" : "NOT met by every run"}.
 ${modelLine(results)}
 ${baselineLine(results)}
-- Brainstorm idea parsing (the spec's step after triage) is outside this harness.
+${handoffLine(results)}
 `;
 }
 
 /** Grouped horizontal bars: time to label per scenario, one bar per planner; a wrong label is drawn red. */
 export function renderSvg(results: readonly RunResult[]): string {
   const scenarios = [...new Set(results.map((r) => r.scenario))];
-  const planners = [...new Set(results.map((r) => r.planner))];
+  const planners = [...new Set(results.map(rowOf))];
   const colors = ["#3b7dd8", "#8a5cc2", "#2e9e6b", "#c2842e"];
   const barH = 12;
   const groupH = planners.length * (barH + 2) + 10;
@@ -124,7 +198,7 @@ export function renderSvg(results: readonly RunResult[]): string {
     const y0 = 20 + i * groupH;
     parts.push(`<text x="${left - 8}" y="${y0 + groupH / 2}" text-anchor="end" font-size="11">${s}</text>`);
     planners.forEach((p, j) => {
-      const r = results.find((x) => x.scenario === s && x.planner === p);
+      const r = results.find((x) => x.scenario === s && rowOf(x) === p);
       if (!r) return;
       const y = y0 + j * (barH + 2);
       const w = Math.max(1, Math.round(r.time_to_label_ms * scale));

@@ -3,7 +3,7 @@
  * (where the orchestrator and the servers it attaches run) joined by a veth to an "upstream" namespace
  * (gateway, DNS server, web and portal hosts on documentation addresses). Nothing leaves the two.
  */
-import type { NetnsLab } from "@roadnerd/testkit";
+import { bootSystemd, type NetnsLab } from "@roadnerd/testkit";
 import type { Label } from "../labels.ts";
 import type { WorldSpec } from "./world-host.ts";
 
@@ -13,7 +13,13 @@ export const ADDR = {
   dns: "192.0.2.53",
   web: "203.0.113.10",
   login: "203.0.113.20",
+  /** A forward proxy that answers 407. */
+  proxy: "203.0.113.30",
+  /** A proxy address where nothing listens (refused). */
+  deadProxy: "203.0.113.31",
 } as const;
+
+export const PROXY_PORT = 3128;
 
 export const PROBE_HOST = "example.com";
 
@@ -42,6 +48,16 @@ export interface World {
   upstreamSpec?: WorldSpec;
   /** What runs in the laptop namespace besides the orchestrator (port_conflict's squatter). */
   laptopSpec?: WorldSpec;
+  /** The user's environment in this world, on top of SCENARIO_ENV (a proxy setting, what tools may reach). */
+  env?: Record<string, string>;
+}
+
+/** What a world needs besides namespaces, made before its triages and undone after (a systemd, a full disk). */
+export interface Extra {
+  env?: Record<string, string>;
+  /** Put before the orchestrator's argv inside the laptop namespace (a private mount namespace). */
+  wrap?: string[];
+  stop?(): Promise<void>;
 }
 
 export interface Scenario {
@@ -50,6 +66,8 @@ export interface Scenario {
   expected: Label;
   /** Build the namespaces; the harness starts the world hosts and removes everything afterwards. */
   build(lab: NetnsLab): World;
+  /** More than namespaces, in `tmp` (the run's own directory); the harness calls `stop` afterwards. */
+  prepare?(tmp: string): Promise<Extra>;
   /** A small model's replies, with the mistakes 3B models make (fences, prose, near-miss names, bad params). */
   scripted: string[];
 }
@@ -89,6 +107,58 @@ const dnsAndWeb = (mode: "open" | "portal"): WorldSpec => ({
     { host: ADDR.login, port: 80, mode: "page" },
   ],
 });
+
+/** A proxy world: the laptop's http_proxy points at `proxy`; the proxy server may reach it and the probe name. */
+function proxyWorld(lab: NetnsLab, proxy: string, listening: boolean): World {
+  const world = baseWorld(lab);
+  lab.ip(world.upstream, "addr", "add", `${proxy}/32`, "dev", "lo");
+  const url = `http://${proxy}:${PROXY_PORT}`;
+  return {
+    ...world,
+    ...(listening ? { upstreamSpec: { http: [{ host: proxy, port: PROXY_PORT, mode: "proxy407" as const }] } } : {}),
+    env: { http_proxy: url, https_proxy: url, OUTBOUND_ALLOW: `${proxy},${PROBE_HOST}` },
+  };
+}
+
+/** A unit that fails at once, as a broken nginx does. */
+const FAILED_UNIT = {
+  name: "nginx.service",
+  body: "[Unit]\nDescription=nginx (evaluation stand-in that fails)\n[Service]\nType=oneshot\nExecStart=/bin/false",
+};
+
+/** A real systemd (testkit's harness, never the host's) with the failed unit; the service server pointed at it. */
+async function failedUnitWorld(): Promise<Extra> {
+  const harness = await bootSystemd({ units: [FAILED_UNIT] });
+  try {
+    await harness.waitFor(
+      "nginx.service failed",
+      () => harness.run(["systemctl", "is-failed", FAILED_UNIT.name]).stdout.trim() === "failed",
+    );
+    const bin = harness.binariesInside(["systemctl", "journalctl"]);
+    return {
+      env: { EXEC_PATH: bin, SYSTEMD_BOOTED_DIR: harness.path("/run/systemd/system") },
+      stop: () => harness.stop(),
+    };
+  } catch (err) {
+    await harness.stop();
+    throw err;
+  }
+}
+
+/**
+ * A full filesystem: a 1 MiB tmpfs filled to the last block, mounted in a private mount namespace the triage
+ * (and every server it attaches) runs in, so nothing else on the machine sees it.
+ */
+async function fullDisk(tmp: string): Promise<Extra> {
+  const dir = `${tmp}/full`;
+  const script = [
+    `mkdir -p '${dir}'`,
+    `mount -t tmpfs -o size=1m,mode=700 rn-eval-full '${dir}'`,
+    `(head -c 2097152 /dev/zero > '${dir}/fill' 2>/dev/null || true)`,
+    'exec "$@"',
+  ].join(" && ");
+  return { wrap: ["unshare", "--mount", "--propagation", "private", "sh", "-c", script, "full-disk"] };
+}
 
 export const SCENARIOS: readonly Scenario[] = [
   {
@@ -161,6 +231,79 @@ export const SCENARIOS: readonly Scenario[] = [
       '{"tool":"network/captive_portal_check","params":{}}\n{"tool":"network/route_info","params":{}}',
       '{"tool":"network/captive_portal_check","params":{}}',
       '{"label":"captive_portal","reason":"every probe is redirected to a login page"}',
+    ],
+  },
+  {
+    name: "proxy_407",
+    symptom: "apps fail behind the corporate proxy",
+    expected: "proxy",
+    build: (lab) => proxyWorld(lab, ADDR.proxy, true),
+    scripted: [
+      '{"tool":"proxy/proxy_env_status","params":{}}',
+      '{"tool":"proxy_connectivity_test","params":{"url":"example.com"}}',
+      '{"tool":"proxy/proxy_connectivity_test","params":{"url":"http://example.com/"}}',
+      '{"label":"proxy","reason":"the proxy answers 407: it wants credentials"}',
+    ],
+  },
+  {
+    name: "proxy_dead",
+    symptom: "nothing loads through the proxy",
+    expected: "proxy",
+    build: (lab) => proxyWorld(lab, ADDR.deadProxy, false),
+    scripted: [
+      'I will check the proxy. {"tool":"proxy/proxy_env_status","params":{}}',
+      '{"tool":"proxy/proxy_env_status","params":{}}',
+      '{"tool":"proxy/proxy_connectivity_test","params":{"url":"http://example.com/"}}',
+      '{"label":"proxy","reason":"the proxy refuses connections"}',
+    ],
+  },
+  {
+    name: "service_failed",
+    symptom: "nginx won't start",
+    expected: "service",
+    build: (lab) => baseWorld(lab),
+    prepare: () => failedUnitWorld(),
+    scripted: [
+      '{"tool":"service/list_failed_units"}',
+      '{"tool":"service/list_failed_units","params":{}}',
+      '{"label":"service","reason":"nginx.service has failed"}',
+    ],
+  },
+  {
+    name: "disk_full",
+    symptom: "disk_full",
+    expected: "disk_full",
+    build: (lab) => baseWorld(lab),
+    prepare: (tmp) => fullDisk(tmp),
+    scripted: [
+      '{"tool":"storage/disk_usage","params":{"limit":"50"}}',
+      '{"tool":"storage/disk_usage","params":{"limit":50}}',
+      '{"label":"disk_full","reason":"a filesystem is 100% full"}',
+    ],
+  },
+  {
+    name: "port_conflict_5432",
+    symptom: "postgres won't start: port 5432 already in use",
+    expected: "port_conflict",
+    build: (lab) => ({
+      ...baseWorld(lab),
+      laptopSpec: { http: [{ host: "127.0.0.1", port: 5432, mode: "page" }] },
+    }),
+    scripted: [
+      '{"tool":"ports/who_uses_port","params":{"port":5432}}',
+      '{"label":"port_conflict","reason":"another process listens on 5432"}',
+    ],
+  },
+  {
+    name: "healthy",
+    symptom: "is my internet ok?",
+    expected: "ok",
+    build: (lab) => ({ ...baseWorld(lab), upstreamSpec: dnsAndWeb("open") }),
+    scripted: [
+      '{"tool":"network/route_info","params":{}}',
+      '{"tool":"network/dns_resolve","params":{"qname":"example.com"}}',
+      '{"tool":"network/captive_portal_check","params":{}}',
+      '{"label":"ok","reason":"route, DNS and HTTP all work"}',
     ],
   },
 ];

@@ -13,9 +13,9 @@ const httpHostSpec = z.strictObject({
   host: z.string(),
   port: z.number().int(),
   mode: z
-    .enum(["open", "portal", "page"])
+    .enum(["open", "portal", "page", "proxy407"])
     .describe(
-      "open: known answers (204, NetworkManager text, a page); portal: every request 302 to `login`; page: a 200 page",
+      "open: known answers (204, NetworkManager text, a page); portal: every request 302 to `login`; page: a 200 page; proxy407: a forward proxy that wants credentials",
     ),
   login: z.string().optional(),
 });
@@ -44,7 +44,10 @@ export const NM_BODY = "NetworkManager is online";
 
 function startHttp(spec: HttpHostSpec): Promise<void> {
   const server = createServer((req, res) => {
-    if (spec.mode === "portal") {
+    if (spec.mode === "proxy407") {
+      // A corporate proxy without the user's credentials: every request, CONNECT included, is refused.
+      res.writeHead(407, { "proxy-authenticate": 'Basic realm="corp"', connection: "close" }).end();
+    } else if (spec.mode === "portal") {
       res.writeHead(302, { location: spec.login ?? "/" }).end();
     } else if (spec.mode === "open" && req.url?.startsWith("/generate_204")) {
       res.writeHead(204).end();
@@ -53,6 +56,10 @@ function startHttp(spec: HttpHostSpec): Promise<void> {
     } else {
       res.writeHead(200, { "content-type": "text/html" }).end("<html><body>roadnerd eval page</body></html>");
     }
+  });
+  // CONNECT (an https:// target through the proxy) is refused the same way.
+  server.on("connect", (_req, socket) => {
+    socket.end('HTTP/1.1 407 Proxy Authentication Required\r\nProxy-Authenticate: Basic realm="corp"\r\n\r\n');
   });
   return new Promise((resolve, reject) => {
     server.once("error", reject);

@@ -10,6 +10,7 @@ import { whoUsesPort } from "@roadnerd/ports/tools/who-uses-port";
 import { proxyConnectivityTest } from "@roadnerd/proxy/tools/proxy-connectivity-test";
 import { proxyEnvStatus } from "@roadnerd/proxy/tools/proxy-env-status";
 import { listFailedUnits } from "@roadnerd/service/tools/list-failed-units";
+import { serviceStatus } from "@roadnerd/service/tools/service-status";
 import { diskUsage, FULL_PCT } from "@roadnerd/storage/tools/disk-usage";
 import { knownTool } from "./results.ts";
 
@@ -23,6 +24,7 @@ export const RULES_TOOLS = {
   /** A mount this full (used_pct) is disk_full: the storage server's own threshold. */
   DISK_FULL_PCT: FULL_PCT,
   listFailedUnits: knownTool("service", listFailedUnits),
+  serviceStatus: knownTool("service", serviceStatus),
   proxyEnvStatus: knownTool("proxy", proxyEnvStatus),
   proxyConnectivityTest: knownTool("proxy", proxyConnectivityTest),
 };

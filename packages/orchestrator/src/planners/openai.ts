@@ -3,8 +3,7 @@
  * and repair prompts, one tool per turn, a 3B or 13B profile (temperature, max_tokens, turns kept).
  */
 import { cutText } from "@roadnerd/conventions";
-import { request } from "undici";
-import { z } from "zod";
+import { type ChatEndpoint, type ChatMessage, chatCompletion } from "../chat.ts";
 import type { Planner, PlannerInput } from "./planner.ts";
 import {
   FINAL_QUESTION,
@@ -12,31 +11,17 @@ import {
   type ModelProfile,
   NEXT_QUESTION,
   PROFILES,
+  type ProfileName,
   REPAIR_PROMPT,
   systemPrompt,
 } from "./prompts.ts";
 
-export interface OpenAiOptions {
-  /** Base URL, e.g. http://127.0.0.1:8080/v1 (…/chat/completions is appended). */
-  url: string;
-  model: string;
-  apiKey?: string;
-  profile?: "3b" | "13b" | ModelProfile;
-  /** Per request (default 60 s: a laptop CPU model is slow). */
-  timeoutMs?: number;
+export interface OpenAiOptions extends ChatEndpoint {
+  profile?: ProfileName | ModelProfile;
 }
 
-export interface ChatMessage {
-  role: "system" | "user" | "assistant";
-  content: string;
-}
-
-/** The part of an OpenAI-compatible chat completion a planner reads. */
-const chatCompletion = z.object({ choices: z.array(z.object({ message: z.object({ content: z.string() }) })) });
-
-export class OpenAiError extends Error {
-  readonly code = "E_PLANNER" as const;
-}
+export type { ChatMessage } from "../chat.ts";
+export { OpenAiError } from "../chat.ts";
 
 /** The conversation for one turn: system + symptom, the last `turns` calls with their results, then the ask. */
 export function buildMessages(input: PlannerInput, profile: ModelProfile): ChatMessage[] {
@@ -81,42 +66,8 @@ export class OpenAiPlanner implements Planner {
   }
 
   async next(input: PlannerInput): Promise<string> {
-    const url = `${this.#options.url.replace(/\/+$/, "")}/chat/completions`;
-    const timeoutMs = this.#options.timeoutMs ?? 60_000;
-    const deadline = AbortSignal.timeout(timeoutMs);
-    const signal = AbortSignal.any([deadline, ...(input.signal ? [input.signal] : [])]);
-    const res = await request(url, {
-      method: "POST",
-      headers: {
-        "content-type": "application/json",
-        ...(this.#options.apiKey ? { authorization: `Bearer ${this.#options.apiKey}` } : {}),
-      },
-      body: JSON.stringify({
-        model: this.#options.model,
-        messages: buildMessages(input, this.#profile),
-        temperature: this.#profile.temperature,
-        max_tokens: this.#profile.max_tokens,
-        stream: false,
-      }),
-      signal,
-    }).catch((err: unknown) => {
-      // A model that does not answer is a timeout, as a tool that does not is.
-      if (deadline.aborted)
-        throw Object.assign(new OpenAiError(`${url} did not answer within ${timeoutMs} ms`), { code: "E_TIMEOUT" });
-      throw err;
-    });
-    const text = await res.body.text();
-    if (res.statusCode !== 200) {
-      throw new OpenAiError(`${url} answered ${res.statusCode}: ${cutText(text, 200)}`);
-    }
-    let raw: unknown;
-    try {
-      raw = JSON.parse(text);
-    } catch {
-      throw new OpenAiError(`${url} did not answer JSON: ${cutText(text, 200)}`);
-    }
-    const content = chatCompletion.safeParse(raw).data?.choices[0]?.message.content;
-    if (content === undefined) throw new OpenAiError(`${url}: no choices[0].message.content`);
-    return content;
+    const { temperature, max_tokens } = this.#profile;
+    const messages = buildMessages(input, this.#profile);
+    return chatCompletion(this.#options, messages, { temperature, max_tokens }, input.signal);
   }
 }

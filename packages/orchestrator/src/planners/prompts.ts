@@ -32,7 +32,12 @@ export interface ModelProfile {
   result_chars: number;
 }
 
-export const PROFILES: Readonly<Record<"3b" | "13b", ModelProfile>> = {
+export const PROFILE_NAMES = ["3b", "13b", "20b"] as const;
+export type ProfileName = (typeof PROFILE_NAMES)[number];
+
+/** 20b: the spec's baseline size (the evaluation's third row): room for every result in full. */
+export const PROFILES: Readonly<Record<ProfileName, ModelProfile>> = {
   "3b": { temperature: 0.2, max_tokens: 80, turns: 1, result_chars: 600 },
   "13b": { temperature: 0.2, max_tokens: 160, turns: 3, result_chars: 1500 },
+  "20b": { temperature: 0.2, max_tokens: 256, turns: 3, result_chars: 4000 },
 };

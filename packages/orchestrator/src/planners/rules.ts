@@ -1,7 +1,7 @@
 /**
- * The default planner: a deterministic decision procedure over tool results, no model. The symptom picks
- * a path (a port, the disk, a service, a proxy, else the network); each path reaches a label in three
- * calls or fewer. Network: route_info (a way out? its link up?) → dns_resolve (names?) →
+ * The default planner: a deterministic decision procedure over tool results, no model. The symptom picks a
+ * path (a port, the disk, a service, a proxy, the network: symptom.ts) or none (`unknown`, no call made); each
+ * path reaches a label in three calls or fewer. Network: route_info (a way out? its link up?) → dns_resolve (names?) →
  * captive_portal_check (a portal, or nothing answering past the gateway?). Results are read through the
  * servers' own result types (results.ts); decisions are objects, checked by the loop like a model's reply.
  */
@@ -11,27 +11,14 @@ import type { Label } from "../labels.ts";
 import { RULES_TOOLS as T } from "./known-tools.ts";
 import type { Decision, Planner, PlannerInput } from "./planner.ts";
 import { latestResult } from "./results.ts";
+import { notUnderstood, portOf, topicOf, unitOf } from "./symptom.ts";
 
-type Topic = "port" | "disk" | "service" | "proxy" | "network";
+/** Where the tests (and readers) have always found them. */
+export { portOf, topicOf } from "./symptom.ts";
 
 export interface RulesOptions {
   /** The name dns_resolve looks up (default example.com). */
   probeHost?: string;
-}
-
-export function topicOf(symptom: string): Topic {
-  if (/\bport\b|eaddrinuse|address already in use|already in use/i.test(symptom)) return "port";
-  if (/\bdisk\b|no space|space left|enospc|\bfull\b|storage/i.test(symptom)) return "disk";
-  if (/\bproxy\b|\bsso\b|\bidp\b/i.test(symptom)) return "proxy";
-  if (/\bservice\b|\bunit\b|systemd|daemon|failed to start/i.test(symptom)) return "service";
-  return "network";
-}
-
-/** The port a symptom names (default 8080, the spec's scenario). */
-export function portOf(symptom: string): number {
-  const m = /\b(?:port\s*:?\s*|:)(\d{1,5})\b/i.exec(symptom) ?? /\b(\d{2,5})\b/.exec(symptom);
-  const n = Number(m?.[1]);
-  return Number.isInteger(n) && n >= 1 && n <= 65535 ? n : 8080;
 }
 
 const verdict = (label: Label, reason: string): Decision => ({ label, reason });
@@ -55,6 +42,8 @@ export class RulesPlanner implements Planner {
         return this.#service(input);
       case "proxy":
         return this.#proxy(input);
+      case "unknown":
+        return verdict("unknown", notUnderstood(input.symptom));
       default:
         return this.#network(input);
     }
@@ -85,11 +74,18 @@ export class RulesPlanner implements Planner {
     return verdict("disk_full", full.map((m) => `${m.mount} is ${m.used_pct}% full`).join(", "));
   }
 
-  #service({ history, catalog }: PlannerInput): Decision {
+  #service({ symptom, history, catalog }: PlannerInput): Decision {
     const r = latestResult(history, T.listFailedUnits);
     if (!r) return this.#need(catalog, T.listFailedUnits);
-    if (r.failed.length === 0) return verdict("ok", "no failed units");
-    return verdict("service", `failed units: ${r.failed.map((u) => u.name).join(", ")}`);
+    if (r.failed.length > 0) return verdict("service", `failed units: ${r.failed.map((u) => u.name).join(", ")}`);
+    // None failed, but the symptom names a unit ("nginx keeps restarting" is activating, not failed): ask it.
+    const unit = unitOf(symptom);
+    if (!unit) return verdict("ok", "no failed units");
+    const s = latestResult(history, T.serviceStatus);
+    if (!s) return this.#need(catalog, T.serviceStatus, { name: unit });
+    if (s.loaded === "not-found") return verdict("unknown", `no unit named ${s.name} here, and no unit has failed`);
+    if (s.active === "active") return verdict("ok", `${s.name} is active (${s.sub}) and no unit has failed`);
+    return verdict("service", `${s.name} is ${s.active} (${s.sub})${s.result ? `, last result ${s.result}` : ""}`);
   }
 
   #proxy({ history, catalog }: PlannerInput): Decision {
@@ -99,7 +95,11 @@ export class RulesPlanner implements Planner {
     const t = latestResult(history, T.proxyConnectivityTest);
     if (!t) return this.#need(catalog, T.proxyConnectivityTest, { url: `http://${this.#probeHost}/` });
     if (t.error || (t.status !== undefined && t.status >= 400)) {
-      return verdict("proxy", `through the proxy: ${t.error ?? `status ${t.status}`}`);
+      const refused = t.proxy_status ? ` (the proxy answered ${t.proxy_status})` : "";
+      return verdict(
+        "proxy",
+        `through the proxy: ${t.error ?? `status ${t.status}`}${refused}${t.detail ? `: ${t.detail}` : ""}`,
+      );
     }
     return verdict("ok", "the proxy answers");
   }
