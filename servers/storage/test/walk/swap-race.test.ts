@@ -29,6 +29,7 @@ const [dir, victims, max] = process.argv.slice(1);
 const all = (from, to) => {
   for (let i = 0; i < Number(victims); i++) try { renameSync(dir + "/" + from + i, dir + "/" + to + i); } catch {}
 };
+process.stdout.write("swapping\\n");
 for (let n = 0; n < Number(max); n++) { all("real", "v"); all("v", "real"); all("link", "v"); all("v", "link"); }`;
 /** Empty files beside the victims: time between a victim's lstat and its listing, as a big directory gives. */
 const FILLER = 1000;
@@ -37,7 +38,7 @@ let base: string;
 let root: string;
 let racer: ChildProcess;
 
-beforeAll(() => {
+beforeAll(async () => {
   base = mkdtempSync(join(tmpdir(), "rn-storage-race-"));
   root = join(base, "root");
   mkdirSync(root);
@@ -54,7 +55,14 @@ beforeAll(() => {
     for (let f = 0; f < NAMES; f++) writeFileSync(join(root, `real${i}/f${f}`), "mine");
     symlinkSync(join(base, "outside"), join(root, `link${i}`));
   }
-  racer = spawn(process.execPath, ["-e", RACER, root, String(VICTIMS), String(SWAPS)], { stdio: "ignore" });
+  racer = spawn(process.execPath, ["-e", RACER, root, String(VICTIMS), String(SWAPS)], {
+    stdio: ["ignore", "pipe", "ignore"],
+  });
+  // The walks start once it swaps (a loaded machine starts a process slowly).
+  return new Promise<void>((resolve, reject) => {
+    racer.stdout?.once("data", () => resolve());
+    racer.once("exit", () => reject(new Error("the racer exited before swapping")));
+  });
 });
 
 afterAll(() => {
