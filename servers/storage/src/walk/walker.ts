@@ -82,6 +82,8 @@ interface Frame {
 
 /** Longest path the kernel resolves (PATH_MAX with its NUL): deeper entries are counted as too_deep, as before. */
 const PATH_MAX = 4096;
+/** A UTF-16 unit is at most 3 bytes of UTF-8: only paths that long are measured. */
+const tooLong = (path: string) => path.length * 3 >= PATH_MAX && Buffer.byteLength(path) >= PATH_MAX;
 
 function byBytes(a: WalkNode, b: WalkNode): number {
   return b.bytes - a.bytes || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
@@ -189,7 +191,33 @@ export async function walk(o: WalkOptions): Promise<WalkResult> {
 
   /** Main thread: runs until nothing is left to pop (true) or the slice is used up (false). */
   function slice(until: number): boolean {
+    const home = process.cwd();
+    try {
+      return sliceIn(until);
+    } finally {
+      if (prefix === "") process.chdir(home);
+    }
+  }
+
+  /**
+   * Entries are lstat'ed relative to the directory being listed, like fstatat: the main thread chdirs into it
+   * through its descriptor (a one-name lookup per entry, as du does), and back at the end of the slice, so no
+   * other code ever sees the change (it runs between slices). Where chdir is not allowed (a worker thread) or
+   * not possible (a directory without x), through /proc/self/fd/<fd>/<name>.
+   */
+  let prefix = "";
+  function enter(fd: number): void {
+    try {
+      process.chdir(fdPath(fd));
+      prefix = "";
+    } catch {
+      prefix = `${fdPath(fd)}/`;
+    }
+  }
+
+  function sliceIn(until: number): boolean {
     let ops = 0;
+    if (current) enter(current.fd);
     for (;;) {
       if (!current) {
         if (pending() === 0) return true;
@@ -200,6 +228,7 @@ export async function walk(o: WalkOptions): Promise<WalkResult> {
           // Names only (no d_type): every entry is lstat'ed anyway. One call per directory is the fastest read.
           current = { names: readdirSync(fdPath(fd)), i: 0, frame, fd };
           p.dirs += 1;
+          enter(fd);
         } catch (err) {
           closeSync(fd);
           listFailed(err);
@@ -218,13 +247,13 @@ export async function walk(o: WalkOptions): Promise<WalkResult> {
         skipped.network_fs += 1;
         continue;
       }
-      if (Buffer.byteLength(path) >= PATH_MAX) {
+      if (tooLong(path)) {
         failed("ENAMETOOLONG");
         continue;
       }
       let st: Stats | undefined;
       try {
-        st = lstatSync(fdPath(fd, name), NO_THROW);
+        st = lstatSync(prefix + name, NO_THROW);
       } catch (err) {
         // EACCES: a directory we may list but not search (r without x); ENAMETOOLONG: past PATH_MAX.
         failed(errCode(err));
@@ -286,7 +315,7 @@ export async function walk(o: WalkOptions): Promise<WalkResult> {
         batch.map((name) => {
           const path = childPath(frame, name);
           if (o.avoid.has(path)) return "avoid";
-          if (Buffer.byteLength(path) >= PATH_MAX) return "ENAMETOOLONG";
+          if (tooLong(path)) return "ENAMETOOLONG";
           return lstat(fdPath(fd, name)).catch((err: unknown) => errCode(err) ?? "EIO");
         }),
       );

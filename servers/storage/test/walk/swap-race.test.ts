@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { scan } from "../../src/walk/scan.ts";
 import { MIB } from "../helpers/trees.ts";
 
-const CALLS = 400;
+const CALLS = 300;
 /** The racer's own bound: it stops by itself even if the test dies. */
 const SWAPS = 500_000;
 
