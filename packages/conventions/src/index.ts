@@ -30,6 +30,7 @@ export {
   hostPort,
   type SocketFailureKind,
 } from "./errors/socket-errors.ts";
+export { DIR_NOFOLLOW, fdPath } from "./fs/beneath.ts";
 export { runMain } from "./main.ts";
 export {
   type DialAttempt,

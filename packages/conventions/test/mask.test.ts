@@ -51,7 +51,7 @@ describe("maskText and maskUrl", () => {
     expect(maskText("curl -H 'Authorization: Bearer abc.def' ?api_key=123&x=1")).toBe(
       `curl -H 'Authorization: Bearer ${MASK}' ?api_key=${MASK}&x=1`,
     );
-    expect(maskUrl("https://u:p@host.example/p?code=1&q=2#access_token=z")).toBe(
+    expect(maskUrl("https://u:p@host.example/p?code=4/0AX4Xf&q=2#access_token=z")).toBe(
       `https://${encodeURIComponent(MASK)}:${encodeURIComponent(MASK)}@host.example/p?code=${encodeURIComponent(MASK)}&q=2#${MASK}`,
     );
   });

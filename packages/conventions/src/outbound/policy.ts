@@ -77,7 +77,8 @@ function ipv6Groups(ip: string): number[] | null {
 
 /**
  * The IPv4 address an IPv6 address carries, judged as that IPv4: IPv4-mapped (::ffff:0:0/96), SIIT
- * (::ffff:0:0:0/96), IPv4-compatible (::/96) and NAT64 (64:ff9b::/96) in any spelling, zone ids ignored.
+ * (::ffff:0:0:0/96), IPv4-compatible (::/96) and NAT64 (64:ff9b::/96) in any spelling, zone ids ignored;
+ * 6to4 (2002::/16) and Teredo (2001::/32) too, judged as the IPv4 host they lead to.
  */
 export function unwrapIPv4(ip: string): string {
   const g = ipv6Groups(ip);
@@ -88,10 +89,13 @@ export function unwrapIPv4(ip: string): string {
     (zeros(0, 4) && g[4] === 0xffff && g[5] === 0) ||
     (zeros(0, 6) && !(g[6] === 0 && (g[7] === 0 || g[7] === 1))) ||
     (g[0] === 0x64 && g[1] === 0xff9b && zeros(2, 6));
+  const v4 = (hi: number, lo: number) => `${hi >> 8}.${hi & 255}.${lo >> 8}.${lo & 255}`;
+  // 6to4 (2002::/16) reaches the IPv4 in its second and third groups through a relay.
+  if (g[0] === 0x2002) return v4(g[1] as number, g[2] as number);
+  // Teredo (2001:0::/32) reaches its client, whose IPv4 is the last two groups with every bit flipped.
+  if (g[0] === 0x2001 && g[1] === 0) return v4(~(g[6] as number) & 0xffff, ~(g[7] as number) & 0xffff);
   if (!embedded) return ip.replace(/%.*$/, "");
-  const hi = g[6] as number;
-  const lo = g[7] as number;
-  return `${hi >> 8}.${hi & 255}.${lo >> 8}.${lo & 255}`;
+  return v4(g[6] as number, g[7] as number);
 }
 
 interface Cidr {

@@ -60,9 +60,13 @@ export function maskUrl(raw: string): string {
   } catch {
     return maskText(raw);
   }
+  // `alice:pw@proxy:3128` parses as scheme `alice:` with an opaque path: it is text, not a URL.
+  if (url.host === "" && !raw.includes("://")) return maskText(raw);
   if (url.username) url.username = MASK;
   if (url.password) url.password = MASK;
-  for (const key of [...url.searchParams.keys()]) {
+  for (const [key, value] of [...url.searchParams.entries()]) {
+    // `code` is an OAuth code, unless it is a status (`?code=302`): a few digits are kept readable.
+    if (/^code$/i.test(key) && /^\d{1,3}$/.test(value)) continue;
     if (SECRET_NAME.test(key) || /^(code|key|access_token|id_token)$/i.test(key)) url.searchParams.set(key, MASK);
   }
   // Implicit-flow tokens travel in the fragment.
@@ -72,13 +76,51 @@ export function maskUrl(raw: string): string {
 
 const JWT = /\beyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]*/g;
 
-/** Mask bearer and basic credentials, key=value secrets and JWTs inside free text. */
+/**
+ * Userinfo in a URL anywhere in a text: the user (no / ? # @), then an optional password that may hold any of
+ * those but @ and spaces (`https://svc:a/b#c@host`), then the @. A path with an @ further on is left alone.
+ */
+const TEXT_USERINFO = /\b([a-z][a-z0-9+.-]*:\/\/)[^\s/?#@]*(?::[^\s@]*)?@/gi;
+/** `user:password@host` with no scheme (a proxy setting as often written): the password, up to the last @. */
+const BARE_USERINFO = /(?<![\w/:.%-])([^\s:/@]+):(?!\/\/|\[masked\])[^\s@]+@(?=[A-Za-z0-9[])/g;
+/** A PEM private key: its body masked, to its END line or to the end of a text cut before it. */
+const PEM_KEY = /(-----BEGIN [A-Z ]*PRIVATE KEY-----)[\s\S]*?(-----END [A-Z ]*PRIVATE KEY-----|$)/g;
+/** Providers' tokens, recognisable by their prefix whatever surrounds them. */
+const PROVIDER_TOKEN =
+  /\b(gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{22,}|xox[abposre]-[A-Za-z0-9-]{10,}|glpat-[A-Za-z0-9_-]{20,}|AIza[0-9A-Za-z_-]{35}|npm_[A-Za-z0-9]{36}|sk-[A-Za-z0-9_-]{20,})/g;
+/** An AWS secret access key alone: 40 characters of base64 with a / or + and mixed case and digits. */
+const AWS_SECRET =
+  /(?<![A-Za-z0-9/+=])(?=[A-Za-z0-9/+]{0,39}[/+])(?=[A-Za-z0-9/+]{0,39}[0-9])(?=[A-Za-z0-9/+]{0,39}[a-z])(?=[A-Za-z0-9/+]{0,39}[A-Z])[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=])/g;
+/** A flag whose next word is a secret, in a line of text (`--password PW`, `-passin pass:PW`). */
+const TEXT_SECRET_FLAG =
+  /((?:^|\s)--?[A-Za-z0-9_.-]*(?:password|passwd|passphrase|pwd|secret|token|api[-_]?key|apikey)\s+)(?!-)\S+/gi;
+/**
+ * Programs whose short flags carry a password, in a line of text: `curl -u user:PW`, `docker login -p PW`,
+ * `ldapsearch -w PW`, `sqlcmd -P PW`, `mosquitto_pub -P PW`, `smbclient -U user%PW`, `htpasswd -b f user PW`.
+ */
+const TEXT_PROGRAM_SECRETS: ReadonlyArray<[RegExp, string]> = [
+  [/(\bcurl\b[^\n]*?\s(?:-u|--user|-U|--proxy-user)[\s=]+[^\s:]*:)\S+/gi, `$1${MASK}`],
+  [/(\bdocker\b[^\n]*?\blogin\b[^\n]*?\s-p\s+)\S+/gi, `$1${MASK}`],
+  [/(\bldap[a-z]*\b[^\n]*?\s-w\s+)\S+/gi, `$1${MASK}`],
+  [/(\b(?:sqlcmd|bcp|mosquitto_pub|mosquitto_sub)\b[^\n]*?\s-P\s+)\S+/gi, `$1${MASK}`],
+  [/((?:\s-U\s*|--user=)[^\s%]+%)\S+/g, `$1${MASK}`],
+  [/(\bhtpasswd\s+(?:-[A-Za-z]*\s+)*-[A-Za-z]*b[A-Za-z]*\s+(?:-[A-Za-z]*\s+)*\S+\s+\S+\s+)\S+/g, `$1${MASK}`],
+  [/\b(pass:)\S+/g, `$1${MASK}`],
+];
+
+/** Mask bearer and basic credentials, key=value secrets, URL userinfo, keys, tokens and JWTs inside free text. */
 export function maskText(text: string): string {
+  let out = text
+    .replace(PEM_KEY, `$1${MASK}$2`)
+    .replace(TEXT_USERINFO, `$1${MASK}@`)
+    .replace(BARE_USERINFO, `$1:${MASK}@`);
+  for (const [form, masked] of TEXT_PROGRAM_SECRETS) out = out.replace(form, masked);
   return (
-    text
-      .replace(/\b(Bearer|Basic|Digest|Token)\s+[A-Za-z0-9._~+/=-]+/gi, `$1 ${MASK}`)
+    out
+      .replace(TEXT_SECRET_FLAG, `$1${MASK}`)
+      .replace(/\b(Bearer|Basic|Digest|Token)\s+(?!\[masked\])[A-Za-z0-9._~+/=-]+/gi, `$1 ${MASK}`)
       .replace(
-        /\b([A-Za-z0-9_.-]*(?:token|secret|password|passwd|pass|pwd|api[_-]?key|apikey|session|sessid|sid|auth|signature|sig|key))=([^\s&;,]+)/gi,
+        /\b([A-Za-z0-9_.-]*(?:token|secret|password|passwd|pass|pwd|pw|api[_-]?key|apikey|session|sessid|sid|auth|signature|sig|key))\s*=(?!=)\s*(?!\[masked\])([^\s&;,]+)/gi,
         `$1=${MASK}`,
       )
       // The same names as JSON (`"password":"x"`) or as a header-style line (`x-api-key: x`, `secret: x`).
@@ -87,15 +129,17 @@ export function maskText(text: string): string {
         `$1"${MASK}"`,
       )
       .replace(
-        /\b([A-Za-z0-9_.-]*(?:token|secret|password|passwd|pwd|api[_-]?key|apikey):\s*)(?!\/\/)([^\s"',;]+)/gi,
+        /\b([A-Za-z0-9_.-]*(?:token|secret|password|passwd|pwd|api[_-]?key|apikey)\s*:\s*)(?!\/\/|\[masked\])([^\s"',;]+)/gi,
         `$1${MASK}`,
       )
       .replace(JWT, MASK)
+      .replace(PROVIDER_TOKEN, MASK)
+      .replace(AWS_SECRET, MASK)
   );
 }
 
 /** An option or variable name whose value is a secret: --password=…, DB_PASSWORD=…, -Dtrust.keyStorePassword=… */
-const SECRET_ARG_NAME = new RegExp(`${SECRET_NAME.source}|(pass|pwd|key)$`, "i");
+const SECRET_ARG_NAME = new RegExp(`${SECRET_NAME.source}|(pass|pwd|pw|key)$`, "i");
 /** A flag whose NEXT argument is the secret (`--password hunter2`): only names that end in the secret word. */
 const SECRET_FLAG =
   /^--?[A-Za-z0-9_.-]*(password|passwd|passphrase|pass|pwd|secret|token|api[-_]?key|apikey|credentials?|auth)$/i;
@@ -105,15 +149,37 @@ const URL_USERINFO = /\b([a-z][a-z0-9+.-]*:\/\/)[^/@\s?#]+@/gi;
  * Programs whose short options carry a password, where `-p` is not a port: `-p` glued to its value for the
  * MySQL clients (`-psecret`; a bare `-p` prompts), the next argument for sshpass and redis-cli.
  */
-const SHORT_SECRET: Record<string, { glued?: string; next?: string }> = {
+const SHORT_SECRET: Record<string, { glued?: string; next?: string[] }> = {
   mysql: { glued: "-p" },
   mysqldump: { glued: "-p" },
   mysqladmin: { glued: "-p" },
   mariadb: { glued: "-p" },
   "mariadb-dump": { glued: "-p" },
-  sshpass: { next: "-p" },
-  "redis-cli": { next: "-a" },
+  sshpass: { next: ["-p"] },
+  "redis-cli": { next: ["-a"] },
+  // curl's user:password (the user stays), docker login's -p, LDAP's bind password, SQL Server's and MQTT's.
+  curl: { next: ["-u", "--user", "-U", "--proxy-user"] },
+  docker: { next: ["-p"] },
+  ldapsearch: { next: ["-w"] },
+  ldapmodify: { next: ["-w"] },
+  ldapadd: { next: ["-w"] },
+  ldapdelete: { next: ["-w"] },
+  ldapwhoami: { next: ["-w"] },
+  ldappasswd: { next: ["-w", "-s"] },
+  sqlcmd: { next: ["-P"] },
+  bcp: { next: ["-P"] },
+  mosquitto_pub: { next: ["-P"] },
+  mosquitto_sub: { next: ["-P"] },
 };
+
+/** The secret part of a value after a password flag: the password of `user:pw` (curl) or `user%pw` (Samba). */
+function maskedValue(program: string, value: string): string {
+  if (program === "curl") {
+    const colon = value.indexOf(":");
+    if (colon > 0) return `${value.slice(0, colon)}:${MASK}`;
+  }
+  return MASK;
+}
 
 /**
  * Mask the secrets in a process's argv: `--password=…` and `NAME=…` with a secret-looking name, the argument
@@ -123,16 +189,30 @@ const SHORT_SECRET: Record<string, { glued?: string; next?: string }> = {
 export function maskArgv(argv: readonly string[]): string[] {
   const program = (argv[0] ?? "").split("/").pop() ?? "";
   const short = SHORT_SECRET[program];
+  // docker's -p is a password only for `docker login`; elsewhere it publishes a port.
+  const shortNext = program === "docker" && !argv.includes("login") ? undefined : short?.next;
   const out: string[] = [];
   let maskNext = false;
+  let userNext = false;
   for (const arg of argv) {
     if (maskNext && !arg.startsWith("-")) {
-      out.push(MASK);
+      out.push(maskedValue(program, arg));
       maskNext = false;
       continue;
     }
     maskNext = false;
-    if (out.length > 0 && (SECRET_FLAG.test(arg) || arg === short?.next)) {
+    // Samba's -U user%password (smbclient, rpcclient, smbmap…): the password goes, the user stays.
+    if (userNext && arg.includes("%")) {
+      out.push(`${arg.slice(0, arg.indexOf("%"))}%${MASK}`);
+      userNext = false;
+      continue;
+    }
+    userNext = arg === "-U" || arg === "--user";
+    if (arg.startsWith("--user=") && arg.includes("%")) {
+      out.push(`${arg.slice(0, arg.indexOf("%"))}%${MASK}`);
+      continue;
+    }
+    if (out.length > 0 && (SECRET_FLAG.test(arg) || shortNext?.includes(arg))) {
       out.push(arg);
       maskNext = true;
       continue;
@@ -149,6 +229,8 @@ export function maskArgv(argv: readonly string[]): string[] {
     }
     out.push(maskText(arg.replace(URL_USERINFO, `$1${MASK}@`)));
   }
+  // htpasswd -b takes the password as its last argument.
+  if (program === "htpasswd" && argv.some((a) => /^-[A-Za-z]*b/.test(a)) && out.length > 2) out[out.length - 1] = MASK;
   return out;
 }
 
@@ -158,5 +240,6 @@ export function maskArgv(argv: readonly string[]): string[] {
  */
 export function maskCommandLine(argv: readonly string[] | string): string {
   const args = typeof argv === "string" ? argv.split(/\s+/).filter(Boolean) : argv;
-  return maskArgv(args).join(" ");
+  // Then the line as a whole: forms that span arguments (htpasswd -b's last one, a PEM key's lines).
+  return maskText(maskArgv(args).join(" "));
 }

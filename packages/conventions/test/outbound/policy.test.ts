@@ -320,14 +320,24 @@ describe("IPv6 spellings that carry an IPv4 address (regression: the text form w
     ["::1", "::1"],
     ["fe80::1%eth0", "fe80::1"],
     ["2001:db8::1", "2001:db8::1"],
+    // Regression (issue 18): 6to4 and Teredo were judged as IPv6 and let through.
+    ["2002:a9fe:a9fe::1", "169.254.169.254"],
+    ["2002:0a00:0001:1::", "10.0.0.1"],
+    ["2001:0:4136:e378:8000:63bf:5601:5601", "169.254.169.254"],
+    ["2001::f5ff:fffe", "10.0.0.1"],
   ])("%s is judged as %s", (ip, judged) => {
     expect(unwrapIPv4(ip)).toBe(judged);
   });
 
-  it.each(["64:ff9b:0:0:0:0:a9fe:a9fe", "64:ff9b::a9fe:a9fe%eth0", "64:ff9b:1::a00:1", "::a00:1", "::ffff:0:10.0.0.1"])(
-    "%s is denied by OUTBOUND_DENY=10.0.0.0/8 and the default metadata rule, with no packet",
-    (ip) => {
-      expect(() => policyOf([], ["10.0.0.0/8"]).checkAddress(ip)).toThrow(/denied/);
-    },
-  );
+  it.each([
+    "64:ff9b:0:0:0:0:a9fe:a9fe",
+    "64:ff9b::a9fe:a9fe%eth0",
+    "64:ff9b:1::a00:1",
+    "::a00:1",
+    "::ffff:0:10.0.0.1",
+    "2002:a00:1::1",
+    "2001::f5ff:fffe",
+  ])("%s is denied by OUTBOUND_DENY=10.0.0.0/8 and the default metadata rule, with no packet", (ip) => {
+    expect(() => policyOf([], ["10.0.0.0/8"]).checkAddress(ip)).toThrow(/denied/);
+  });
 });

@@ -1,7 +1,8 @@
 /** Read a small text file inside the root: symlinks resolved inside it, regular files only, size bounded. */
 import { constants } from "node:fs";
 import { open, readdir } from "node:fs/promises";
-import { type RootPath, resolveInRoot } from "./root-path.ts";
+import { DIR_NOFOLLOW, fdPath } from "@roadnerd/conventions";
+import { type HeldPath, holdInRoot, type RootPath } from "./root-path.ts";
 
 /** Config files here are a few lines; anything bigger is read only this far. */
 export const MAX_FILE_BYTES = 64 * 1024;
@@ -16,14 +17,33 @@ export interface BoundedText {
   error?: string;
 }
 
+/**
+ * The held path's own name, opened below its directory's descriptor; with no name, the directory itself
+ * (its /proc/self/fd link must be followed: it is the descriptor's own file, not a link anyone planted).
+ */
+const openHeld = (held: HeldPath, flags: number) =>
+  held.name === undefined
+    ? open(fdPath(held.dirFd), flags & ~constants.O_NOFOLLOW)
+    : open(fdPath(held.dirFd, held.name), flags);
+
 export async function readInRoot(root: string, path: string, maxBytes = MAX_FILE_BYTES): Promise<BoundedText> {
-  const at = await resolveInRoot(root, path);
+  const held = await holdInRoot(root, path);
+  try {
+    return await readHeld(held, maxBytes);
+  } finally {
+    await held.close();
+  }
+}
+
+async function readHeld(held: HeldPath, maxBytes: number): Promise<BoundedText> {
+  const at = held.at;
   if (at.problem) return { at, cut: false, error: at.problem };
   let handle: Awaited<ReturnType<typeof open>>;
   try {
-    // O_NOFOLLOW: the last component was checked as not a link; a link swapped in since is refused.
+    // Below the descriptor of its directory, so nothing renamed above it since counts; O_NOFOLLOW: the last
+    // component was checked as not a link, a link swapped in since is refused.
     // O_NONBLOCK: a FIFO planted where a file should be must not hang the call.
-    handle = await open(at.hostPath, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+    handle = await openHeld(held, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
   } catch (err) {
     return { at, cut: false, error: (err as NodeJS.ErrnoException).code ?? "unreadable" };
   }
@@ -43,12 +63,19 @@ export async function readInRoot(root: string, path: string, maxBytes = MAX_FILE
 
 /** Names in a directory inside the root (symlinks resolved inside it), sorted, at most `max`. */
 export async function listInRoot(root: string, path: string, max = 64): Promise<string[]> {
-  const at = await resolveInRoot(root, path);
-  if (at.problem) return [];
+  const held = await holdInRoot(root, path);
   try {
-    const names = await readdir(at.hostPath);
-    return names.sort().slice(0, max);
+    if (held.at.problem) return [];
+    const dir = await openHeld(held, DIR_NOFOLLOW);
+    try {
+      const names = await readdir(fdPath(dir.fd));
+      return names.sort().slice(0, max);
+    } finally {
+      await dir.close();
+    }
   } catch {
     return [];
+  } finally {
+    await held.close();
   }
 }

@@ -1,11 +1,12 @@
 /**
  * Paths inside a filesystem root, resolved the way a chroot would: every symlink is followed by us, component by
  * component, an absolute target restarts at the root and `..` never climbs above it. Nothing outside the root
- * is ever opened, whatever the links say.
+ * is ever opened, whatever the links say, nor whatever is renamed or swapped while the path is followed.
  */
-import { lstat, readlink, stat } from "node:fs/promises";
+import { constants } from "node:fs";
+import { type FileHandle, lstat, open, readlink, stat } from "node:fs/promises";
 import { join } from "node:path";
-import { DiagError } from "@roadnerd/conventions";
+import { DIR_NOFOLLOW, DiagError, fdPath } from "@roadnerd/conventions";
 
 /** Linux's own bound on symlinks followed in one lookup (MAXSYMLINKS). */
 export const MAX_SYMLINK_HOPS = 40;
@@ -31,54 +32,110 @@ export function hostPathOf(root: string, inside: string): string {
   return join(root, inside);
 }
 
+/**
+ * What a path leads to, held open: the directory descriptor it ends in and the last name inside it (or no
+ * name when the path ends at that directory itself). Reads go through these, never through `hostPath`.
+ */
+export interface HeldPath {
+  at: RootPath;
+  dirFd: number;
+  name?: string;
+  close(): Promise<void>;
+}
+
 /** Follow `path` (absolute, inside the root) to what it names, never leaving `root`. */
 export async function resolveInRoot(root: string, path: string, maxHops = MAX_SYMLINK_HOPS): Promise<RootPath> {
+  const held = await holdInRoot(root, path, maxHops);
+  await held.close();
+  return held.at;
+}
+
+/**
+ * The same, by descriptor (openat-style, which a string path is not: a component swapped for a symlink after
+ * it was checked would lead a later open outside): the root is opened once, every lookup below it goes
+ * through the descriptor of the directory reached so far (/proc/self/fd/<fd>/<name>), and every directory
+ * is opened without following a symlink. The caller reads through the result and closes it.
+ */
+export async function holdInRoot(root: string, path: string, maxHops = MAX_SYMLINK_HOPS): Promise<HeldPath> {
   let todo = parts(path);
   let done: string[] = [];
   const links: RootPath["links"] = [];
   let climbed = false;
-  const result = (problem?: RootPath["problem"]): RootPath => {
+  // dirs[i] holds done[0..i-1]: dirs[0] is the root.
+  // The root itself is configuration, trusted as written (it may be a symlink).
+  let rootDir: FileHandle;
+  try {
+    rootDir = await open(root, constants.O_RDONLY | constants.O_DIRECTORY);
+  } catch {
+    const at = { path: path, hostPath: hostPathOf(root, path), links, climbed, problem: "unreadable" as const };
+    return { at, dirFd: -1, close: async () => {} };
+  }
+  const dirs: FileHandle[] = [rootDir];
+  const top = () => dirs[dirs.length - 1] as FileHandle;
+  const closeFrom = async (keep: number) => {
+    for (const d of dirs.splice(keep)) await d.close();
+  };
+  const held = (problem?: RootPath["problem"]): HeldPath => {
     const inside = `/${[...done, ...(problem ? todo : [])].join("/")}`;
-    return { path: inside, hostPath: hostPathOf(root, inside), links, climbed, ...(problem ? { problem } : {}) };
+    const at = { path: inside, hostPath: hostPathOf(root, inside), links, climbed, ...(problem ? { problem } : {}) };
+    // Each directory gone through is open; a last component is not (it is read by the caller, by name).
+    const ends = dirs.length === done.length + 1;
+    return { at, dirFd: top().fd, ...(ends ? {} : { name: done[done.length - 1] }), close: () => closeFrom(0) };
+  };
+  const lost = (part: string, err: unknown): HeldPath => {
+    todo.unshift(part);
+    const code = (err as NodeJS.ErrnoException).code;
+    return held(code === "ENOENT" ? "missing" : code === "ENOTDIR" ? "not_a_directory" : "unreadable");
   };
   while (todo.length > 0) {
     const part = todo.shift() as string;
     if (part === "..") {
       if (done.length === 0) climbed = true;
-      else done.pop();
+      else {
+        await closeFrom(dirs.length - 1);
+        done.pop();
+      }
       continue;
     }
-    const here = `/${[...done, part].join("/")}`;
+    const here = fdPath(top().fd, part);
     let st: Awaited<ReturnType<typeof lstat>>;
     try {
-      st = await lstat(hostPathOf(root, here));
+      st = await lstat(here);
     } catch (err) {
-      todo.unshift(part);
-      const code = (err as NodeJS.ErrnoException).code;
-      return result(code === "ENOENT" ? "missing" : code === "ENOTDIR" ? "not_a_directory" : "unreadable");
+      return lost(part, err);
     }
     if (st.isSymbolicLink()) {
       if (links.length >= maxHops) {
         todo.unshift(part);
-        return result("loop");
+        return held("loop");
       }
       let target: string;
       try {
-        target = await readlink(hostPathOf(root, here));
+        target = await readlink(here);
       } catch {
         // Listed but not readable as a link (EACCES on /proc/<pid>/root and the like).
         todo.unshift(part);
-        return result("unreadable");
+        return held("unreadable");
       }
-      links.push({ link: here, target });
-      if (target.startsWith("/")) done = [];
+      links.push({ link: `/${[...done, part].join("/")}`, target });
+      if (target.startsWith("/")) {
+        done = [];
+        await closeFrom(1);
+      }
       todo = [...parts(target), ...todo];
       continue;
     }
     done.push(part);
-    if (todo.length > 0 && !st.isDirectory()) return result("not_a_directory");
+    if (todo.length === 0) break;
+    if (!st.isDirectory()) return held("not_a_directory");
+    try {
+      dirs.push(await open(here, DIR_NOFOLLOW));
+    } catch (err) {
+      done.pop();
+      return lost(part, err);
+    }
   }
-  return result();
+  return held();
 }
 
 /** The root must be a directory we can read; anything else cannot be diagnosed here. */

@@ -62,9 +62,11 @@ async function upstreamOf(root: string, links: LinkDns[]): Promise<{ servers: st
 
 function fileWarning(problem: string, pointsTo: string | null): string {
   if (problem === "loop") return `${RESOLV_CONF} is a symlink loop: glibc asks 127.0.0.1`;
-  if (pointsTo !== null) return `${RESOLV_CONF} is a broken symlink (→ ${pointsTo}): glibc asks 127.0.0.1`;
+  // A link to something that is there but not a file (a FIFO, a directory) is not broken: it says what it is.
+  const via = pointsTo === null ? "" : ` (→ ${pointsTo})`;
+  if (problem === "not_a_file") return `${RESOLV_CONF} is not a regular file${via}: glibc asks 127.0.0.1`;
+  if (pointsTo !== null) return `${RESOLV_CONF} is a broken symlink${via}: glibc asks 127.0.0.1`;
   if (problem === "missing") return `${RESOLV_CONF} does not exist: glibc asks 127.0.0.1`;
-  if (problem === "not_a_file") return `${RESOLV_CONF} is not a regular file: glibc asks 127.0.0.1`;
   return `${RESOLV_CONF} cannot be read (${problem}): glibc asks 127.0.0.1`;
 }
 

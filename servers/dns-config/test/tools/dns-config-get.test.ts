@@ -355,6 +355,17 @@ describe("dns_config_get in built roots", () => {
     expect(fifo.warnings).toEqual(["/etc/resolv.conf is not a regular file: glibc asks 127.0.0.1"]);
   });
 
+  it("regression (issue 18): a symlink to a FIFO is not a regular file, not a broken symlink", async () => {
+    const root = await buildRoot({ "etc/resolv.conf": { link: "../run/resolv.fifo" }, run: { dir: true } });
+    roots.push(root);
+    const { execFileSync } = await import("node:child_process");
+    execFileSync("mkfifo", [`${root.dir}/run/resolv.fifo`]);
+    const fifo = await callTool(server, dnsConfigGet, {}, { env: root.env });
+    expect(fifo.warnings).toEqual([
+      "/etc/resolv.conf is not a regular file (→ ../run/resolv.fifo): glibc asks 127.0.0.1",
+    ]);
+  });
+
   it("a search list past the old glibc limits, and a file past 64 KiB read only so far", async () => {
     const domains = Array.from({ length: 7 }, (_, i) => `d${i}.example`);
     const r = await getIn({ "etc/resolv.conf": `nameserver 192.0.2.1\nsearch ${domains.join(" ")}\n` });

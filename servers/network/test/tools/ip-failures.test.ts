@@ -45,11 +45,17 @@ describe("ip failures are typed errors, never an empty answer", () => {
     expect(r.body.error.message).toContain("Cannot open netlink socket");
   });
 
-  it.each(["iface_info", "route_info"])("%s: output that is not JSON → 500 E_INTERNAL, no stack", async (tool) => {
-    const r = await callWithFakeIp(tool, "echo 'this is not json'");
-    expect(r.status).toBe(500);
-    expect(r.body.error).toMatchObject({ code: "E_INTERNAL", message: expect.stringMatching(/^could not parse ip/) });
-  });
+  it.each(["iface_info", "route_info"])(
+    "%s: output that is not JSON → 502 E_EXEC_FAILED (issue 18: not E_INTERNAL)",
+    async (tool) => {
+      const r = await callWithFakeIp(tool, "echo 'this is not json'");
+      expect(r.status).toBe(502);
+      expect(r.body.error).toMatchObject({
+        code: "E_EXEC_FAILED",
+        message: expect.stringMatching(/^could not parse ip/),
+      });
+    },
+  );
 
   it.each(["iface_info", "route_info"])("%s: no ip binary → 424 E_NO_BINARY naming it", async (tool) => {
     const r = await callWithFakeIp(tool, null);

@@ -20,13 +20,16 @@ export interface ProxyTarget {
 /** The value with its userinfo (anything before the last @ of the authority) masked; other secrets too. */
 export function maskProxyValue(value: string): string {
   const scheme = SCHEME.exec(value)?.[0] ?? "";
-  const rest = value.slice(scheme.length);
+  let rest = value.slice(scheme.length);
+  // A password may hold / ? or # unescaped (`alice:a#b/c@proxy`): everything up to the last @ is userinfo,
+  // wherever a URL parser would have ended the authority. A proxy address has no @ of its own.
+  const at = rest.lastIndexOf("@");
+  const userinfo = at === -1 ? "" : `${MASK}@`;
+  rest = rest.slice(at + 1);
   const authorityEnd = rest.search(/[/?#]/);
   const authority = authorityEnd === -1 ? rest : rest.slice(0, authorityEnd);
   const tail = authorityEnd === -1 ? "" : rest.slice(authorityEnd);
-  const at = authority.lastIndexOf("@");
-  const shown = at === -1 ? authority : `${MASK}@${authority.slice(at + 1)}`;
-  return `${scheme}${shown}${maskText(tail)}`;
+  return `${scheme}${userinfo}${authority}${maskText(tail)}`;
 }
 
 /** Parse a proxy value as clients do (http:// assumed); null when it is not a usable proxy address. */

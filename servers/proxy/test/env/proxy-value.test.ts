@@ -1,3 +1,4 @@
+import { PROXY_SAMPLES } from "@roadnerd/conventions/testing";
 import { describe, expect, it } from "vitest";
 import { maskProxyValue, parseProxyValue } from "../../src/env/proxy-value.ts";
 
@@ -46,5 +47,15 @@ describe("parseProxyValue", () => {
     expect(parseProxyValue("")).toBeNull();
     expect(parseProxyValue("http://")).toBeNull();
     expect(parseProxyValue("http://a b:1")).toBeNull();
+  });
+});
+
+describe("regression (issue 18): the shared corpus of proxy values", () => {
+  it("no password survives maskProxyValue, # and / in it included", () => {
+    const leaks = PROXY_SAMPLES.filter((s) => maskProxyValue(s.text).includes(s.secret)).map(
+      (s) => `${s.form}: ${maskProxyValue(s.text)}`,
+    );
+    expect(leaks).toEqual([]);
+    expect(maskProxyValue("http://alice:Px/4pass@proxy.corp:3128/")).toBe("http://[masked]@proxy.corp:3128/");
   });
 });

@@ -3,7 +3,7 @@
  * `systemctl list-units --state=failed --output=json` (the list) and one `systemctl show` of the failed units
  * (their timestamps), never one process per unit.
  */
-import { capList, command, cutText, limitInput, truncationFields } from "@roadnerd/conventions";
+import { capList, command, cutText, limitInput, maskText, truncationFields } from "@roadnerd/conventions";
 import { z } from "zod";
 import { defineTool } from "../kit.ts";
 import { parseListUnits } from "../parse/list-units.ts";
@@ -55,7 +55,7 @@ export const listFailedUnits = defineTool({
       .map((u) => ({
         name: u.unit,
         since: isoFromSystemd(shown.get(u.unit)?.InactiveEnterTimestamp),
-        description: cutText(u.description, 200),
+        description: cutText(maskText(u.description), 200),
       }));
     const { items, omitted } = capList(rows, input.limit);
     return { failed: items, truncated: omitted > 0, omitted };

@@ -1,5 +1,5 @@
 /** service_status: is a unit loaded and running, in which sub-state, since when; from `systemctl show`. */
-import { command, cutText, slot } from "@roadnerd/conventions";
+import { command, cutText, maskText, slot } from "@roadnerd/conventions";
 import { z } from "zod";
 import { defineTool } from "../kit.ts";
 import { parseShow } from "../parse/systemctl-show.ts";
@@ -51,6 +51,7 @@ export const serviceStatus = defineTool({
     if (result.exitCode !== 0) throw execFailure("systemctl show", result);
     const [block = {}] = parseShow(result.stdout);
     const state = unitState(name, block);
-    return { ...state, description: cutText(state.description, 200) };
+    // A Description= is free text a unit's author wrote (a connection URL with its password, now and then).
+    return { ...state, description: cutText(maskText(state.description), 200) };
   },
 });

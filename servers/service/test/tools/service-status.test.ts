@@ -159,6 +159,22 @@ describe("service_status without systemd", () => {
   });
 });
 
+describe("regression (issue 18): a Description= holding a credential", () => {
+  it("is shown masked", async () => {
+    const show = fixture("systemd-252/show-rn-sleeper.service.txt").replace(
+      "Description=RoadNerd sleeper",
+      "Description=Sync to postgres://sync:Pg5ecret@db.internal/app",
+    );
+    const fake = await fakeSystemd({ output: show });
+    try {
+      const r = await callTool(server, serviceStatus, { name: "rn-sleeper" }, { env: fake.env });
+      expect(r.description).toBe("Sync to postgres://[masked]@db.internal/app");
+    } finally {
+      await fake.cleanup();
+    }
+  });
+});
+
 describe("systemctl show fixtures (247, 252, 255)", () => {
   const state = (p: string, name: string) => unitState(name, parseShow(fixture(p))[0] ?? {});
 

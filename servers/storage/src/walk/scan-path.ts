@@ -2,11 +2,14 @@
  * Which path top_consumers may walk: an absolute path whose real location (symlinks resolved) is inside a
  * configured root's real location, and never in /proc, /sys or /dev. Checked twice: on the path as written
  * (so `/tmp/../etc` and out-of-root names are refused before the filesystem is touched, and a refusal says
- * nothing about what exists there), then on its realpath (so a symlink inside a root cannot lead out).
+ * nothing about what exists there), then on its realpath (so a symlink inside a root cannot lead out), and
+ * last on the directory actually opened (so a swap between the two checks and the walk cannot lead out).
  */
-import { realpath, stat } from "node:fs/promises";
+import { open, readlink, realpath, stat } from "node:fs/promises";
 import { isAbsolute, resolve, sep } from "node:path";
-import { DiagError } from "@roadnerd/conventions";
+import { DIR_NOFOLLOW, DiagError, fdPath } from "@roadnerd/conventions";
+
+const errCode = (err: unknown) => (err as NodeJS.ErrnoException).code;
 
 /** Never walked, whatever STORAGE_ROOTS says: kernel interfaces and device nodes. */
 export const NEVER_WALKED = ["/proc", "/sys", "/dev"];
@@ -32,7 +35,7 @@ export async function realRoots(roots: readonly string[]): Promise<string[]> {
 }
 
 /** The real, allowed directory to walk, or E_INVALID_INPUT / E_FORBIDDEN. */
-export async function resolveScanPath(input: string, roots: readonly string[]): Promise<string> {
+export async function resolveScanPath(input: string, roots: readonly string[]): Promise<ScanRoot> {
   if (!isAbsolute(input)) {
     throw new DiagError("E_INVALID_INPUT", `path must be absolute: ${JSON.stringify(input)}`);
   }
@@ -44,7 +47,7 @@ export async function resolveScanPath(input: string, roots: readonly string[]): 
   try {
     target = await realpath(lexical);
   } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
+    const code = errCode(err);
     if (code === "ENOENT" || code === "ENOTDIR") throw new DiagError("E_INVALID_INPUT", `no such directory: ${input}`);
     if (code === "EACCES") throw new DiagError("E_FORBIDDEN", `permission denied: ${input}`);
     throw new DiagError("E_INVALID_INPUT", `cannot resolve ${input}: ${code ?? (err as Error).message}`);
@@ -52,5 +55,34 @@ export async function resolveScanPath(input: string, roots: readonly string[]): 
   if (!check(target, real)) throw forbidden(`${input} (→ ${target})`, roots);
   const st = await stat(target);
   if (!st.isDirectory()) throw new DiagError("E_INVALID_INPUT", `not a directory: ${input}`);
-  return target;
+  return await openedRoot(input, target, roots, real);
+}
+
+export interface ScanRoot {
+  path: string;
+  /** The directory checked: the walk refuses to start anywhere else. */
+  dev: number;
+  ino: number;
+}
+
+/**
+ * The check that counts: open the directory (no symlink as its last component), ask the kernel where the
+ * descriptor really is, and check that. A component swapped for a symlink after realpath lands outside and
+ * is refused here; the walk then opens only this device and inode.
+ */
+async function openedRoot(input: string, target: string, roots: readonly string[], real: string[]): Promise<ScanRoot> {
+  let dir: Awaited<ReturnType<typeof open>>;
+  try {
+    dir = await open(target, DIR_NOFOLLOW);
+  } catch (err) {
+    throw new DiagError("E_INVALID_INPUT", `${input} changed while it was checked (${errCode(err) ?? "unreadable"})`);
+  }
+  try {
+    const where = await readlink(fdPath(dir.fd));
+    if (!check(where, real)) throw forbidden(`${input} (→ ${where})`, roots);
+    const st = await dir.stat();
+    return { path: where, dev: st.dev, ino: st.ino };
+  } finally {
+    await dir.close();
+  }
 }

@@ -20,7 +20,7 @@ export interface ScanResult extends WalkResult {
 }
 
 export async function scan({ path, roots, ...walkOptions }: ScanOptions): Promise<ScanResult> {
-  const root = await resolveScanPath(path, roots);
+  const { path: root, dev, ino } = await resolveScanPath(path, roots);
   const mounts = visibleMounts(await readMountinfo().catch(() => []));
   const home = mounts.filter((m) => isInside(root, m.mount)).sort((a, b) => b.mount.length - a.mount.length)[0];
   if (home && isNetworkFs(home.fs)) {
@@ -33,5 +33,5 @@ export async function scan({ path, roots, ...walkOptions }: ScanOptions): Promis
     );
   }
   const avoid = new Set(mounts.filter((m) => isNetworkFs(m.fs) && isInside(m.mount, root)).map((m) => m.mount));
-  return { root, ...(await walk({ ...walkOptions, root, avoid })) };
+  return { root, ...(await walk({ ...walkOptions, root, rootId: { dev, ino }, avoid })) };
 }

@@ -12,10 +12,16 @@
  *
  * A sync call can only stall on a filesystem whose server stalls: network and FUSE mounts are never entered or
  * even lstat'ed (their mount points come from the mount table before the walk), and a walk never starts on one.
+ *
+ * Confined by descriptors, not path strings (a local user may rename or swap directories under a walk in
+ * /tmp): each directory is opened without following a symlink and kept only if its device and inode are the
+ * ones its parent's listing saw; it is listed and its entries lstat'ed through its descriptor
+ * (/proc/self/fd/<fd>/<name>, like fstatat), so a component swapped for a symlink above it leads nowhere.
  */
-import { lstatSync, readdirSync, type Stats } from "node:fs";
-import { lstat, readdir } from "node:fs/promises";
+import { closeSync, fstatSync, lstatSync, openSync, readdirSync, type Stats } from "node:fs";
+import { lstat, open, readdir } from "node:fs/promises";
 import { setImmediate as yieldToLoop } from "node:timers/promises";
+import { DIR_NOFOLLOW, fdPath } from "@roadnerd/conventions";
 import { isInside, NEVER_WALKED } from "./scan-path.ts";
 
 export const SLICE_MS = 8;
@@ -49,6 +55,8 @@ export interface WalkResult extends WalkProgress {
 export interface WalkOptions {
   /** A real (symlink-free) directory path. */
   root: string;
+  /** What `root` must still be when it is opened (scan checked the directory it opened). */
+  rootId?: { dev: number; ino: number };
   depth: number;
   n: number;
   oneFilesystem: boolean;
@@ -67,7 +75,15 @@ interface Frame {
   depth: number;
   /** Tracked ancestors (depth 1..options.depth) whose size includes this directory's. */
   chain: WalkNode[];
+  /** The directory its parent listed: what `path` must open to. */
+  dev: number;
+  ino: number;
 }
+
+/** Longest path the kernel resolves (PATH_MAX with its NUL): deeper entries are counted as too_deep, as before. */
+const PATH_MAX = 4096;
+/** A UTF-16 unit is at most 3 bytes of UTF-8: only paths that long are measured. */
+const tooLong = (path: string) => path.length * 3 >= PATH_MAX && Buffer.byteLength(path) >= PATH_MAX;
 
 function byBytes(a: WalkNode, b: WalkNode): number {
   return b.bytes - a.bytes || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
@@ -91,6 +107,7 @@ const errCode = (err: unknown) => (err as NodeJS.ErrnoException).code;
 
 export async function walk(o: WalkOptions): Promise<WalkResult> {
   const rootStat = lstatSync(o.root);
+  const rootId = o.rootId ?? { dev: rootStat.dev, ino: rootStat.ino };
   const rootDev = rootStat.dev;
   const p: WalkProgress = { dirs: 0, files: 0, bytes: rootStat.blocks * 512, apparent: rootStat.size };
   const skipped = { unreadable: 0, other_fs: 0, network_fs: 0, vanished: 0, too_deep: 0 };
@@ -99,9 +116,9 @@ export async function walk(o: WalkOptions): Promise<WalkResult> {
   const seen = new Set<string>();
   const keepFiles = o.n * 2 + 256;
   // Directories to read: the main thread pops from the end (depth first), lanes take from `head`.
-  let stack: Frame[] = [{ path: o.root, rel: "", depth: 0, chain: [] }];
+  let stack: Frame[] = [{ path: o.root, rel: "", depth: 0, chain: [], ...rootId }];
   let head = 0;
-  let current: { names: string[]; i: number; frame: Frame } | undefined;
+  let current: { names: string[]; i: number; frame: Frame; fd: number } | undefined;
   let stopped: WalkResult["stopped"] | undefined;
 
   const pending = () => stack.length - head;
@@ -109,7 +126,8 @@ export async function walk(o: WalkOptions): Promise<WalkResult> {
 
   /** An entry that could not be read, by why: gone meanwhile, a path past PATH_MAX, or no permission. */
   function failed(code: string | undefined): void {
-    if (code === "ENOENT" || code === "ENOTDIR") skipped.vanished += 1;
+    // ELOOP: a directory swapped for a symlink since its parent was listed.
+    if (code === "ENOENT" || code === "ENOTDIR" || code === "ELOOP") skipped.vanished += 1;
     else if (code === "ENAMETOOLONG") skipped.too_deep += 1;
     else skipped.unreadable += 1;
   }
@@ -148,32 +166,79 @@ export async function walk(o: WalkOptions): Promise<WalkResult> {
         dirNodes.push(node);
         chain = [...chain, node];
       }
-      stack.push({ path, rel, depth, chain });
+      stack.push({ path, rel, depth, chain, dev: st.dev, ino: st.ino });
     } else if (depth <= o.depth && st.isFile()) {
       fileNodes.push({ name: frame.rel ? `${frame.rel}/${name}` : name, type: "file", bytes, apparent });
       if (fileNodes.length > keepFiles) fileNodes = fileNodes.sort(byBytes).slice(0, o.n);
     }
   }
 
+  /** The directory a frame names, opened, if it is still the one its parent listed (else counted, undefined). */
+  function openFrame(frame: Frame): number | undefined {
+    let fd: number;
+    try {
+      fd = openSync(frame.path, DIR_NOFOLLOW);
+    } catch (err) {
+      listFailed(err);
+      return undefined;
+    }
+    const st = fstatSync(fd);
+    if (st.dev === frame.dev && st.ino === frame.ino) return fd;
+    closeSync(fd);
+    skipped.vanished += 1;
+    return undefined;
+  }
+
   /** Main thread: runs until nothing is left to pop (true) or the slice is used up (false). */
   function slice(until: number): boolean {
+    const home = process.cwd();
+    try {
+      return sliceIn(until);
+    } finally {
+      if (prefix === "") process.chdir(home);
+    }
+  }
+
+  /**
+   * Entries are lstat'ed relative to the directory being listed, like fstatat: the main thread chdirs into it
+   * through its descriptor (a one-name lookup per entry, as du does), and back at the end of the slice, so no
+   * other code ever sees the change (it runs between slices). Where chdir is not allowed (a worker thread) or
+   * not possible (a directory without x), through /proc/self/fd/<fd>/<name>.
+   */
+  let prefix = "";
+  function enter(fd: number): void {
+    try {
+      process.chdir(fdPath(fd));
+      prefix = "";
+    } catch {
+      prefix = `${fdPath(fd)}/`;
+    }
+  }
+
+  function sliceIn(until: number): boolean {
     let ops = 0;
+    if (current) enter(current.fd);
     for (;;) {
       if (!current) {
         if (pending() === 0) return true;
         const frame = stack.pop() as Frame;
+        const fd = openFrame(frame);
+        if (fd === undefined) continue;
         try {
           // Names only (no d_type): every entry is lstat'ed anyway. One call per directory is the fastest read.
-          current = { names: readdirSync(frame.path), i: 0, frame };
+          current = { names: readdirSync(fdPath(fd)), i: 0, frame, fd };
           p.dirs += 1;
+          enter(fd);
         } catch (err) {
+          closeSync(fd);
           listFailed(err);
         }
         continue;
       }
-      const { names, frame } = current;
+      const { names, frame, fd } = current;
       const name = names[current.i++];
       if (name === undefined) {
+        closeSync(fd);
         current = undefined;
         continue;
       }
@@ -182,9 +247,13 @@ export async function walk(o: WalkOptions): Promise<WalkResult> {
         skipped.network_fs += 1;
         continue;
       }
+      if (tooLong(path)) {
+        failed("ENAMETOOLONG");
+        continue;
+      }
       let st: Stats | undefined;
       try {
-        st = lstatSync(path, NO_THROW);
+        st = lstatSync(prefix + name, NO_THROW);
       } catch (err) {
         // EACCES: a directory we may list but not search (r without x); ENAMETOOLONG: past PATH_MAX.
         failed(errCode(err));
@@ -213,32 +282,51 @@ export async function walk(o: WalkOptions): Promise<WalkResult> {
         stack = stack.slice(head);
         head = 0;
       }
-      let names: string[];
+      let dir: Awaited<ReturnType<typeof open>>;
       try {
-        names = await readdir(frame.path);
+        dir = await open(frame.path, DIR_NOFOLLOW);
       } catch (err) {
         if (!stopped) listFailed(err);
         continue;
       }
-      if (stopped) return;
-      p.dirs += 1;
-      for (let i = 0; i < names.length && !stopped; i += LANE_BATCH) {
-        const batch = names.slice(i, i + LANE_BATCH);
-        const stats = await Promise.all(
-          batch.map((name) => {
-            const path = childPath(frame, name);
-            return o.avoid.has(path) ? "avoid" : lstat(path).catch((err: unknown) => errCode(err) ?? "EIO");
-          }),
-        );
-        if (stopped) return;
-        stats.forEach((st, j) => {
-          const name = batch[j] as string;
-          if (typeof st !== "string") visit(frame, name, childPath(frame, name), st);
-          else if (st === "avoid") skipped.network_fs += 1;
-          else failed(st);
-        });
-        notify();
+      try {
+        await laneList(frame, dir.fd, await dir.stat());
+      } catch (err) {
+        if (!stopped) listFailed(err);
+      } finally {
+        await dir.close();
       }
+    }
+  }
+
+  /** A lane's one directory, through its descriptor, if it is still the one its parent listed. */
+  async function laneList(frame: Frame, fd: number, st: Stats): Promise<void> {
+    if (stopped) return;
+    if (st.dev !== frame.dev || st.ino !== frame.ino) {
+      skipped.vanished += 1;
+      return;
+    }
+    const names = await readdir(fdPath(fd));
+    if (stopped) return;
+    p.dirs += 1;
+    for (let i = 0; i < names.length && !stopped; i += LANE_BATCH) {
+      const batch = names.slice(i, i + LANE_BATCH);
+      const stats = await Promise.all(
+        batch.map((name) => {
+          const path = childPath(frame, name);
+          if (o.avoid.has(path)) return "avoid";
+          if (tooLong(path)) return "ENAMETOOLONG";
+          return lstat(fdPath(fd, name)).catch((err: unknown) => errCode(err) ?? "EIO");
+        }),
+      );
+      if (stopped) return;
+      stats.forEach((st, j) => {
+        const name = batch[j] as string;
+        if (typeof st !== "string") visit(frame, name, childPath(frame, name), st);
+        else if (st === "avoid") skipped.network_fs += 1;
+        else failed(st);
+      });
+      notify();
     }
   }
 
@@ -298,7 +386,9 @@ export async function walk(o: WalkOptions): Promise<WalkResult> {
     if (empty && !current) await idle();
     else await yieldToLoop();
   }
-  // Lanes still in flight drop what they get from now on: the answer is fixed here.
+  if (current) closeSync(current.fd);
+  current = undefined;
+  // Lanes still in flight drop what they get from now on (and close their directory): the answer is fixed here.
   const entries = topN([...fileNodes], dirNodes, o.n).map((e) => ({ ...e }));
   // Past PATH_MAX the sizes are lower bounds too, as at a deadline.
   return { ...p, entries, skipped: { ...skipped }, truncated: stopped !== "done" || skipped.too_deep > 0, stopped };

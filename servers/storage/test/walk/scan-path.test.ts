@@ -24,13 +24,15 @@ describe("isInside", () => {
 describe("resolveScanPath", () => {
   const roots = [join(base, "root")];
   it("resolves a link that stays inside a root to its real path", async () => {
-    await expect(resolveScanPath(join(base, "root/inner-link"), roots)).resolves.toBe(join(base, "root/a"));
+    await expect(resolveScanPath(join(base, "root/inner-link"), roots)).resolves.toMatchObject({
+      path: join(base, "root/a"),
+    });
   });
   it("takes a root that is a symlink as where it points", async () => {
     expect(await realRoots([join(base, "root-link"), "/no/such/root"])).toEqual([join(base, "root")]);
-    await expect(resolveScanPath(join(base, "root-link/a"), [join(base, "root-link")])).resolves.toBe(
-      join(base, "root/a"),
-    );
+    await expect(resolveScanPath(join(base, "root-link/a"), [join(base, "root-link")])).resolves.toMatchObject({
+      path: join(base, "root/a"),
+    });
   });
   it("refuses a sibling whose name starts like the root", async () => {
     await expect(resolveScanPath(join(base, "rootx"), roots)).rejects.toMatchObject({ code: "E_FORBIDDEN" });

@@ -4,10 +4,11 @@
  * WebSocket (Chromium tunnels ws:// and wss:// through CONNECT) and every IP-literal URL alike — and connects
  * only to the address the policy checked. Measured here: Playwright's route() filtering leaked through a 302
  * and a WebSocket; a proxy sees them all. A refused target gets a 403 marked `x-webcheck-blocked` and is
- * recorded, so the snapshot can say what the page tried to reach.
+ * recorded, so the snapshot can say what the page tried to reach. A name OUTBOUND_ALLOW does not name is
+ * refused before any lookup, whatever CIDRs it holds: a page's lookups are a way out of their own.
  */
 import { createServer, type IncomingMessage, request, type ServerResponse } from "node:http";
-import type { AddressInfo, Socket } from "node:net";
+import { type AddressInfo, isIP, type Socket } from "node:net";
 import {
   DiagError,
   type DiagnosisCode,
@@ -65,6 +66,14 @@ export type ProxyPolicy = OutboundPolicy | null;
 /** Resolve, check and connect through the kernel's dial (the next address only when one refuses or has no route). */
 async function connectChecked(policy: ProxyPolicy, host: string, port: number, signal: AbortSignal): Promise<Socket> {
   if (!policy) throw new DiagError("E_FORBIDDEN", "no snapshot is running: the browser may reach nothing");
+  // A page picks the names it loads, and a lookup alone carries data to whoever serves the zone (with a CIDR in
+  // OUTBOUND_ALLOW the kernel would look a name up to see where it lands). Only names OUTBOUND_ALLOW names are
+  // ever looked up here; any other name is refused first.
+  if (isIP(host) === 0 && !policy.allowsName(host)) {
+    throw new DiagError("E_FORBIDDEN", `target not in OUTBOUND_ALLOW (a page's names are not looked up): ${host}`, {
+      hint: "name the host in OUTBOUND_ALLOW, or use its address",
+    });
+  }
   return (await dial(policy, { host, port, signal, timeoutMs: CONNECT_TIMEOUT_MS })).socket;
 }
 

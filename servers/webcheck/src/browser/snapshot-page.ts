@@ -42,6 +42,29 @@ function firstLine(err: unknown): string {
   return oneLine(String((err as Error)?.message ?? err).split("\n")[0] ?? "", 200);
 }
 
+/** Chromium's words for its page, context or process being gone (it crashed, or something killed it). */
+const BROWSER_GONE =
+  /Target (page, context or browser )?(has been |was )?closed|Browser (has been )?closed|Page crashed|browser has disconnected/i;
+
+/**
+ * Why a navigation failed: what the proxy saw the target do, or the browser itself gone (E_EXEC_FAILED: a
+ * program we run died; a target that was never asked has not refused anything), else a refused connection.
+ */
+export function navigationFailure(err: unknown, failed: UpstreamFailure | undefined, browserGone: boolean): DiagError {
+  if (failed && DIAGNOSES.has(failed.code)) {
+    return new DiagError(failed.code as DiagnosisCode, `page did not load: ${failed.target}: ${failed.detail}`);
+  }
+  if (browserGone || BROWSER_GONE.test(firstLine(err))) {
+    return new DiagError("E_EXEC_FAILED", `the browser died while loading the page: ${firstLine(err)}`, {
+      hint: "try again; if it repeats, see the server's log (the browser may be out of memory)",
+    });
+  }
+  return new DiagError(
+    "E_CONN_REFUSED",
+    `page did not load: ${failed ? `${failed.target}: ${failed.detail}` : firstLine(err)}`,
+  );
+}
+
 export async function snapshotPage(
   browser: Browser,
   policy: OutboundPolicy,
@@ -85,9 +108,7 @@ export async function snapshotPage(
           hint: blocked.reason,
         });
       }
-      const failed = proxy.failures[0];
-      const code: DiagnosisCode = failed && DIAGNOSES.has(failed.code) ? failed.code : "E_CONN_REFUSED";
-      throw new DiagError(code, `page did not load: ${failed ? `${failed.target}: ${failed.detail}` : firstLine(err)}`);
+      throw navigationFailure(err, proxy.failures[0], page.isClosed() || !browser.isConnected());
     }
     const loadMs = Math.round(performance.now() - started);
     const refusedDocument = async (): Promise<void> => {

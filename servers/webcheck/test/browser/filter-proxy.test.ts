@@ -14,6 +14,7 @@ let inside: TestServer;
 let outside: TestServer;
 let proxy: FilterProxy;
 let denyAll: FilterProxy;
+let byCidr: FilterProxy;
 const life = new AbortController();
 
 beforeAll(async () => {
@@ -23,11 +24,14 @@ beforeAll(async () => {
   const { outbound } = testRuntime(server, { env: { OUTBOUND_ALLOW: "127.0.0.1" } });
   proxy = await startFilterProxy(outbound, life.signal);
   denyAll = await startFilterProxy(null, life.signal);
+  const cidr = testRuntime(server, { env: { OUTBOUND_ALLOW: "127.0.0.1/32" } });
+  byCidr = await startFilterProxy(cidr.outbound, life.signal);
 });
 
 afterAll(async () => {
   await proxy?.close();
   await denyAll?.close();
+  await byCidr?.close();
   life.abort();
   await inside?.close();
   await outside?.close();
@@ -105,5 +109,23 @@ describe("filter proxy", () => {
     expect(r.status).toBe(502);
     expect(r.headers["x-webcheck-error"]).toBe("E_CONN_REFUSED");
     expect(proxy.failures.at(-1)).toMatchObject({ target: "127.0.0.1:1", code: "E_CONN_REFUSED" });
+  });
+});
+
+describe("regression (issue 18): a page's names with a CIDR in OUTBOUND_ALLOW", () => {
+  // localhost is in /etc/hosts as 127.0.0.1, inside the CIDR: reaching it would prove the name was looked up.
+  it("a name the allowlist does not name is refused before any lookup (http:// and CONNECT)", async () => {
+    const r = await viaProxy(byCidr, `http://localhost:${inside.port}/exfil`);
+    expect(r.status).toBe(403);
+    expect(r.headers[BLOCKED_HEADER]).toBe("1");
+    expect((await connectVia(byCidr, `localhost:${inside.port}`)).status).toBe(403);
+    expect(byCidr.refusals.map((x) => x.reason)).toEqual([
+      expect.stringContaining("not looked up"),
+      expect.stringContaining("not looked up"),
+    ]);
+  });
+
+  it("the address itself, inside the CIDR, still goes through", async () => {
+    expect((await viaProxy(byCidr, `${inside.url}/page`)).status).toBe(200);
   });
 });

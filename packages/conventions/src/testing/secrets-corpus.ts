@@ -1,0 +1,159 @@
+/**
+ * Secrets as they really appear, for every masker to be run against (issue 18, finding 5): each sample is a
+ * line as a journal, a process's command line, a header value or a proxy setting shows it, and the secret in
+ * it that must never come out. Beside them, lines that are not secrets and must stay readable. Shared by the
+ * kernel's masking tests and the servers' (the proxy values' own masker), so a form added here is checked
+ * everywhere at once.
+ */
+
+export interface SecretSample {
+  /** What the form is (the test's label). */
+  form: string;
+  /** The text as it would be shown unmasked. */
+  text: string;
+  /** The part that must not survive masking. */
+  secret: string;
+  /** A command line (its words are a process's argv) rather than a line of text. */
+  command?: boolean;
+}
+
+const PEM_BODY = "MIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQC7VJTUt9Us8cKj";
+
+/** Lines (free text or command lines) holding a secret. */
+export const SECRET_SAMPLES: readonly SecretSample[] = [
+  {
+    form: "URL userinfo in a journal line",
+    text: "connecting to postgres://bob:Pw9xq77@db.internal/app failed",
+    secret: "Pw9xq77",
+  },
+  {
+    form: "URL userinfo, password with / and #",
+    text: "using https://svc:a/b#c9Zq@api.example/v1",
+    secret: "a/b#c9Zq",
+  },
+  { form: "curl -u", text: "curl -u alice:Hunter2pw https://api.example/", secret: "Hunter2pw", command: true },
+  { form: "curl --user", text: "curl --user alice:Hunter3pw https://api.example/", secret: "Hunter3pw", command: true },
+  {
+    form: "wget --user/--password",
+    text: "wget --user bob --password Wg3tPass https://f.example/x",
+    secret: "Wg3tPass",
+    command: true,
+  },
+  {
+    form: "wget --password=",
+    text: "wget --user=bob --password=Wg4tPass https://f.example/x",
+    secret: "Wg4tPass",
+    command: true,
+  },
+  {
+    form: "docker login -p",
+    text: "docker login -u ci -p D0ckerPw registry.example",
+    secret: "D0ckerPw",
+    command: true,
+  },
+  {
+    form: "docker login --password",
+    text: "docker login --username ci --password D0ckPw2 reg.example",
+    secret: "D0ckPw2",
+    command: true,
+  },
+  { form: "--pw=", text: "backup-tool --host db --pw=Pw0nly9 --verbose", secret: "Pw0nly9", command: true },
+  {
+    form: "openssl -passin pass:",
+    text: "openssl rsa -in k.pem -passin pass:Op3nSsl -out k2.pem",
+    secret: "Op3nSsl",
+    command: true,
+  },
+  {
+    form: "openssl -passout pass:",
+    text: "openssl genrsa -aes256 -passout pass:Op4nSsl 2048",
+    secret: "Op4nSsl",
+    command: true,
+  },
+  {
+    form: "ldapsearch -w",
+    text: "ldapsearch -x -D cn=admin -w LdapPw7 -b dc=example",
+    secret: "LdapPw7",
+    command: true,
+  },
+  { form: "smbclient -U user%pw", text: "smbclient //fs/share -U alice%SmbPw88", secret: "SmbPw88", command: true },
+  { form: "sqlcmd -P", text: "sqlcmd -S db -U sa -P SqlPw9x -Q select", secret: "SqlPw9x", command: true },
+  {
+    form: "mosquitto_pub -P",
+    text: "mosquitto_pub -h mq -u dev -P MqttPw5 -t a -m b",
+    secret: "MqttPw5",
+    command: true,
+  },
+  { form: "htpasswd -b", text: "htpasswd -b /etc/nginx/.htpasswd alice HtPw4me", secret: "HtPw4me", command: true },
+  { form: "htpasswd -bc", text: "htpasswd -bc /etc/apache2/.htpasswd alice HtPw5me", secret: "HtPw5me", command: true },
+  {
+    form: "--password PW inside a text line",
+    text: "job started: sync --password S3cretLine --to s3",
+    secret: "S3cretLine",
+  },
+  { form: "key = value with spaces", text: "password = KvPass11", secret: "KvPass11" },
+  { form: "api_key = value with spaces", text: "config: api_key = Ak9ey00 loaded", secret: "Ak9ey00" },
+  { form: "secret : value", text: "client_secret : Cs8ecret", secret: "Cs8ecret" },
+  {
+    form: "PEM private key",
+    text: `key loaded: -----BEGIN PRIVATE KEY-----\n${PEM_BODY}\n-----END PRIVATE KEY-----`,
+    secret: PEM_BODY,
+  },
+  {
+    form: "PEM RSA private key, cut before its end",
+    text: `-----BEGIN RSA PRIVATE KEY-----\n${PEM_BODY}`,
+    secret: PEM_BODY,
+  },
+  {
+    form: "GitHub token",
+    text: "push with ghp_16C7e42F292c6912E7710c838347Ae178B4a failed",
+    secret: "ghp_16C7e42F292c6912E7710c838347Ae178B4a",
+  },
+  {
+    form: "GitHub fine-grained token",
+    text: "GH=github_pat_11ABCDEFG0123456789_abcdefghijKLMNOP",
+    secret: "github_pat_11ABCDEFG0123456789_abcdefghijKLMNOP",
+  },
+  {
+    form: "Slack bot token",
+    text: "slack: xoxb-123456789012-1234567890123-AbCdEfGhIjKlMnOpQrStUvWx",
+    secret: "xoxb-123456789012-1234567890123-AbCdEfGhIjKlMnOpQrStUvWx",
+  },
+  {
+    form: "AWS secret access key alone",
+    text: "creds wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY in use",
+    secret: "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+  },
+  {
+    form: "AWS secret as a variable",
+    text: "AWS_SECRET_ACCESS_KEY=je7MtGbClwBF/2Zp9Utk/h3yCo8nvbEXAMPLEKEY",
+    secret: "je7MtGbClwBF/2Zp9Utk/h3yCo8nvbEXAMPLEKEY",
+  },
+  { form: "Bearer token", text: "Authorization: Bearer abcDEF123.token", secret: "abcDEF123.token" },
+  { form: "token= in a query", text: "GET /cb?token=Tk5abc&x=1", secret: "Tk5abc" },
+];
+
+/** Proxy settings whose credentials must not be shown (the value as an env var or a config file holds it). */
+export const PROXY_SAMPLES: readonly SecretSample[] = [
+  { form: "proxy with userinfo", text: "http://alice:Px1pass@proxy.corp:3128", secret: "Px1pass" },
+  { form: "proxy without a scheme", text: "alice:Px2pass@proxy.corp:3128", secret: "Px2pass" },
+  { form: "proxy password holding #", text: "http://alice:Px#3pass@proxy.corp:3128", secret: "Px#3pass" },
+  { form: "proxy password holding /", text: "http://alice:Px/4pass@proxy.corp:3128/", secret: "Px/4pass" },
+  { form: "proxy password holding / and #, no scheme", text: "bob:a#b/Px5@proxy.corp:8080", secret: "a#b/Px5" },
+  { form: "proxy password holding ?", text: "http://alice:Px?6pass@proxy.corp:3128", secret: "Px?6pass" },
+];
+
+/** Lines that hold no secret and must come out exactly as they went in. */
+export const READABLE_SAMPLES: readonly string[] = [
+  "https://status.example/report?code=302",
+  "redirected with ?code=200 from the health page",
+  "ssh -p 2222 host.example",
+  "docker run -p 8080:80 nginx",
+  "wget -w 5 https://f.example/file",
+  "curl -I https://api.example/",
+  "Started Session 42 of User alice.",
+  "/usr/lib/systemd/system/ssh.service",
+  "Accepted publickey for alice from 192.0.2.7 port 52114 ssh2",
+  "sha256:9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
+  "-----BEGIN CERTIFICATE-----",
+];

@@ -1,0 +1,74 @@
+/**
+ * Regression (issue 18, finding 3): dns-config raced out of DNS_CONFIG_ROOT. Each component was checked with
+ * lstat and the file then opened by its path string, where O_NOFOLLOW guards only the last component: a
+ * directory swapped for a symlink to the host in between made 46 reads in 364 come from outside the root.
+ * Reads and listings inside the root, with another process swapping /etc for a symlink out, never return a
+ * byte or a name from outside.
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { listInRoot, readInRoot } from "../../src/fs/read-bounded.ts";
+
+const READS = 600;
+/** The racer's own bound: it stops by itself even if the test dies. */
+const SWAPS = 1_000_000;
+
+// Renames are atomic: `etc` is the root's real directory or a symlink to the host's, never missing for long.
+const RACER = `
+const { renameSync } = require("node:fs");
+const [dir, max] = process.argv.slice(1);
+const mv = (a, b) => { try { renameSync(dir + "/" + a, dir + "/" + b); } catch {} };
+process.stdout.write("swapping\\n");
+for (let n = 0; n < Number(max); n++) { mv("etc.real", "etc"); mv("etc", "etc.real"); mv("etc.link", "etc"); mv("etc", "etc.link"); }`;
+
+let base: string;
+let root: string;
+let racer: ChildProcess;
+
+beforeAll(async () => {
+  base = mkdtempSync(join(tmpdir(), "rn-dns-race-"));
+  root = join(base, "root");
+  mkdirSync(join(root, "etc.real"), { recursive: true });
+  writeFileSync(join(root, "etc.real/resolv.conf"), "nameserver 192.0.2.53\n");
+  mkdirSync(join(base, "host-etc"));
+  writeFileSync(join(base, "host-etc/resolv.conf"), "nameserver 203.0.113.66 # SECRET\n");
+  writeFileSync(join(base, "host-etc/SECRET-name"), "");
+  // A host path, not one inside the root: only a string open by the kernel would follow it there.
+  symlinkSync(join(base, "host-etc"), join(root, "etc.link"));
+  racer = spawn(process.execPath, ["-e", RACER, root, String(SWAPS)], {
+    stdio: ["ignore", "pipe", "ignore"],
+  });
+  // The walks start once it swaps (a loaded machine starts a process slowly).
+  return new Promise<void>((resolve, reject) => {
+    racer.stdout?.once("data", () => resolve());
+    racer.once("exit", () => reject(new Error("the racer exited before swapping")));
+  });
+});
+
+afterAll(() => {
+  if (racer.exitCode === null) racer.kill("SIGKILL");
+  rmSync(base, { recursive: true, force: true });
+});
+
+describe("reads inside DNS_CONFIG_ROOT while /etc is swapped for a symlink out", () => {
+  it(`never read or list anything from outside in ${READS} tries`, async () => {
+    let leaks = 0;
+    let inside = 0;
+    for (let i = 0; i < READS && racer.exitCode === null; i++) {
+      if (i % 2 === 0) {
+        const r = await readInRoot(root, "/etc/resolv.conf");
+        if (r.text?.includes("SECRET")) leaks += 1;
+        if (r.text?.includes("192.0.2.53")) inside += 1;
+      } else {
+        const names = await listInRoot(root, "/etc");
+        if (names.some((n) => n.includes("SECRET"))) leaks += 1;
+      }
+    }
+    expect(leaks, `${leaks} reads or listings came from outside the root`).toBe(0);
+    // The reads did find the root's own file while it was there: the race was run, not dodged.
+    expect(inside).toBeGreaterThan(0);
+  });
+});
