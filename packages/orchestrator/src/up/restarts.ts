@@ -19,6 +19,8 @@ export interface ServerStatus {
   retry_in_ms?: number;
 }
 
+export type StartOutcome = { url: string } | { reason: string };
+
 interface Entry extends ServerStatus {
   failures: number;
   upSince?: number;
@@ -36,10 +38,10 @@ export class Restarts {
   ) {}
 
   /** The first start of each server: its URL or why it failed (no retry: a bad setting will not heal). */
-  async startAll(servers: readonly string[]): Promise<Map<string, { url: string } | { reason: string }>> {
+  async startAll(servers: readonly string[]): Promise<Map<string, StartOutcome>> {
     const results = await Promise.allSettled(servers.map((s) => this.#startOnce(s)));
     return new Map(
-      servers.map((s, i) => {
+      servers.map((s, i): [string, StartOutcome] => {
         const r = results[i];
         if (r?.status === "fulfilled") return [s, { url: r.value }];
         return [s, { reason: r?.reason instanceof Error ? r.reason.message : String(r?.reason) }];
@@ -64,7 +66,8 @@ export class Restarts {
   /** A running server faulted or exited: start it again after its backoff. */
   faulted(server: string, why: string): void {
     const e = this.#entries.get(server);
-    if (!e || this.#closed || e.state === "restarting") return;
+    // A server that never started stays failed (a bad setting will not heal); one restarting is already handled.
+    if (!e || this.#closed || e.state === "restarting" || e.state === "failed") return;
     if (e.upSince !== undefined && this.now() - e.upSince >= STABLE_MS) e.failures = 0;
     const wait = Math.min(RESTART_MAX_MS, RESTART_FIRST_MS * 2 ** e.failures);
     e.failures += 1;
