@@ -134,8 +134,7 @@ export async function benchUpMemory(calls: number, quietS: number): Promise<void
   );
 }
 
-if (import.meta.url === `file://${process.argv[1]}` || process.argv[1]?.endsWith("up-memory.mjs")) {
-  const calls = Number(process.argv[2] ?? 2000);
-  const quietS = Number(process.argv[3] ?? 10);
-  await benchUpMemory(calls, quietS);
+// Run directly (node scripts/run-ts.mjs scripts/bench/up-memory.ts [calls] [quiet s]), not when bench.ts imports it.
+if (process.argv[1]?.endsWith("up-memory.mjs")) {
+  await benchUpMemory(Number(process.argv[2] ?? 2000), Number(process.argv[3] ?? 10));
 }
