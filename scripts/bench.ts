@@ -7,6 +7,7 @@
 //   4. /healthz throughput against a bare Fastify app
 //   5. per-tool latency against the data source underneath (servers/<name>/bench/latency.ts, when it has one)
 //   6. RSS: idle, against a bare Fastify app and an idle node; the curve over 10,000 mixed calls and an idle minute
+//   7. `roadnerd up`: Σ USS of every server + the gateway in one process, against --processes (one each)
 // `--quick` does fewer rounds; `--long` then runs the fuzz and load suites in their long mode (FUZZ_RUNS=500,
 // LOAD_SECONDS=60).
 import { spawn, spawnSync } from "node:child_process";
@@ -19,6 +20,7 @@ import { benchMcpCost, benchToolsList } from "./bench/mcp-cost.ts";
 import { benchRssCurve } from "./bench/rss-curve.ts";
 import { benchContext } from "./bench/server-bench.ts";
 import { benchStartup } from "./bench/startup.ts";
+import { benchUpMemory } from "./bench/up-memory.ts";
 // @ts-expect-error plain .mjs helper
 import { nodeBinary } from "./lib/tools.mjs";
 
@@ -99,6 +101,9 @@ for (const registered of selectedServers()) {
   await world?.close();
 }
 bare.kill();
+
+// 7. `roadnerd up`: every server in one process against one process each (--processes), Σ USS of the tree.
+await benchUpMemory(quick ? 2000 : CALLS, quick ? 10 : IDLE_S);
 
 if (process.argv.includes("--long")) {
   console.log("\nlong suites: fuzz (FUZZ_RUNS=500) and load (LOAD_SECONDS=60, 50 connections)");

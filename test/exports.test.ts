@@ -110,6 +110,9 @@ const PINNED: Record<string, Record<string, readonly string[]>> = {
     ],
     "./supervise": [
       "DEFAULT_LISTEN_TIMEOUT_MS",
+      "HostError",
+      "HostHttpOptions",
+      "HostedHttp",
       "ProgramOutput",
       "RunProgramOptions",
       "SUPERVISE_KILL_GRACE_MS",
@@ -117,6 +120,7 @@ const PINNED: Record<string, Record<string, readonly string[]>> = {
       "SuperviseOptions",
       "Supervised",
       "SupervisedExit",
+      "hostHttp",
       "liveSupervised",
       "runProgram",
       "superviseListening",

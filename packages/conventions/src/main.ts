@@ -2,7 +2,6 @@
 import module from "node:module";
 import type { BaseConfig } from "./define/config.ts";
 import type { ServerDef } from "./define/server-def.ts";
-import { isLoopback } from "./http/guards.ts";
 import { createRuntime, type Runtime } from "./runtime/runtime.ts";
 
 function help(def: ServerDef<unknown>): string {
@@ -80,64 +79,31 @@ async function serveStdioMain<C extends BaseConfig>(def: ServerDef<C>): Promise<
 }
 
 async function serveHttpMain<C extends BaseConfig>(def: ServerDef<C>): Promise<void> {
-  const runtime = runtimeOrExit(def, 1);
-  if (!runtime) return;
-  const { config, log } = runtime;
-  // A bind that other machines (or containers) can reach: anything but loopback.
-  if (
-    !isLoopback(config.HOST.replace(/^\[|\]$/g, "").toLowerCase()) &&
-    !config.AUTH_TOKEN &&
-    !config.ALLOW_UNAUTHENTICATED
-  ) {
-    process.stderr.write(
-      `refusing to bind ${config.HOST} without AUTH_TOKEN: anyone who can reach it could run these tools. ` +
-        "Set AUTH_TOKEN (16+ chars), bind 127.0.0.1, or — only for a container whose port is published on the " +
-        "host's loopback — set ALLOW_UNAUTHENTICATED=1\n",
-    );
-    process.exitCode = 2;
+  const { hostHttp, HostError } = await import("./http/host-http.ts");
+  let hosted: Awaited<ReturnType<typeof hostHttp<C>>>;
+  try {
+    hosted = await hostHttp(def, { logDestination: 1 });
+  } catch (err) {
+    // A bad environment (exit 2) or the most common start-up failure, a port in use (exit 1): one line, not a stack.
+    const usage = err instanceof HostError && err.kind === "usage";
+    process.stderr.write(`${usage ? "" : `roadnerd-${def.name}: `}${(err as Error).message}\n`);
+    process.exitCode = usage ? 2 : 1;
     return;
   }
-  const { buildHttpApp } = await import("./http/http-app.ts");
-  const app = await buildHttpApp(runtime);
-  // Handlers before the listening line: a supervisor may stop us the moment it reads that line.
+  const { runtime, url, port } = hosted;
+  const { config, log } = runtime;
   const close = (signal: string) => {
     log.info({ signal }, "closing");
-    app.close().then(
+    hosted.close().then(
       () => process.exit(0),
       () => process.exit(1),
     );
   };
   for (const signal of ["SIGTERM", "SIGINT", "SIGHUP"] as const) process.once(signal, () => close(signal));
   exitWithParent(config.ROADNERD_PARENT_PID, () => close("parent gone"));
-  const port = config.PORT ?? def.defaultPort;
-  let address: string;
-  try {
-    address = await app.listen({ host: config.HOST, port });
-  } catch (err) {
-    // The most common start-up failure (a second start, an old server still running): one line, not a stack.
-    const code = (err as { code?: string }).code;
-    const why =
-      code === "EADDRINUSE"
-        ? `${config.HOST}:${port} is already in use (another roadnerd-${def.name}?); stop it, or set PORT to another port (PORT=0: any free one)`
-        : code === "EADDRNOTAVAIL"
-          ? `${config.HOST} is not an address of this machine; set HOST`
-          : code === "EACCES"
-            ? `not allowed to bind ${config.HOST}:${port}; choose a port above 1023`
-            : `cannot listen on ${config.HOST}:${port}: ${(err as Error).message}`;
-    process.stderr.write(`roadnerd-${def.name}: ${why}\n`);
-    await app.close().catch(() => {});
-    process.exitCode = 1;
-    return;
-  }
-  const bound = app.server.address();
-  const url =
-    typeof bound === "object" && bound
-      ? `http://${bound.family === "IPv6" ? `[${bound.address}]` : bound.address}:${bound.port}`
-      : address;
-  if (typeof bound === "object" && bound) runtime.outbound.setSelf(bound.address, bound.port);
   // The line orchestrators wait for: written even when LOG_LEVEL is above info (but not when silent).
   const announce = config.LOG_LEVEL === "silent" ? log : log.child({}, { level: "info" });
-  announce.info({ url, port: typeof bound === "object" && bound ? bound.port : port }, "listening");
+  announce.info({ url, port }, "listening");
   // Node >= 22.10 writes its compile cache only at a graceful exit; write it now, so the next start is warm
   // even if this one is killed.
   flushCompileCache();

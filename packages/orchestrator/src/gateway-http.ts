@@ -85,7 +85,8 @@ export async function serveGatewayHttp(options: GatewayOptions, port = 0): Promi
     }
     const path = (req.url ?? "").split("?")[0];
     if (path === "/healthz" && req.method === "GET") {
-      return send(res, { status: 200, body: { ok: true, name: "roadnerd", version: "gateway" } });
+      const servers = options.status ? { servers: options.status() } : {};
+      return send(res, { status: 200, body: { ok: true, name: "roadnerd", version: "gateway", ...servers } });
     }
     if (path !== "/mcp") {
       return send(res, {

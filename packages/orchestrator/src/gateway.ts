@@ -34,6 +34,8 @@ export interface GatewayOptions {
   /** The planner the triage tool uses (a fresh one per call). */
   planner: () => Planner;
   logDir?: string;
+  /** `up`: each server's state (up, restarting…), shown by the HTTP gateway's /healthz. */
+  status?: () => Record<string, unknown>;
 }
 
 const triageInput = z.strictObject({

@@ -50,21 +50,30 @@ export function remoteServers(config: OrchestratorConfig, names: readonly string
 export async function createOrchestrator(
   env: NodeJS.ProcessEnv = process.env,
   onEvent?: (e: AttachEvent) => void,
-  overrides: { idleMs?: number; launch?: AttacherOptions["launch"] } = {},
+  overrides: {
+    idleMs?: number;
+    launch?: AttacherOptions["launch"];
+    envFor?: AttacherOptions["envFor"];
+    /** `up`: the servers it hosts in its own process, used as running servers (on top of the configured ones). */
+    remote?: ReadonlyMap<string, { url: string; token?: string }>;
+    catalog?: Catalog;
+  } = {},
 ): Promise<Orchestrator> {
   const config = loadOrchestratorConfig(env);
   const servers = readRegistry();
-  const catalog = await loadCatalog(servers);
+  const catalog = overrides.catalog ?? (await loadCatalog(servers));
+  const remote = remoteServers(
+    config,
+    servers.map((s) => s.name),
+    env,
+  );
+  for (const [name, r] of overrides.remote ?? []) remote.set(name, r);
   const attacher = new Attacher({
     servers,
-    remote: remoteServers(
-      config,
-      servers.map((s) => s.name),
-      env,
-    ),
+    remote,
     idleMs: overrides.idleMs ?? config.ROADNERD_IDLE_MS,
     attachTimeoutMs: config.ROADNERD_ATTACH_TIMEOUT_MS,
-    envFor: (server) => serverEnv(catalog.envKeys(server), env),
+    envFor: overrides.envFor ?? ((server) => serverEnv(catalog.envKeys(server), env)),
     ...(onEvent ? { onEvent } : {}),
     ...(overrides.launch ? { launch: overrides.launch } : {}),
   });

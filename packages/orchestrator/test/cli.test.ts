@@ -220,7 +220,7 @@ describe("roadnerd triage", () => {
 });
 
 describe("roadnerd up", () => {
-  it("starts every loadable server and the gateway, prints the table, and stops them all on SIGINT", async () => {
+  it("starts every loadable server and the gateway in one process, prints the table, and stops on SIGINT", async () => {
     const child = spawn(process.execPath, [BIN, "up", "--port", "0"], { env: ENV, stdio: ["ignore", "pipe", "pipe"] });
     let stdout = "";
     let stderr = "";
@@ -251,6 +251,12 @@ describe("roadnerd up", () => {
       }
       const gw = rows.find((r) => r[0] === "gateway (MCP)");
       expect(gw?.[1]).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/mcp$/);
+      // One process for all: every server's pid is the gateway's, and the gateway's /healthz lists each as up.
+      expect(new Set(pids)).toEqual(new Set([child.pid]));
+      const gwHealth = (await (await fetch(gw?.[1]?.replace(/\/mcp$/, "/healthz") ?? "")).json()) as {
+        servers: Record<string, { state: string }>;
+      };
+      for (const [name] of servers) expect(gwHealth.servers[String(name)]).toMatchObject({ state: "up" });
       expect(servers.map((r) => r[0])).toContain("network");
       child.kill("SIGINT");
       expect(await exited).toBe(0);
@@ -261,3 +267,66 @@ describe("roadnerd up", () => {
     }
   }, 180_000);
 });
+
+describe("roadnerd up: settings, --processes, nothing started", () => {
+  it("--processes starts the named server as its own process on the port --set gives it", async () => {
+    const port = await freePort();
+    const child = spawn(
+      process.execPath,
+      [BIN, "up", "ports", "--processes", "--port", "0", "--set", `ports.PORT=${port}`],
+      {
+        env: ENV,
+        stdio: ["ignore", "pipe", "pipe"],
+      },
+    );
+    let stdout = "";
+    child.stdout.on("data", (d: Buffer) => {
+      stdout += d.toString();
+    });
+    const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+    try {
+      for (let i = 0; i < 1200 && !stdout.includes("gateway (MCP)"); i += 1)
+        await new Promise((r) => setTimeout(r, 100));
+      const row = stdout.split("\n").find((l) => l.startsWith("ports"));
+      const [, url, pid] = row?.trim().split(/\s{2,}/) ?? [];
+      expect(url).toBe(`http://127.0.0.1:${port}`);
+      expect(Number(pid)).not.toBe(child.pid);
+      expect(isLive(Number(pid))).toBe(true);
+      child.kill("SIGINT");
+      expect(await exited).toBe(0);
+      expect(isLive(Number(pid))).toBe(false);
+    } finally {
+      if (child.exitCode === null) child.kill("SIGKILL");
+    }
+  }, 180_000);
+
+  it("exits 1 instead of serving an empty gateway when no server could start, with the per-server hint", async () => {
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, "127.0.0.1", resolve));
+    const port = (taken.address() as AddressInfo).port;
+    try {
+      const r = await roadnerd(["up", "network", "--port", "0", "--set", `network.PORT=${port}`]);
+      expect(r.code).toBe(1);
+      expect(r.stderr).toContain(`network did not start: 127.0.0.1:${port} is already in use`);
+      expect(r.stderr).toContain("--set network.PORT=<port>");
+      expect(r.stderr).toContain("no server could start; not serving an empty gateway");
+      expect(r.stdout).not.toContain("gateway (MCP)");
+    } finally {
+      taken.close();
+    }
+  }, 180_000);
+
+  it("refuses a --set naming a variable the server does not take (usage, exit 2)", async () => {
+    const r = await roadnerd(["up", "--set", "network.HOST=0.0.0.0"]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain("--set network.HOST: network takes");
+  });
+});
+
+async function freePort(): Promise<number> {
+  const s = createServer();
+  await new Promise<void>((resolve) => s.listen(0, "127.0.0.1", resolve));
+  const port = (s.address() as AddressInfo).port;
+  await new Promise((r) => s.close(r));
+  return port;
+}

@@ -26,6 +26,8 @@ const FLAGS = {
   out: { type: "string" },
   world: { type: "string" },
   "run-id": { type: "string" },
+  set: { type: "string", multiple: true },
+  processes: { type: "boolean" },
 } as const;
 
 /** An integer flag: digits only, within bounds; `due` says what was expected. */
@@ -80,7 +82,14 @@ const commandLine = z.discriminatedUnion("command", [
     args: none,
   }),
   z.strictObject({ command: z.literal("mcp"), http: z.boolean().default(false), port, planner, args: none }),
-  z.strictObject({ command: z.literal("up"), port, planner, args: z.array(z.string()) }),
+  z.strictObject({
+    command: z.literal("up"),
+    port,
+    planner,
+    set: z.array(z.string()).default([]),
+    processes: z.boolean().default(false),
+    args: z.array(z.string()),
+  }),
   z.strictObject({
     command: z.literal("eval"),
     out: z.string().min(1).optional(),

@@ -2,8 +2,7 @@
  * `roadnerd …`: the command line parsed by its schema (args.ts), then dispatch. The Orchestrator is built once
  * and everything is detached at exit. Every failure is one line and one exit code from the table (exit-codes.ts).
  */
-import type { RegisteredServer } from "@roadnerd/registry";
-import { type AttachEvent, defaultLaunch } from "../attach.ts";
+import type { AttachEvent } from "../attach.ts";
 import { loadOrchestratorConfig, triageLogDir } from "../config.ts";
 import { errorInfo } from "../errors.ts";
 import { createOrchestrator, type Orchestrator } from "../orchestrator.ts";
@@ -13,18 +12,9 @@ import { EXIT, exitCodeFor } from "./exit-codes.ts";
 import { HELP } from "./help.ts";
 import { err, out } from "./output.ts";
 import { makePlanner } from "./planner.ts";
-import { mcpHttp, mcpStdio, up } from "./serve.ts";
+import { mcpHttp, mcpStdio } from "./serve.ts";
 
 const DEFAULT_GATEWAY_PORT = 7100;
-
-/** `up` keeps every server attached until Ctrl-C (no idle detach), each on its registered default port. */
-const UP_OVERRIDES = {
-  idleMs: 2 ** 31 - 1,
-  launch: (server: RegisteredServer) => {
-    const launch = defaultLaunch(server);
-    return { ...launch, env: { ...launch.env, PORT: String(server.defaultPort) } };
-  },
-};
 
 /** A failure as one line (a usage error says itself; anything else with its code) and its exit code. */
 function failed(e: unknown): number {
@@ -44,19 +34,26 @@ export async function runCli(argv: readonly string[], env: NodeJS.ProcessEnv = p
       const { evalCommand } = await import("../eval/command.ts");
       return await evalCommand({ scenarios: line.args, out: line.out, world: line.world }, loadOrchestratorConfig(env));
     }
+    if (line.command === "up") {
+      const { upCommand } = await import("../up/up.ts");
+      const { port = DEFAULT_GATEWAY_PORT, args, set, processes, planner } = line;
+      return await upCommand({ port, only: args, sets: set, processes, planner }, env);
+    }
     return await withOrchestrator(line, env);
   } catch (e) {
     return failed(e);
   }
 }
 
-async function withOrchestrator(line: Exclude<CommandLine, { command: "eval" }>, env: NodeJS.ProcessEnv) {
+type OrchestratedLine = Exclude<CommandLine, { command: "eval" | "up" }>;
+
+async function withOrchestrator(line: OrchestratedLine, env: NodeJS.ProcessEnv) {
   const events = (e: AttachEvent) => {
     if (line.command === "mcp") return; // stdio: stderr only, and quiet.
     if (e.kind !== "attached") err(`(${e.server} ${e.kind}${e.pid ? ` pid ${e.pid}` : ""})`);
   };
-  const o = await createOrchestrator(env, events, line.command === "up" ? UP_OVERRIDES : {});
-  if (line.command !== "up" && line.command !== "mcp") {
+  const o = await createOrchestrator(env, events);
+  if (line.command !== "mcp") {
     const stop = () => void o.attacher.close().finally(() => process.exit(EXIT.interrupted));
     process.once("SIGINT", stop);
     process.once("SIGTERM", stop);
@@ -70,7 +67,7 @@ async function withOrchestrator(line: Exclude<CommandLine, { command: "eval" }>,
   }
 }
 
-async function dispatch(line: Exclude<CommandLine, { command: "eval" }>, o: Orchestrator): Promise<number> {
+async function dispatch(line: OrchestratedLine, o: Orchestrator): Promise<number> {
   switch (line.command) {
     case "list":
       return listCommand(o, line.json);
@@ -89,8 +86,7 @@ async function dispatch(line: Exclude<CommandLine, { command: "eval" }>, o: Orch
         logDir: triageLogDir(o.config),
         json: line.json,
       });
-    case "mcp":
-    case "up": {
+    case "mcp": {
       // The gateway's triage tool: --planner, else the configured one (a script needs a file: rules instead).
       const configured = o.config.ROADNERD_PLANNER === "scripted" ? "rules" : o.config.ROADNERD_PLANNER;
       const planner = line.planner ?? configured;
@@ -102,7 +98,6 @@ async function dispatch(line: Exclude<CommandLine, { command: "eval" }>, o: Orch
         ...(logDir ? { logDir } : {}),
       };
       const port = line.port ?? DEFAULT_GATEWAY_PORT;
-      if (line.command === "up") return await up(o, gateway, port, line.args);
       return line.http ? await mcpHttp(gateway, port) : await mcpStdio(gateway);
     }
   }

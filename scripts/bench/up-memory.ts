@@ -1,0 +1,140 @@
+/**
+ * `roadnerd up`'s memory: Σ USS (private pages: what each process alone costs) of the whole process tree, for
+ * the default one process and for `--processes` (its baseline: one process per server) in the same run:
+ * idle, after `calls` mixed tool calls spread over every server, and after a quiet spell. Run alone:
+ * `node scripts/sealed.mjs scripts/run-ts.mjs scripts/bench/up-memory.ts [calls] [quiet seconds]`.
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { REPO_ROOT } from "@roadnerd/registry";
+
+/** Cheap read-only calls across the servers (a failure, e.g. no systemd here, is still a call served). */
+const MIX: Array<[string, string, Record<string, unknown>]> = [
+  ["network", "iface_info", {}],
+  ["network", "route_info", {}],
+  ["ports", "listening_sockets", {}],
+  ["dns-config", "dns_config_get", {}],
+  ["storage", "disk_usage", {}],
+  ["proxy", "proxy_env_status", {}],
+  ["service", "service_status", { unit: "ssh.service" }],
+];
+
+/** Private_Clean + Private_Dirty of a process, in MiB (0 when it is gone). */
+function ussMiB(pid: number): number {
+  try {
+    const text = readFileSync(`/proc/${pid}/smaps_rollup`, "utf8");
+    let kb = 0;
+    for (const m of text.matchAll(/^Private_(?:Clean|Dirty):\s+(\d+) kB/gm)) kb += Number(m[1]);
+    return kb / 1024;
+  } catch {
+    return 0;
+  }
+}
+
+/** The pid and every descendant, from /proc/<pid>/stat's ppid field. */
+function tree(root: number): number[] {
+  const parent = new Map<number, number>();
+  for (const d of readdirSync("/proc")) {
+    if (!/^\d+$/.test(d)) continue;
+    try {
+      const stat = readFileSync(`/proc/${d}/stat`, "utf8");
+      parent.set(Number(d), Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]));
+    } catch {}
+  }
+  const out = [root];
+  for (let i = 0; i < out.length && i < 1000; i += 1) for (const [pid, pp] of parent) if (pp === out[i]) out.push(pid);
+  return out;
+}
+
+const sumUss = (root: number) => tree(root).reduce((s, pid) => s + ussMiB(pid), 0);
+
+async function upAndRows(args: string[]): Promise<{ child: ChildProcess; urls: Map<string, string> }> {
+  const child = spawn(process.execPath, [join(REPO_ROOT, "packages/orchestrator/dist/main.js"), "up", ...args], {
+    env: { PATH: process.env.PATH ?? "/usr/bin:/bin" },
+    stdio: ["ignore", "pipe", "ignore"],
+  });
+  let out = "";
+  child.stdout?.on("data", (d: Buffer) => {
+    out += d.toString();
+  });
+  for (let i = 0; i < 600 && !out.includes("gateway (MCP)"); i += 1) await new Promise((r) => setTimeout(r, 100));
+  const urls = new Map<string, string>();
+  for (const line of out.split("\n")) {
+    const [name, url] = line.trim().split(/\s{2,}/);
+    if (name && url?.startsWith("http://") && name !== "gateway (MCP)") urls.set(name, url);
+  }
+  return { child, urls };
+}
+
+async function mixedCalls(urls: Map<string, string>, calls: number): Promise<number> {
+  let ok = 0;
+  const one = async (i: number) => {
+    const entry = MIX[i % MIX.length];
+    if (!entry) return;
+    const [server, tool, params] = entry;
+    const url = urls.get(server);
+    if (!url) return;
+    const res = await fetch(`${url}/actions/${tool}`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ ...params, timeout_ms: 5000 }),
+    }).catch(() => undefined);
+    if (res) {
+      await res.arrayBuffer();
+      ok += 1;
+    }
+  };
+  // Eight at a time, bounded by `calls`.
+  for (let i = 0; i < calls; i += 8)
+    await Promise.all(Array.from({ length: Math.min(8, calls - i) }, (_, k) => one(i + k)));
+  return ok;
+}
+
+export interface UpMemory {
+  idle: number;
+  afterCalls: number;
+  afterQuiet: number;
+  served: number;
+}
+
+export async function measureUp(args: string[], calls: number, quietS: number): Promise<UpMemory> {
+  const { child, urls } = await upAndRows(["--port", "0", ...args]);
+  try {
+    const pid = child.pid ?? 0;
+    await new Promise((r) => setTimeout(r, 3000));
+    const idle = sumUss(pid);
+    const served = await mixedCalls(urls, calls);
+    const afterCalls = sumUss(pid);
+    await new Promise((r) => setTimeout(r, quietS * 1000));
+    const afterQuiet = sumUss(pid);
+    return { idle, afterCalls, afterQuiet, served };
+  } finally {
+    child.kill("SIGINT");
+    await new Promise((r) => child.once("exit", r));
+  }
+}
+
+export async function benchUpMemory(calls: number, quietS: number): Promise<void> {
+  const f = (x: number) => x.toFixed(1);
+  console.log(`\nroadnerd up memory (Σ USS of the process tree, MiB; ${calls} mixed calls, ${quietS} s quiet)`);
+  const one = await measureUp([], calls, quietS);
+  const many = await measureUp(["--processes"], calls, quietS);
+  for (const [label, a, b] of [
+    ["idle", one.idle, many.idle],
+    [`after ${calls} calls`, one.afterCalls, many.afterCalls],
+    [`after ${quietS} s quiet`, one.afterQuiet, many.afterQuiet],
+  ] as const) {
+    console.log(
+      `  ${label.padEnd(22)} one process ${f(a).padStart(6)}   --processes ${f(b).padStart(6)}   ratio ${(a / b).toFixed(2)}×`,
+    );
+  }
+  console.log(
+    `  calls served: one process ${one.served}, --processes ${many.served}; targets: idle ≤ 100, after calls ≤ 150`,
+  );
+}
+
+// Run directly (node scripts/run-ts.mjs scripts/bench/up-memory.ts [calls] [quiet s]), not when bench.ts imports it.
+if (process.argv[1]?.endsWith("up-memory.mjs")) {
+  await benchUpMemory(Number(process.argv[2] ?? 2000), Number(process.argv[3] ?? 10));
+}
