@@ -28,7 +28,7 @@ export interface ModelProfile {
   max_tokens: number;
   /** How many earlier tool results stay in the conversation (small models lose track of long contexts). */
   turns: number;
-  /** Characters of each tool result shown to the model. */
+  /** Characters of each tool result's model view shown to the model (its first line, the verdict, is never cut). */
   result_chars: number;
 }
 

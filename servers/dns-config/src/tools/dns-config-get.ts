@@ -68,6 +68,13 @@ export const dnsConfigGet = defineTool({
     ...truncationFields,
   },
   example: {},
+  view: (r) => ({
+    mode: r.mode,
+    servers: r.servers,
+    managed_by: r.managed_by,
+    upstream: r.upstream.length ? r.upstream : undefined,
+    warnings: r.warnings.length ? r.warnings.slice(0, 2) : undefined,
+  }),
   summarize: (r) => {
     const via = r.stub.length > 0 && r.mode === "resolved" ? ` via stub ${r.stub[0]}` : "";
     const servers = r.servers.length > 0 ? r.servers.join(", ") : "no servers";

@@ -188,6 +188,15 @@ export const captivePortalCheck = defineTool({
     detail: z.string().optional().describe("test URL failure detail"),
   },
   example: { test_url: "http://neverssl.com/" },
+  // The reason is in the summary already: the fields a next step needs, and the OS verdicts in one list.
+  view: (r) => ({
+    suspected: r.suspected,
+    status: r.status,
+    portal_url: r.portal_url,
+    redirects: r.redirects.map((h) => `${h.status} ${h.host}`),
+    error: r.error,
+    os: Object.entries(r.verdicts).map(([os, v]) => `${os} ${v}`),
+  }),
   summarize: (r) =>
     // The reason already opens with "portal:" or "no portal:"; say it once.
     `${r.suspected ? "captive portal suspected" : "no captive portal"}: ${r.reason.replace(/^(no )?portal:\s*/i, "")}` +

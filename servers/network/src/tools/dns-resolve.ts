@@ -22,6 +22,13 @@ export const dnsResolve = defineTool({
   example: { qname: "example.com", type: "A" },
   openWorld: true,
   targets: { server: "ip" },
+  view: (r) => ({
+    answers: r.answers.map((a) => a.data),
+    resolver: r.resolver,
+    error: r.error,
+    detail: r.detail,
+    rcode: r.rcode,
+  }),
   summarize: summarizeDns,
   async handler(input, ctx) {
     const reverse = ptrName(input.qname);

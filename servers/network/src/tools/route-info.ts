@@ -48,6 +48,11 @@ export const routeInfo = defineTool({
   output: { default_gateway: gateway, routes: z.array(route), ...truncationFields },
   example: {},
   commands: [ipRoutes[4], ipRoutes[6]],
+  view: (r) => ({
+    gateway: r.default_gateway?.via ?? null,
+    dev: r.default_gateway?.dev,
+    linkdown: r.default_gateway?.linkdown,
+  }),
   summarize: (r) => {
     const gw = r.default_gateway;
     const count = `${r.routes.length + r.omitted} routes`;

@@ -75,6 +75,7 @@ export const tcpPortCheck = defineTool({
   example: { host: "example.com", port: 443 },
   openWorld: true,
   targets: { host: "host" },
+  view: (r) => ({ open: r.open, state: r.state, address: r.address, error: r.error, detail: r.detail }),
   summarize: (r) => {
     const target = hostPort(r.host, r.port);
     if (r.open)

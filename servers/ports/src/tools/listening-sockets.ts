@@ -31,6 +31,10 @@ export const listeningSockets = defineTool({
   },
   example: {},
   commands: [ssListening],
+  view: (r) => ({
+    ports: r.sockets.map((s) => `${s.port}/${s.proto} ${s.process ?? "?"}`),
+    total: r.sockets.length + r.omitted,
+  }),
   summarize: (r) => {
     const total = r.sockets.length + r.omitted;
     if (total === 0) return "nothing listens in this network namespace";

@@ -56,6 +56,10 @@ export const processInfo = defineTool({
   },
   output: { processes: z.array(processShape).describe("matching processes, by pid"), ...truncationFields },
   example: { name: "node" },
+  view: (r) => ({
+    processes: r.processes.map((p) => `${p.name} pid ${p.pid} ${p.state} unit ${p.unit ?? "none"}`),
+    total: r.processes.length + r.omitted,
+  }),
   summarize: (r) => {
     const total = r.processes.length + r.omitted;
     if (total === 0) return "no such process is running";

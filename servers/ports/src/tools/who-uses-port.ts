@@ -51,6 +51,12 @@ export const whoUsesPort = defineTool({
   },
   example: { port: 8080 },
   commands: [ssListening],
+  view: (r) => ({
+    in_use: r.in_use,
+    holders: r.pids.map((p) => `${p.process} pid ${p.pid} unit ${p.unit ?? "none"}`),
+    unowned: r.unowned.length || undefined,
+    time_wait: r.connections?.time_wait,
+  }),
   summarize: (r) => {
     if (!r.in_use) {
       const tw = r.connections?.time_wait ?? 0;

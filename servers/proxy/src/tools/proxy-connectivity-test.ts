@@ -61,6 +61,13 @@ export const proxyConnectivityTest = defineTool({
   example: { url: "https://intranet.example/", proxy: "http://proxy.example:3128" },
   openWorld: true,
   targets: { url: "url" },
+  view: (r) => ({
+    status: r.status,
+    error: r.error,
+    phase: r.phase,
+    proxy_status: r.proxy_status,
+    proxy_authenticate: r.proxy_authenticate,
+  }),
   summarize: (r) => {
     const via = r.via_proxy ? `via ${r.proxy}` : "direct";
     if (r.error) return `${r.url} ${via}: failed at ${r.phase} (${r.error}): ${r.detail ?? ""}`.trim();

@@ -93,6 +93,12 @@ export const proxyEnvStatus = defineTool({
   output,
   example: {},
   snapshotMs: 1000,
+  view: (r) => ({
+    http_proxy: r.http_proxy ?? "direct",
+    https_proxy: r.https_proxy ?? "direct",
+    no_proxy: r.no_proxy,
+    warnings: r.warnings.length ? r.warnings.slice(0, 2) : undefined,
+  }),
   summarize: (r) => {
     const http = r.http_proxy ?? "direct";
     const https = r.https_proxy ?? "direct";

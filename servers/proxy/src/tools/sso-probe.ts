@@ -63,6 +63,13 @@ export const ssoProbe = defineTool({
   example: { url: "https://app.example/" },
   openWorld: true,
   targets: { url: "url" },
+  view: (r) => ({
+    idp: r.idp,
+    idp_host: r.idp_host,
+    protocol: r.protocol,
+    hosts: [...new Set(r.redirect_chain.map((h) => h.host))],
+    error: r.error,
+  }),
   summarize: (r) => {
     const hops = `${r.redirect_chain.length} response(s)`;
     const idp = r.idp ? `identity provider ${r.idp} at ${r.idp_host}` : "no identity provider seen";

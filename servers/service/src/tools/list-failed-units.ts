@@ -35,6 +35,7 @@ export const listFailedUnits = defineTool({
   output: { failed: z.array(failedUnit).describe("failed units, most recent first"), ...truncationFields },
   example: {},
   commands: [listFailed, showFailed],
+  view: (r) => ({ failed: r.failed.map((u) => u.name), more: r.omitted || undefined }),
   summarize: (r) => {
     const total = r.failed.length + r.omitted;
     if (total === 0) return "no failed units";

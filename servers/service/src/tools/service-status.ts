@@ -38,6 +38,7 @@ export const serviceStatus = defineTool({
   output: unitStateSchema.shape,
   example: { name: "ssh" },
   commands: [unitShow],
+  view: (r) => ({ active: r.active, sub: r.sub, result: r.result, enabled: r.unit_file_state, since: r.since }),
   summarize: (r) => {
     if (r.loaded === "not-found") return `no unit named ${r.name} (not-found)`;
     const since = r.since ? ` since ${r.since}` : "";

@@ -68,6 +68,11 @@ export const diskUsage = defineTool({
     ...truncationFields,
   },
   example: {},
+  view: (r) => ({
+    full: r.full.map((f) => `${f.mount} (${f.by})`),
+    fullest: r.mounts.slice(0, 3).map((m) => `${m.mount} ${m.used_pct ?? 0}%`),
+    unanswered: r.unanswered.length || undefined,
+  }),
   summarize: (r) => {
     const worst = r.mounts[0];
     const full = r.full.map((f) => `${f.mount} (${f.by})`).join(", ");

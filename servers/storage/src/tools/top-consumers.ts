@@ -85,6 +85,11 @@ export const topConsumers = defineTool({
       ),
   },
   example: { path: "/var/log", depth: 2, n: 10 },
+  view: (r) => ({
+    biggest: r.entries.slice(0, 5).map((e) => `${e.name} ${e.size_mb} MiB`),
+    truncated: r.truncated || undefined,
+    unreadable: r.skipped.unreadable || undefined,
+  }),
   summarize: (r) => {
     const top = r.entries
       .slice(0, 3)

@@ -38,6 +38,7 @@ export const head = defineTool({
     detail: z.string().optional().describe("what failed and where"),
   },
   example: { url: "https://example.com/" },
+  view: (r) => ({ status: r.status, location: r.location, error: r.error }),
   summarize: (r) => {
     if (r.error) return `${r.url} → ${r.error}: ${r.detail ?? ""}`;
     const to = r.location ? ` → ${r.location}` : "";

@@ -29,6 +29,7 @@ export const screenshots = defineTool({
     ...truncationFields,
   },
   example: {},
+  view: (r) => ({ newest: r.files.slice(0, 3).map((f) => f.path), count: r.count }),
   summarize: (r) =>
     r.count === 0
       ? `no screenshots in ${r.dir}`

@@ -74,6 +74,13 @@ export const tlsInfo = defineTool({
     detail: z.string().optional().describe("what failed and where"),
   },
   example: { url: "https://example.com/" },
+  view: (r) => ({
+    trusted: r.trusted,
+    chain_error: r.chain_error,
+    name_error: r.name_error,
+    expiry_days: r.expiry_days,
+    error: r.error,
+  }),
   summarize: (r) => {
     if (r.error) return `${r.url} → ${r.error}: ${r.detail ?? ""}`;
     const verdict = r.trusted
