@@ -228,6 +228,7 @@ const PINNED: Record<string, Record<string, readonly string[]>> = {
       "startTestServer",
       "systemdSkipReason",
     ],
+    "./tokens": ["TOKENIZER", "countTokens"],
   },
 };
 

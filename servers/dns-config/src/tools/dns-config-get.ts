@@ -34,7 +34,7 @@ const link = z.object({
 
 export const dnsConfigGet = defineTool({
   name: "dns_config_get",
-  summary: "DNS mode (systemd-resolved, resolvconf, other), the real upstream servers and search domains.",
+  summary: "DNS setup (systemd-resolved, resolvconf…): real upstream servers, search domains.",
   input: { limit: limitInput },
   output: {
     mode: z

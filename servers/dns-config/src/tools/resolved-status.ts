@@ -13,7 +13,7 @@ const setting = (what: string) =>
 
 export const resolvedStatus = defineTool({
   name: "resolved_status",
-  summary: "Is systemd-resolved running, with its DNSSEC, fallback DNS and global DNS settings.",
+  summary: "Is systemd-resolved running; its DNSSEC, fallback and global DNS settings.",
   input: {},
   output: {
     running: z.boolean().describe("systemd-resolved is running"),

@@ -131,7 +131,7 @@ const shownExpected = (e: Expected) => ({
 
 export const captivePortalCheck = defineTool({
   name: "captive_portal_check",
-  summary: "Is a captive portal (hotel/airport Wi-Fi login) in the way? Verdict, portal URL, per-OS view.",
+  summary: "Is a captive portal (hotel/airport Wi-Fi login) in the way? Verdict, portal URL.",
   openWorld: true,
   targets: { test_url: "url", capport_url: "url" },
   input: {

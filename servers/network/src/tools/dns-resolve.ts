@@ -11,7 +11,7 @@ import { defineTool, type NetworkConfig } from "../kit.ts";
 
 export const dnsResolve = defineTool({
   name: "dns_resolve",
-  summary: "Look up a DNS name (A, AAAA, CNAME, MX, TXT, NS, PTR): answers with TTLs, or why it failed.",
+  summary: "Look up a DNS name (A, AAAA, MX, PTR…): answers, or why it failed.",
   input: {
     qname: hostField.describe("name to look up, e.g. example.com; an IP means a reverse (PTR) lookup"),
     type: z.enum(RECORD_TYPES).optional().describe("record type (default A, or PTR when qname is an IP)"),

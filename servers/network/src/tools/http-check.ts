@@ -84,7 +84,7 @@ function redirectOf(hop: HopResponse): { status: number; location: string } {
 
 export const httpCheck = defineTool({
   name: "http_check",
-  summary: "Fetch a URL (GET/HEAD): status, redirects, timings, TLS certificate; failures diagnosed.",
+  summary: "Fetch a URL: status, redirects, timings, TLS; failures diagnosed.",
   openWorld: true,
   targets: { url: "url" },
   input: {

@@ -20,7 +20,7 @@ const iface = z.object({
 
 export const ifaceInfo = defineTool({
   name: "iface_info",
-  summary: "List network interfaces: name, MAC, IPv4/IPv6 addresses, up/down.",
+  summary: "Network interfaces: name, MAC, IPv4/IPv6 addresses, up/down.",
   input: { limit: limitInput },
   output: { interfaces: z.array(iface), ...truncationFields },
   example: {},

@@ -43,7 +43,7 @@ function rowsFrom(result: ExecResult, fam: 4 | 6): RouteRow[] {
 
 export const routeInfo = defineTool({
   name: "route_info",
-  summary: "Default gateway and routing table (IPv4 and IPv6): is there a way out?",
+  summary: "Default gateway and routes (IPv4/IPv6): is there a way out?",
   input: { limit: limitInput },
   output: { default_gateway: gateway, routes: z.array(route), ...truncationFields },
   example: {},

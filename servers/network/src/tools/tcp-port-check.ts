@@ -52,7 +52,7 @@ function stateOf(attempt: DialAttempt, port: number): { state: Exclude<State, "o
 
 export const tcpPortCheck = defineTool({
   name: "tcp_port_check",
-  summary: "Try a TCP connection to host:port: open, refused, filtered (no answer), unreachable or unresolved.",
+  summary: "TCP connect to host:port: open, refused, filtered or unresolved.",
   input: {
     host: hostField.describe("host name or IP, e.g. example.com or 192.0.2.10"),
     port: portField,

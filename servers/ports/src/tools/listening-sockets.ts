@@ -18,7 +18,7 @@ const socket = z.object({
 
 export const listeningSockets = defineTool({
   name: "listening_sockets",
-  summary: "Every listening TCP and UDP socket (IPv4 and IPv6) with the process holding it.",
+  summary: "Every listening TCP/UDP socket with the process holding it.",
   input: {
     proto: z.enum(["tcp", "udp"]).optional().describe("only TCP or only UDP (default both)"),
     limit: limitInput,

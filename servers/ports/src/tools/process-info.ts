@@ -44,7 +44,7 @@ function programName(pid: number): string | null {
 
 export const processInfo = defineTool({
   name: "process_info",
-  summary: "A process by pid, or all processes by name: command, user, state, memory, start time, systemd unit.",
+  summary: "A process by pid or name: command, user, state, memory, systemd unit.",
   input: {
     pid: pidField.optional().describe("process id (give pid or name, not both)"),
     name: z

@@ -32,7 +32,7 @@ export function unownedNote(unreadable: number | null): string {
 
 export const whoUsesPort = defineTool({
   name: "who_uses_port",
-  summary: "Which process listens on a port (TCP/UDP, IPv4/IPv6): pid, command, executable, systemd unit.",
+  summary: "Which process listens on a port: pid, command, systemd unit.",
   input: { port: portField.describe("port to look up, 1-65535") },
   output: {
     port: z.number().int().describe("port as asked"),

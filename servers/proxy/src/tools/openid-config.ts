@@ -28,7 +28,7 @@ const issuerField = z
 
 export const openidConfig = defineTool({
   name: "openid_config",
-  summary: "Fetch an issuer's OpenID discovery document and check it: https, exact issuer match, required fields.",
+  summary: "Check an issuer's OpenID discovery document (https, issuer, fields).",
   input: { issuer: issuerField },
   output: {
     issuer: z.string(),

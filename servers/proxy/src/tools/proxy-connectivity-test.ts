@@ -28,8 +28,7 @@ const proxyField = z
 
 export const proxyConnectivityTest = defineTool({
   name: "proxy_connectivity_test",
-  summary:
-    "GET a URL through a proxy (or the env's) and say which phase failed: proxy connect, CONNECT, TLS, first byte.",
+  summary: "GET a URL through a proxy: which phase failed (connect, CONNECT, TLS, first byte).",
   input: { url: httpUrlField.describe("the URL to reach, e.g. https://intranet.example/"), proxy: proxyField },
   output: {
     url: z.string().describe("the URL asked for (masked)"),

@@ -88,7 +88,7 @@ export async function proxyEnvReport(env: Env, root: string, signal: AbortSignal
 
 export const proxyEnvStatus = defineTool({
   name: "proxy_env_status",
-  summary: "Which proxy each client (curl, wget, Python, Node) uses from this environment, and system proxy files.",
+  summary: "Which proxy each client (curl, Python, Node…) uses; system proxy files.",
   input: { limit: limitInput },
   output,
   example: {},

@@ -32,8 +32,7 @@ const hopShape = z.object({
 
 export const ssoProbe = defineTool({
   name: "sso_probe",
-  summary:
-    "Follow an app's sign-on redirects by hand and name the identity provider (Entra ID, Okta, Keycloak, SAML…).",
+  summary: "Follow an app's sign-on redirects and name the identity provider (Entra ID, Okta…).",
   input: {
     url: httpUrlField.describe("the app's URL that should send you to sign-on, e.g. https://app.example/"),
     max_hops: z

@@ -21,7 +21,7 @@ export const journalTail = command("journalctl", [
 
 export const journalTailTool = defineTool({
   name: "journal_tail",
-  summary: "The last lines a systemd unit logged (journalctl), long lines cut, secrets masked.",
+  summary: "The last lines a systemd unit logged, secrets masked.",
   input: {
     name: unitNameField,
     lines: z

@@ -33,7 +33,7 @@ export type UnitState = z.infer<typeof unitStateSchema>;
 
 export const serviceStatus = defineTool({
   name: "service_status",
-  summary: "Is a systemd unit loaded and running, and since when (systemctl show).",
+  summary: "Is a systemd unit loaded and running, since when.",
   input: { name: unitNameField },
   output: unitStateSchema.shape,
   example: { name: "ssh" },

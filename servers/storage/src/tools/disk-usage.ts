@@ -50,7 +50,7 @@ const fullness = (r: MountRow) => Math.max(r.used_pct ?? -1, r.inodes_used_pct ?
 
 export const diskUsage = defineTool({
   name: "disk_usage",
-  summary: "Space and inodes of every mounted disk (like df), fullest first, and which are ≥95% full.",
+  summary: "Space and inodes of every disk (like df); which are ≥95% full.",
   input: {
     include_pseudo: z
       .boolean()

@@ -18,7 +18,7 @@ import { defineTool } from "../kit.ts";
 
 export const head = defineTool({
   name: "head",
-  summary: "HEAD a URL: status, headers (secrets masked), redirect Location, timings; redirects not followed.",
+  summary: "HEAD a URL: status, headers, Location, timings; redirects not followed.",
   openWorld: true,
   targets: { url: "url" },
   input: {

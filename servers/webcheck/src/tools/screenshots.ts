@@ -9,7 +9,7 @@ import { defineTool } from "../kit.ts";
 
 export const screenshots = defineTool({
   name: "screenshots",
-  summary: "The saved snapshot screenshots, newest first: file path, size, when; and the directory's limits.",
+  summary: "The saved snapshot screenshots, newest first: path, size, time.",
   input: { limit: limitInput },
   output: {
     dir: z.string().describe("WEBCHECK_ARTIFACTS_DIR"),

@@ -48,7 +48,7 @@ function trustStore(path: string | undefined): Promise<SecureContext | undefined
 
 export const tlsInfo = defineTool({
   name: "tls_info",
-  summary: "TLS certificate of an https URL: issuer, names, expiry, protocol, cipher; does it verify, and why not.",
+  summary: "An https URL's TLS certificate: issuer, names, expiry; does it verify, why not.",
   openWorld: true,
   targets: { url: "url" },
   input: { url: httpsUrl },
