@@ -72,7 +72,7 @@ export const dnsConfigGet = defineTool({
     mode: r.mode,
     servers: r.servers,
     managed_by: r.managed_by,
-    upstream: r.upstream.length ? r.upstream : undefined,
+    upstream: r.upstream.join() === r.servers.join() ? undefined : r.upstream,
     warnings: r.warnings.length ? r.warnings.slice(0, 2) : undefined,
   }),
   summarize: (r) => {

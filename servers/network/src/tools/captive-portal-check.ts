@@ -188,14 +188,15 @@ export const captivePortalCheck = defineTool({
     detail: z.string().optional().describe("test URL failure detail"),
   },
   example: { test_url: "http://neverssl.com/" },
-  // The reason is in the summary already: the fields a next step needs, and the OS verdicts in one list.
+  // The reason and the redirect are in the summary already: the fields a next step needs, and which OSes see a portal.
   view: (r) => ({
     suspected: r.suspected,
     status: r.status,
     portal_url: r.portal_url,
-    redirects: r.redirects.map((h) => `${h.status} ${h.host}`),
     error: r.error,
-    os: Object.entries(r.verdicts).map(([os, v]) => `${os} ${v}`),
+    os_see_portal: Object.entries(r.verdicts)
+      .filter(([, v]) => v === "portal")
+      .map(([os]) => os),
   }),
   summarize: (r) =>
     // The reason already opens with "portal:" or "no portal:"; say it once.

@@ -57,7 +57,7 @@ export const processInfo = defineTool({
   output: { processes: z.array(processShape).describe("matching processes, by pid"), ...truncationFields },
   example: { name: "node" },
   view: (r) => ({
-    processes: r.processes.map((p) => `${p.name} pid ${p.pid} ${p.state} unit ${p.unit ?? "none"}`),
+    processes: r.processes.map((p) => `${p.name} pid ${p.pid} ${p.state.split(" ")[0]}${p.unit ? ` ${p.unit}` : ""}`),
     total: r.processes.length + r.omitted,
   }),
   summarize: (r) => {

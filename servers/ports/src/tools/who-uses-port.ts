@@ -53,7 +53,7 @@ export const whoUsesPort = defineTool({
   commands: [ssListening],
   view: (r) => ({
     in_use: r.in_use,
-    holders: r.pids.map((p) => `${p.process} pid ${p.pid} unit ${p.unit ?? "none"}`),
+    holders: r.pids.map((p) => `${p.process} pid ${p.pid}${p.unit ? ` ${p.unit}` : ""}`),
     unowned: r.unowned.length || undefined,
     time_wait: r.connections?.time_wait,
   }),

@@ -39,8 +39,8 @@ export const journalTailTool = defineTool({
   },
   example: { name: "ssh", lines: 20 },
   commands: [journalTail],
-  // The last lines say why a unit stopped: three of them, each cut.
-  view: (r) => ({ last: r.lines.slice(-3) }),
+  // The last lines say why a unit stopped: the summary has the very last, the view the two before it.
+  view: (r) => ({ before: r.lines.slice(-3, -1) }),
   summarize: (r) => {
     if (r.lines.length === 0) return `no journal lines for ${r.name}`;
     return `${r.lines.length}${r.truncated ? " latest" : ""} lines of ${r.name}; last: ${r.lines.at(-1)}`;
