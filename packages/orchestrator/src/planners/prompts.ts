@@ -18,6 +18,7 @@ export function systemPrompt(catalogText: string): string {
   return [
     SYSTEM_PROMPT,
     `When you know the cause, return ONLY {"label":"<${LABELS.join("|")}>","reason":"<one line>"}.`,
+    'A result\'s "next:" line is the call that tells more.',
     "Tools:",
     catalogText,
   ].join("\n");

@@ -54,6 +54,7 @@ export const dnsResolve = defineTool({
     const rows = outcome.ok ? formatAnswers(outcome.reply.answers ?? []) : [];
     const { items, omitted } = capList(rows, input.limit);
     const verdict: { detail?: Detail; error?: "E_DNS_FAIL" } = diagnose(outcome, type, rows);
+    const next = verdict.error ? configNext(from, resolver, verdict.detail) : undefined;
     return {
       qname: input.qname,
       type,
@@ -66,9 +67,30 @@ export const dnsResolve = defineTool({
       query_ms: outcome.ms,
       truncated: omitted > 0,
       omitted,
+      ...(next ? { next } : {}),
     };
   },
 });
+
+/** Names a name's own answer (NXDOMAIN, NODATA) is not the resolver's fault. */
+const RESOLVER_FAULTS: ReadonlySet<Detail | undefined> = new Set<Detail | undefined>([
+  "SERVFAIL",
+  "REFUSED",
+  "TIMEOUT",
+  "UNREACHABLE",
+  "BAD_REPLY",
+  "TCP_FAILED",
+]);
+
+/** The machine's own resolver failed: where it comes from (dns-config) is what to look at next. */
+function configNext(from: "input" | "resolv_conf" | "fallback", resolver: string, detail: Detail | undefined) {
+  if (from === "input" || !RESOLVER_FAULTS.has(detail)) return undefined;
+  return {
+    tool: "dns-config/dns_config_get",
+    args: {},
+    why: `the configured resolver ${resolver} failed (${detail}): see which servers are set and by whom`,
+  };
+}
 
 /**
  * An explicit server is user input and passes the outbound policy. The system resolver does not: it is

@@ -3,7 +3,7 @@
  * executable, user and systemd unit: "8080 is held by java of jenkins.service" in one call. A port nobody
  * holds is a result (`in_use: false`), and so is one held by a socket whose process we cannot see.
  */
-import { portField } from "@roadnerd/conventions";
+import { nextField, portField } from "@roadnerd/conventions";
 import { z } from "zod";
 import { defineTool } from "../kit.ts";
 import { readListeners, ssListening } from "../listeners.ts";
@@ -48,6 +48,7 @@ export const whoUsesPort = defineTool({
       ),
     netns: netnsField,
     source: sourceField,
+    next: nextField,
   },
   example: { port: 8080 },
   commands: [ssListening],
@@ -104,15 +105,21 @@ export const whoUsesPort = defineTool({
       }
       if (!seen) unowned.push(ref);
     }
+    const pids = [...byPid.values()].sort((a, b) => a.pid - b.pid);
+    // A holder systemd runs: its unit's state (restarts, since when) is what to look at next.
+    const unit = pids.find((p) => p.unit)?.unit;
     return {
       port: input.port,
       in_use: snap.listeners.length > 0,
-      pids: [...byPid.values()].sort((a, b) => a.pid - b.pid),
+      pids,
       unowned,
       note: unowned.length > 0 ? unownedNote(snap.unreadable) : null,
       connections: snap.connections,
       netns: ownNetns(),
       source: snap.source,
+      ...(unit
+        ? { next: { tool: "service/service_status", args: { name: unit }, why: `${unit} holds port ${input.port}` } }
+        : {}),
     };
   },
 });
