@@ -1,14 +1,18 @@
 /**
  * `pnpm record-results`: run every registered tool for real in its README world (the worlds the README curl
- * lines run in) and record what it answered to test/fixtures/results/<server>.json. The inputs are each
+ * lines run in) and record what it answered to test/fixtures/recorded/<server>.json. The inputs are each
  * README's POST /actions lines, the tool's own example, and a few calls made to give large answers (a deep
- * directory walk, forty listening sockets, every node process). test/model-views.test.ts holds every recorded
+ * directory walk, forty listening sockets, a dozen processes of one name). process_info is asked only about
+ * processes the recorder started itself, so no other command line on this machine is recorded.
+ * test/model-views.test.ts holds every recorded
  * result to its tool's schema and its model view to the token budget. Sealed like the tests (no network).
  * It runs under vitest (scripts/record-results.config.ts), which loads the worlds' CommonJS helpers as they are;
  * RECORD_ONLY=network,ports narrows it to some servers.
  */
-import { readFileSync, writeFileSync } from "node:fs";
+import { type ChildProcess, spawn } from "node:child_process";
+import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:net";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { curlExamples } from "@roadnerd/conventions/testing";
 import { loadServer, REPO_ROOT, type RegisteredServer, readRegistry } from "@roadnerd/registry";
@@ -23,9 +27,27 @@ import { request } from "undici";
 import { it } from "vitest";
 import { worldFor } from "../test/suites/lib/worlds.ts";
 
-export const RESULTS_DIR = join(REPO_ROOT, "test/fixtures/results");
+export const RESULTS_DIR = join(REPO_ROOT, "test/fixtures/recorded");
 
 type Call = { tool: string; input: Record<string, unknown> };
+
+/** The name of the processes process_info is asked about: a copy of sleep the recorder starts a dozen of. */
+const SLEEPER = "rn-rec-sleeper";
+
+/** A dozen sleepers under one name of our own (killed when recorded). */
+function sleepers(n: number): { children: ChildProcess[]; close(): void } {
+  const dir = mkdtempSync(join(tmpdir(), "rn-record-"));
+  const bin = join(dir, SLEEPER);
+  copyFileSync("/bin/sleep", bin);
+  const children = Array.from({ length: n }, () => spawn(bin, ["600"], { stdio: "ignore" }));
+  return {
+    children,
+    close() {
+      for (const c of children) c.kill("SIGKILL");
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
 
 /** Calls that give the largest answers each server can give here, beside its README's. */
 const LARGE: Record<string, Call[]> = {
@@ -35,7 +57,7 @@ const LARGE: Record<string, Call[]> = {
   ],
   ports: [
     { tool: "listening_sockets", input: { limit: 100 } },
-    { tool: "process_info", input: { name: "node", limit: 100 } },
+    { tool: "process_info", input: { name: SLEEPER, limit: 100 } },
   ],
   network: [
     { tool: "iface_info", input: { limit: 100 } },
@@ -70,6 +92,13 @@ async function listeners(n: number): Promise<Server[]> {
   );
 }
 
+/** Mounts under /mnt are this machine's own tooling, not a laptop's disks: left out of what is recorded. */
+function redacted(tool: string, result: unknown): unknown {
+  if (tool !== "disk_usage" || typeof result !== "object" || result === null || !("mounts" in result)) return result;
+  const mounts = Array.isArray(result.mounts) ? result.mounts : [];
+  return { ...result, mounts: mounts.filter((m: { mount?: unknown }) => !String(m.mount).startsWith("/mnt/")) };
+}
+
 /** POST each call to a live server; keep what answered 200. */
 async function callAll(url: string, calls: readonly Call[], into: Array<Call & { result: unknown }>): Promise<void> {
   for (const call of calls) {
@@ -79,7 +108,7 @@ async function callAll(url: string, calls: readonly Call[], into: Array<Call & {
       body: JSON.stringify(call.input),
     });
     const result = await res.body.json();
-    if (res.statusCode === 200) into.push({ ...call, result });
+    if (res.statusCode === 200) into.push({ ...call, result: redacted(call.tool, result) });
     else process.stderr.write(`${call.tool} ${JSON.stringify(call.input)}: ${res.statusCode}\n`);
   }
 }
@@ -115,7 +144,14 @@ async function portalResults(into: Array<Call & { result: unknown }>): Promise<v
 async function record(s: RegisteredServer): Promise<number> {
   const { name, dir } = s;
   const def = await loadServer(name);
-  const calls = [...readmeCalls(readFileSync(join(REPO_ROOT, dir, "README.md"), "utf8")), ...(LARGE[name] ?? [])];
+  // process_info only about our own processes: another process's command line is not ours to record.
+  const own = name === "ports" ? sleepers(12) : undefined;
+  const readme = readmeCalls(readFileSync(join(REPO_ROOT, dir, "README.md"), "utf8")).filter(
+    (c) => c.tool !== "process_info",
+  );
+  const calls = [...readme, ...(LARGE[name] ?? [])];
+  const first = own?.children[0]?.pid;
+  if (first) calls.push({ tool: "process_info", input: { pid: first } });
   for (const t of def.tools) if (!calls.some((c) => c.tool === t.name)) calls.push({ tool: t.name, input: t.example });
   const world = await worldFor(s);
   const extra = name === "ports" ? await listeners(40) : [];
@@ -131,6 +167,7 @@ async function record(s: RegisteredServer): Promise<number> {
   } finally {
     await world?.close();
     for (const l of extra) l.close();
+    own?.close();
   }
   if (name === "network") await portalResults(recorded);
   writeFileSync(join(RESULTS_DIR, `${name}.json`), `${JSON.stringify(recorded, null, 2)}\n`);

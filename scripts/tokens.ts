@@ -1,7 +1,7 @@
 /**
  * `pnpm tokens`: what a small model is handed, in Llama 3 tokens (a 3B-class model's own tokenizer) beside
  * bytes: the planner's catalog, the gateway's tools/list per tool, and the largest model views of the results
- * real runs gave (test/fixtures/results) against the JSON they replace. Nothing is spawned.
+ * real runs gave (test/fixtures/recorded) against the JSON they replace. Nothing is spawned.
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -55,7 +55,7 @@ const seen: Seen[] = [];
 for (const s of readRegistry()) {
   const def = await loadServer(s.name);
   const recorded: Array<{ tool: string; input: unknown; result: Record<string, unknown> }> = JSON.parse(
-    readFileSync(join(REPO_ROOT, "test/fixtures/results", `${s.name}.json`), "utf8"),
+    readFileSync(join(REPO_ROOT, "test/fixtures/recorded", `${s.name}.json`), "utf8"),
   );
   for (const r of recorded) {
     const tool = def.tools.find((t) => t.name === r.tool);

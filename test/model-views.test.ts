@@ -1,5 +1,5 @@
 /**
- * Every registered tool's model view, on results its real runs gave (test/fixtures/results, recorded by
+ * Every registered tool's model view, on results its real runs gave (test/fixtures/recorded, recorded by
  * `pnpm record-results` in the README worlds, behind five kinds of captive portal, and with the largest answers
  * this machine gives: a deep walk of /usr, forty listening sockets, every node process): each recorded result
  * still fits its tool's schema, and its view opens with the whole summary (the verdict) and stays within
@@ -26,7 +26,7 @@ for (const s of servers) {
   const def = await loadServer(s.name);
   for (const t of def.tools) tools.set(`${s.name}/${t.name}`, t);
   const results = recorded.parse(
-    JSON.parse(readFileSync(join(REPO_ROOT, "test/fixtures/results", `${s.name}.json`), "utf8")),
+    JSON.parse(readFileSync(join(REPO_ROOT, "test/fixtures/recorded", `${s.name}.json`), "utf8")),
   );
   for (const r of results) {
     const tool = def.tools.find((t) => t.name === r.tool);

@@ -57,7 +57,9 @@ export const processInfo = defineTool({
   output: { processes: z.array(processShape).describe("matching processes, by pid"), ...truncationFields },
   example: { name: "node" },
   view: (r) => ({
-    processes: r.processes.map((p) => `${p.name} pid ${p.pid} ${p.state.split(" ")[0]}${p.unit ? ` ${p.unit}` : ""}`),
+    // The summary names them; the view says each one's state and unit, by pid.
+    names: [...new Set(r.processes.map((p) => p.name))],
+    pids: r.processes.map((p) => `${p.pid} ${p.state.split(" ")[0]}${p.unit ? ` ${p.unit}` : ""}`),
     total: r.processes.length + r.omitted,
   }),
   summarize: (r) => {
