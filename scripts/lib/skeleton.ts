@@ -95,6 +95,7 @@ export const uptime = defineTool({
     load: z.array(z.number().min(0)).length(3).describe("load average over 1, 5 and 15 minutes"),
   },
   example: {},
+  view: (r) => ({ load_1m: r.load[0] }),
   summarize: (r) => \`up \${Math.floor(r.uptime_s / 3600)} h, load \${r.load.join(" ")}\`,
   async handler(_input, ctx) {
     const [up, loadavg] = await Promise.all([

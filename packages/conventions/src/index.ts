@@ -19,6 +19,7 @@ export {
 } from "./define/fields.ts";
 export { type ConfigOf, createKit } from "./define/kit.ts";
 export { capList, cutText, limitInput, MAX_LIST_LIMIT, oneLine, truncationFields } from "./define/limits.ts";
+export { nextField, type ViewFields } from "./define/model-view.ts";
 export type { ServerDef } from "./define/server-def.ts";
 export type { MessageOf, StreamContext } from "./define/stream.ts";
 export type { AnyTool, ResultOf, ToolContext } from "./define/tool.ts";

@@ -6,8 +6,10 @@
 export { buildArgv, matchesTemplate } from "./define/command.ts";
 export { baseEnvShape } from "./define/config.ts";
 export { MIN_TIMEOUT_MS } from "./define/fields.ts";
+export { cutView } from "./define/model-view.ts";
 export { inputJsonSchema, outputJsonSchema } from "./define/schemas.ts";
 export { parseServerPackage, SERVER_NAME, type ServerIdentity } from "./define/server-package.ts";
+export { modelView, VIEW_BUDGET_TOKENS, viewOf } from "./define/tool.ts";
 export { renderServerReference } from "./docs/server-docs.ts";
 export { renderErrorTable } from "./errors/error-table.ts";
 export { ERROR_CODES, ERROR_STATUS } from "./errors/errors.ts";

@@ -53,6 +53,21 @@ describe("HTTP contract", () => {
     });
   });
 
+  it("?view=model answers the result's model view as text: the verdict first, then the view's fields", async () => {
+    const res = await app.inject({
+      method: "POST",
+      url: "/actions/echo_name?view=model",
+      headers: { "content-type": "application/json" },
+      payload: JSON.stringify({ name: "example.com", limit: 3 }),
+    });
+    expect(res.statusCode).toBe(200);
+    expect(res.headers["content-type"]).toMatch(/^text\/plain/);
+    expect(res.body).toBe("name example.com\nletters=e, x, a; truncated=true");
+    const other = await app.inject({ method: "POST", url: "/actions/echo_name?view=full", payload: {} });
+    expect(other.statusCode).toBe(400);
+    expect(other.json().error).toMatchObject({ code: "E_INVALID_INPUT", message: expect.stringContaining("model") });
+  });
+
   it("an empty body means {}", async () => {
     const res = await app.inject({ method: "POST", url: "/actions/echo_name" });
     expect(res.statusCode).toBe(400);

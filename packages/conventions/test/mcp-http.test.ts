@@ -39,7 +39,7 @@ describe("MCP over Streamable HTTP (stateless)", () => {
     expect(echo?.outputSchema?.properties).toHaveProperty("summary");
   });
 
-  it("calls a tool: structuredContent plus a compact text copy", async () => {
+  it("calls a tool: structuredContent, and its model view as the text", async () => {
     const result = await client.callTool({ name: "echo_name", arguments: { name: "ab.example", limit: 1 } });
     expect(result.isError).toBeFalsy();
     expect(result.structuredContent).toEqual({
@@ -49,7 +49,8 @@ describe("MCP over Streamable HTTP (stateless)", () => {
       omitted: 9,
       summary: "name ab.example",
     });
-    expect(JSON.parse((result.content as Array<{ text: string }>)[0]?.text ?? "")).toEqual(result.structuredContent);
+    // The verdict first, then the fields the tool's view chose: the full result is sent once, as structuredContent.
+    expect(result.content).toEqual([{ type: "text", text: "name ab.example\nletters=a; truncated=true" }]);
   });
 
   it("bad input is an isError result with our code, the same message as HTTP", async () => {

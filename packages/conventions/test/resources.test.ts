@@ -50,6 +50,7 @@ const count = kit.defineTool({
   input: {},
   output: { id: z.number().int().describe("which counter"), value: z.number().int().describe("its value now") },
   example: {},
+  view: () => ({}),
   summarize: (r) => `counter ${r.id} at ${r.value}`,
   async handler(_input, ctx) {
     const c = ctx.use(counter);

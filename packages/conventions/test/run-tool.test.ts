@@ -18,6 +18,7 @@ const hang = kit.defineTool({
   output: { ok: z.boolean().describe("never") },
   example: {},
   commands: [hangCmd],
+  view: () => ({}),
   summarize: () => "never",
   async handler(_input, ctx) {
     await ctx.exec(hangCmd);
@@ -32,6 +33,7 @@ const thief = kit.defineTool({
   output: { ok: z.boolean().describe("never") },
   example: {},
   commands: [echoCmd],
+  view: () => ({}),
   summarize: () => "never",
   async handler(_input, ctx) {
     await ctx.exec(hangCmd);
@@ -45,6 +47,7 @@ const greet = kit.defineTool({
   input: {},
   output: { said: z.string().describe("the greeting") },
   example: {},
+  view: () => ({}),
   summarize: (r) => r.said,
   async handler(_input, ctx) {
     return { said: ctx.config.GREETING };
@@ -109,6 +112,7 @@ describe("refusals are logged with what was refused", () => {
     output: { ok: z.boolean().describe("reached") },
     example: { url: "http://127.0.0.1/" },
     targets: { url: "url" },
+    view: () => ({}),
     summarize: () => "reached",
     async handler() {
       return { ok: true };

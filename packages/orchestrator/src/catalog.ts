@@ -8,6 +8,9 @@ import { loadServer, type RegisteredServer, readRegistry } from "@roadnerd/regis
 import type { z } from "zod";
 import { errorInfo } from "./errors.ts";
 
+/** What the catalog may take in a small model's prompt, in Llama 3 tokens (packages/orchestrator/test/catalog-tokens.test.ts). */
+export const CATALOG_BUDGET_TOKENS = 600;
+
 /** Inputs every tool takes; the orchestrator fills them in, so the prompt does not list them. */
 const COMMON_INPUTS = new Set(["timeout_ms", "run_id", "limit"]);
 
@@ -31,7 +34,7 @@ export interface Catalog {
   get(id: string): CatalogEntry | undefined;
   /** The config variables a server declares (its own env schema): passed through to it when spawned. */
   envKeys(server: string): readonly string[];
-  /** One line per tool: `network/dns_resolve {qname, type?} — summary`. */
+  /** One line per tool: `network/dns_resolve {qname, type?}: summary` (≤ 600 Llama 3 tokens in all, a test holds it). */
   text(): string;
 }
 
@@ -43,7 +46,7 @@ function paramsOf(tool: AnyTool): string[] {
 }
 
 export function entryLine(e: CatalogEntry): string {
-  return `${e.id} {${e.params.join(", ")}} — ${e.summary}`;
+  return `${e.id} {${e.params.join(", ")}}: ${e.summary}`;
 }
 
 export function catalogFrom(

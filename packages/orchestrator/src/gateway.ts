@@ -10,6 +10,7 @@ import {
   listedTool,
   type McpTool,
   type McpToolSource,
+  modelView,
   outputJsonSchema,
   parseInput,
 } from "@roadnerd/conventions/internal";
@@ -68,7 +69,17 @@ function triageTool(options: GatewayOptions): McpTool {
       });
       return triageToolResultSchema.parse(outcome);
     },
+    view: triageView,
   };
+}
+
+/** The triage answer as a model reads it: the label and reason first, then one line per call. */
+function triageView(result: Record<string, unknown>): string {
+  const parsed = triageToolResultSchema.safeParse(result);
+  if (!parsed.success) return JSON.stringify(result);
+  const { label, reason, evidence } = parsed.data;
+  const calls = evidence.map((e) => `${e.tool}: ${e.ok ? (e.summary ?? "ok") : (e.error?.code ?? "failed")}`);
+  return [`${label}: ${reason}`, ...calls].join("\n");
 }
 
 /** A server's tool, attached on its first call; its input is checked here first, so a bad call spawns nothing. */
@@ -79,6 +90,7 @@ function serverTool(entry: CatalogEntry, attacher: Attacher): McpTool {
       parseInput(entry.definition, args);
       return (await attacher.call(entry.server, entry.tool, args ?? {}, { signal })).result;
     },
+    view: (result) => modelView(entry.definition, result),
   };
 }
 

@@ -39,10 +39,10 @@ function roadnerd(
 }
 
 describe("roadnerd list / call", () => {
-  it("list: one line per tool, `<server>/<tool> {params} — summary`; --json the same as data", async () => {
+  it("list: one line per tool, `<server>/<tool> {params}: summary`; --json the same as data", async () => {
     const text = await roadnerd(["list"]);
     expect(text.code).toBe(0);
-    expect(text.stdout).toContain("network/dns_resolve {qname, type?, server?} — Look up a DNS name");
+    expect(text.stdout).toContain("network/dns_resolve {qname, type?, server?}: Look up a DNS name");
     const json = await roadnerd(["list", "--json"]);
     const entries = JSON.parse(json.stdout) as Array<{ tool: string; params: string[] }>;
     expect(entries.find((e) => e.tool === "ports/who_uses_port")?.params).toEqual(["port"]);

@@ -13,6 +13,7 @@ import { buildMessages, OpenAiPlanner } from "../src/planners/openai.ts";
 import type { StepRecord } from "../src/planners/planner.ts";
 import { REPAIR_PROMPT, SYSTEM_PROMPT } from "../src/planners/prompts.ts";
 import { runTriage } from "../src/triage.ts";
+import { portalResult } from "./result-fixtures.ts";
 
 interface ChatRequest {
   model: string;
@@ -118,7 +119,10 @@ describe("openai planner", () => {
     // After the first call its result comes back, then "Next tool?".
     const third = requests[2]?.body.messages ?? [];
     expect(third.at(-2)).toEqual({ role: "assistant", content: '{"tool":"network/route_info","params":{}}' });
-    expect(third.at(-1)?.content).toMatch(/^Result: \{"default_gateway":null,.*\nNext tool\?$/s);
+    // The result as its model view: the verdict first, then the fields that decide the next step.
+    expect(third.at(-1)?.content).toMatch(
+      /^Result: no default route \(IPv4 or IPv6\)[^\n]*\ngateway=none\nNext tool\?$/,
+    );
     // 3B keeps one earlier result in context; the older call is named, not repeated.
     const fourth = requests[3]?.body.messages ?? [];
     expect(fourth).toHaveLength(4);
@@ -140,6 +144,19 @@ describe("openai planner", () => {
       { temperature: 0.2, max_tokens: 80, turns: 1, result_chars: 600 },
     );
     expect(m3).toHaveLength(2 + 2);
+  });
+
+  it("a profile's cut never reaches the verdict: the summary whole, the fields cut", () => {
+    const reason = `portal: ${"the test URL was redirected to a login page ".repeat(2)}`.trim();
+    const portal = portalResult({ suspected: true, status: 302, reason });
+    const result = { ...portal, summary: `captive portal suspected: ${reason.replace("portal: ", "")}` };
+    const history: StepRecord[] = [{ step: 1, tool: "network/captive_portal_check", params: {}, ok: true, result }];
+    const tight = { temperature: 0.2, max_tokens: 80, turns: 1, result_chars: 120 };
+    const content = buildMessages({ symptom: "x", catalog, history }, tight).at(-1)?.content ?? "";
+    expect(content.startsWith(`Result: ${result.summary}\n`)).toBe(true);
+    expect(content).not.toContain('"verdicts"');
+    const roomy = buildMessages({ symptom: "x", catalog, history }, { ...tight, result_chars: 600 }).at(-1)?.content;
+    expect(roomy).toContain("suspected=true; status=302");
   });
 
   it("an endpoint error ends the run as unknown with the status, and nothing is attached", async () => {

@@ -71,6 +71,11 @@ describe.skipIf(skip)(`8080 already in use inside a network namespace${skip ? ` 
       },
     ]);
     expect(r.unowned).toEqual([]);
+    // A holder systemd runs points at its unit; one outside any service points nowhere.
+    const unit = r.pids[0]?.unit;
+    expect(r.next).toEqual(
+      unit ? { tool: "service/service_status", args: { name: unit }, why: `${unit} holds port 8080` } : undefined,
+    );
     expect(r.netns).toBe(readlinkSync(`/proc/${holder.pid}/ns/net`));
     expect(r.netns).not.toBe(readlinkSync("/proc/self/ns/net"));
     expect(r.summary).toBe(`port 8080 is held by node (pid ${holder.pid}) on tcp 0.0.0.0:8080, tcp6 [::1]:8080`);

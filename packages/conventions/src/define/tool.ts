@@ -7,6 +7,7 @@ import type { Resource } from "../runtime/resources.ts";
 import type { Command, SlotValues } from "./command.ts";
 import type { BaseConfig } from "./config.ts";
 import { commonInputShape } from "./fields.ts";
+import { renderView, type ViewFields } from "./model-view.ts";
 
 export interface ExecCallOptions {
   /** Default: the time left before the call's deadline. */
@@ -78,6 +79,12 @@ export interface ToolSpec<I extends z.ZodRawShape, O extends z.ZodRawShape, C = 
   targets?: Readonly<Record<string, "url" | "host" | "ip">>;
   /** One line a small model can repeat, from the result. */
   summarize(result: z.output<z.ZodObject<O>>): string;
+  /**
+   * The model view: the few fields that decide the next step (a verdict's evidence, what to call next with),
+   * by the name a model reads. The kernel puts the summary first and `next` last (model-view.ts); within
+   * VIEW_BUDGET_TOKENS on real results (a test counts them with a real tokenizer).
+   */
+  view(result: z.output<z.ZodObject<ToolOutputShape<O>>>): ViewFields;
   handler(input: z.output<z.ZodObject<I>>, ctx: ToolContext<C>): Promise<z.input<z.ZodObject<O>>>;
 }
 
@@ -96,6 +103,20 @@ export type AnyTool = Tool<any, any, any>;
 export type InputOf<T extends AnyTool> = z.input<T["inputSchema"]>;
 /** What a tool answers: its fields plus summary and run_id. */
 export type ResultOf<T extends AnyTool> = z.output<T["outputSchema"]>;
+
+/** What a tool's model view may take, counted with the Llama 3 tokenizer (a 3B-class model's). */
+export const VIEW_BUDGET_TOKENS = 120;
+
+/** A result as a small model reads it (summary, the tool's view fields, `next`); undefined if it fits no schema. */
+export function viewOf(tool: AnyTool, result: Record<string, unknown>): string | undefined {
+  const parsed = tool.outputSchema.safeParse(result);
+  return parsed.success ? renderView(parsed.data, tool.view(parsed.data)) : undefined;
+}
+
+/** The model view, or the compact JSON of a result outside the tool's schema (a server's answer passed through). */
+export function modelView(tool: AnyTool, result: Record<string, unknown>): string {
+  return viewOf(tool, result) ?? JSON.stringify(result);
+}
 
 const TOOL_NAME = /^[a-z][a-z0-9_]{1,47}$/;
 

@@ -3,7 +3,9 @@
  * tools/list and tools/call handlers over a tool source — one server's runtime, or a gateway's tools from many
  * servers. The list is built once per source (for a runtime, the same cached JSON Schemas as GET /actions);
  * calls go through the source's own call (runTool for a runtime: one validation path for every surface);
- * failures are isError results that carry our code, never the SDK's own text or a stack. Only the `tools`
+ * failures are isError results that carry our code, never the SDK's own text or a stack. A result's text
+ * content is its model view (the verdict first, a few fields: what a small model reads) and its
+ * structuredContent the full typed result, so nothing is sent twice. Only the `tools`
  * capability is declared: the tool list is fixed, so there is no `listChanged` to promise.
  */
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
@@ -16,7 +18,7 @@ import {
 import type { jsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/types.js";
 import { compactSchemas } from "../define/compact-schemas.ts";
 import { validRunId } from "../define/fields.ts";
-import type { AnyTool } from "../define/tool.ts";
+import { type AnyTool, modelView } from "../define/tool.ts";
 import { toDiagError } from "../errors/errors.ts";
 import { unknownTool } from "../errors/suggest.ts";
 import { runTool } from "../runtime/run-tool.ts";
@@ -37,6 +39,8 @@ export interface CodedError {
 export interface McpTool {
   readonly listed: ListedTool;
   call(args: Record<string, unknown> | undefined, signal: AbortSignal): Promise<Record<string, unknown>>;
+  /** The result's model view: the text content beside structuredContent. */
+  view(result: Record<string, unknown>): string;
 }
 
 /** What an MCP surface serves: its identity and its tools. */
@@ -54,13 +58,9 @@ export interface McpToolSource {
   errorOf?(err: unknown): CodedError;
 }
 
-/** The text copy of a result for clients that show only text: the same JSON, compact (summary included). */
-export function resultText(result: Record<string, unknown>): string {
-  return JSON.stringify(result);
-}
-
-export function toolResult(result: Record<string, unknown>): CallToolResult {
-  return { content: [{ type: "text", text: resultText(result) }], structuredContent: result };
+/** A result: its model view as the text a model reads, the full typed result as structuredContent. */
+export function toolResult(result: Record<string, unknown>, view: string): CallToolResult {
+  return { content: [{ type: "text", text: view }], structuredContent: result };
 }
 
 export function errorResult(err: CodedError, runId?: string): CallToolResult {
@@ -107,7 +107,7 @@ export function listTools(source: McpToolSource): ListToolsResult {
   return list;
 }
 
-/** tools/call: a result with structuredContent and its text copy, or an isError result with our code. */
+/** tools/call: a result with structuredContent and its model view, or an isError result with our code. */
 export async function callTool(
   source: McpToolSource,
   params: CallParams,
@@ -123,7 +123,8 @@ export async function callTool(
       ),
     );
   try {
-    return toolResult(await tool.call(args, signal));
+    const result = await tool.call(args, signal);
+    return toolResult(result, tool.view(result));
   } catch (err) {
     return errorResult((source.errorOf ?? toDiagError)(err), validRunId(args?.run_id));
   }
@@ -139,7 +140,11 @@ export function runtimeSource(runtime: Runtime<unknown>): McpToolSource {
     const byTool = new Map<AnyTool, McpTool>(
       def.tools.map((t) => [
         t,
-        { listed: listedTool(t), call: (args, signal) => runTool(t, args, runtime, { signal }) },
+        {
+          listed: listedTool(t),
+          call: (args, signal) => runTool(t, args, runtime, { signal }),
+          view: (result) => modelView(t, result),
+        },
       ]),
     );
     source = {

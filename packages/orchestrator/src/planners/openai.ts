@@ -3,8 +3,9 @@
  * and repair prompts, one tool per turn, a 3B or 13B profile (temperature, max_tokens, turns kept).
  */
 import { cutText } from "@roadnerd/conventions";
+import { cutView, viewOf } from "@roadnerd/conventions/internal";
 import { type ChatEndpoint, type ChatMessage, chatCompletion } from "../chat.ts";
-import type { Planner, PlannerInput } from "./planner.ts";
+import type { Planner, PlannerInput, StepRecord } from "./planner.ts";
 import {
   FINAL_QUESTION,
   FIRST_QUESTION,
@@ -40,8 +41,7 @@ export function buildMessages(input: PlannerInput, profile: ModelProfile): ChatM
   ];
   for (const s of kept) {
     messages.push({ role: "assistant", content: JSON.stringify({ tool: s.tool, params: s.params }) });
-    const body = s.ok ? JSON.stringify(s.result) : JSON.stringify({ error: s.error });
-    messages.push({ role: "user", content: `Result: ${cutText(body, profile.result_chars)}\n${NEXT_QUESTION}` });
+    messages.push({ role: "user", content: `Result: ${resultView(input, s, profile)}\n${NEXT_QUESTION}` });
   }
   if (input.final) {
     const noTools = input.history.length === 0;
@@ -53,6 +53,19 @@ export function buildMessages(input: PlannerInput, profile: ModelProfile): ChatM
     messages.push({ role: "user", content: `${REPAIR_PROMPT} (${input.repair.message})${hint}` });
   }
   return messages;
+}
+
+/**
+ * A step's result as the model reads it: the tool's model view (verdict first, then the fields that decide the
+ * next step), cut to the profile's room without ever cutting the verdict line; a failure as its coded error.
+ */
+export function resultView(input: PlannerInput, s: StepRecord, profile: ModelProfile): string {
+  if (!s.ok) return cutText(JSON.stringify({ error: s.error }), profile.result_chars);
+  const tool = input.catalog.get(s.tool)?.definition;
+  const view = tool && viewOf(tool, s.result);
+  return view === undefined
+    ? cutText(JSON.stringify(s.result), profile.result_chars)
+    : cutView(view, profile.result_chars);
 }
 
 export class OpenAiPlanner implements Planner {

@@ -18,6 +18,7 @@ export function systemPrompt(catalogText: string): string {
   return [
     SYSTEM_PROMPT,
     `When you know the cause, return ONLY {"label":"<${LABELS.join("|")}>","reason":"<one line>"}.`,
+    'A result\'s "next:" line is the call that tells more.',
     "Tools:",
     catalogText,
   ].join("\n");
@@ -28,7 +29,7 @@ export interface ModelProfile {
   max_tokens: number;
   /** How many earlier tool results stay in the conversation (small models lose track of long contexts). */
   turns: number;
-  /** Characters of each tool result shown to the model. */
+  /** Characters of each tool result's model view shown to the model (its first line, the verdict, is never cut). */
   result_chars: number;
 }
 

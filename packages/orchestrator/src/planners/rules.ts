@@ -8,6 +8,7 @@
 import type { Catalog } from "../catalog.ts";
 import { DEFAULT_PROBE_HOST } from "../config.ts";
 import type { Label } from "../labels.ts";
+import { followNext } from "./follow-next.ts";
 import { RULES_TOOLS as T } from "./known-tools.ts";
 import type { Decision, Planner, PlannerInput } from "./planner.ts";
 import { latestResult } from "./results.ts";
@@ -32,6 +33,12 @@ export class RulesPlanner implements Planner {
   }
 
   async next(input: PlannerInput): Promise<Decision> {
+    const decided = this.#decide(input);
+    // Where these rules end without a cause, the last result's own `next` (the server's knowledge) goes on.
+    return "label" in decided && decided.label === "unknown" ? (followNext(input) ?? decided) : decided;
+  }
+
+  #decide(input: PlannerInput): Decision {
     for (const s of input.history) if (!s.ok) return verdict("unknown", `${s.tool} failed: ${s.error.code}`);
     switch (topicOf(input.symptom)) {
       case "port":

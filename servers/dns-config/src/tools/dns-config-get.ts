@@ -34,7 +34,7 @@ const link = z.object({
 
 export const dnsConfigGet = defineTool({
   name: "dns_config_get",
-  summary: "DNS mode (systemd-resolved, resolvconf, other), the real upstream servers and search domains.",
+  summary: "DNS setup (systemd-resolved, resolvconf…): real upstream servers, search domains.",
   input: { limit: limitInput },
   output: {
     mode: z
@@ -68,6 +68,13 @@ export const dnsConfigGet = defineTool({
     ...truncationFields,
   },
   example: {},
+  view: (r) => ({
+    mode: r.mode,
+    servers: r.servers,
+    managed_by: r.managed_by,
+    upstream: r.upstream.join() === r.servers.join() ? undefined : r.upstream,
+    warnings: r.warnings.length ? r.warnings.slice(0, 2) : undefined,
+  }),
   summarize: (r) => {
     const via = r.stub.length > 0 && r.mode === "resolved" ? ` via stub ${r.stub[0]}` : "";
     const servers = r.servers.length > 0 ? r.servers.join(", ") : "no servers";

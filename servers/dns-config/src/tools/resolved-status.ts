@@ -13,7 +13,7 @@ const setting = (what: string) =>
 
 export const resolvedStatus = defineTool({
   name: "resolved_status",
-  summary: "Is systemd-resolved running, with its DNSSEC, fallback DNS and global DNS settings.",
+  summary: "Is systemd-resolved running; its DNSSEC, fallback and global DNS settings.",
   input: {},
   output: {
     running: z.boolean().describe("systemd-resolved is running"),
@@ -35,6 +35,12 @@ export const resolvedStatus = defineTool({
     source: z.literal("files").describe("settings come from the config files, not the running daemon"),
   },
   example: {},
+  view: (r) => ({
+    running: r.running,
+    dns: r.dns.length ? r.dns : undefined,
+    domains: r.domains.length ? r.domains : undefined,
+    stub_listener: r.dns_stub_listener,
+  }),
   summarize: (r) => {
     const state = r.running ? "running" : r.installed ? "installed, not running" : "not installed, not running";
     const dnssec = r.dnssec ? `DNSSEC=${r.dnssec}` : "DNSSEC default";

@@ -1,5 +1,5 @@
 /** dns_resolve's result shape: the tool declares it, the summary reads it, tests type against it. */
-import { truncationFields } from "@roadnerd/conventions";
+import { nextField, truncationFields } from "@roadnerd/conventions";
 import { z } from "zod";
 import { DETAILS } from "./verdict.ts";
 
@@ -27,6 +27,7 @@ export const dnsResultShape = {
   query_ms: z.number().int().min(0).optional().describe("ms until the answer, or until giving up"),
   transport: z.enum(["udp", "tcp"]).optional().describe("tcp when the UDP answer was truncated"),
   ...truncationFields,
+  next: nextField,
 };
 
 /** A dns_resolve result before the kernel adds summary and run_id. */

@@ -131,7 +131,7 @@ const shownExpected = (e: Expected) => ({
 
 export const captivePortalCheck = defineTool({
   name: "captive_portal_check",
-  summary: "Is a captive portal (hotel/airport Wi-Fi login) in the way? Verdict, portal URL, per-OS view.",
+  summary: "Is a captive portal (hotel/airport Wi-Fi login) in the way? Verdict, portal URL.",
   openWorld: true,
   targets: { test_url: "url", capport_url: "url" },
   input: {
@@ -188,6 +188,16 @@ export const captivePortalCheck = defineTool({
     detail: z.string().optional().describe("test URL failure detail"),
   },
   example: { test_url: "http://neverssl.com/" },
+  // The reason and the redirect are in the summary already: the fields a next step needs, and which OSes see a portal.
+  view: (r) => ({
+    suspected: r.suspected,
+    status: r.status,
+    portal_url: r.portal_url,
+    error: r.error,
+    os_see_portal: Object.entries(r.verdicts)
+      .filter(([, v]) => v === "portal")
+      .map(([os]) => os),
+  }),
   summarize: (r) =>
     // The reason already opens with "portal:" or "no portal:"; say it once.
     `${r.suspected ? "captive portal suspected" : "no captive portal"}: ${r.reason.replace(/^(no )?portal:\s*/i, "")}` +

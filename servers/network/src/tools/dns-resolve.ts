@@ -11,7 +11,7 @@ import { defineTool, type NetworkConfig } from "../kit.ts";
 
 export const dnsResolve = defineTool({
   name: "dns_resolve",
-  summary: "Look up a DNS name (A, AAAA, CNAME, MX, TXT, NS, PTR): answers with TTLs, or why it failed.",
+  summary: "Look up a DNS name (A, AAAA, MX, PTR…): answers, or why it failed.",
   input: {
     qname: hostField.describe("name to look up, e.g. example.com; an IP means a reverse (PTR) lookup"),
     type: z.enum(RECORD_TYPES).optional().describe("record type (default A, or PTR when qname is an IP)"),
@@ -22,6 +22,13 @@ export const dnsResolve = defineTool({
   example: { qname: "example.com", type: "A" },
   openWorld: true,
   targets: { server: "ip" },
+  view: (r) => ({
+    answers: r.answers.map((a) => a.data),
+    resolver: r.resolver,
+    error: r.error,
+    detail: r.detail,
+    rcode: r.rcode,
+  }),
   summarize: summarizeDns,
   async handler(input, ctx) {
     const reverse = ptrName(input.qname);
@@ -47,6 +54,7 @@ export const dnsResolve = defineTool({
     const rows = outcome.ok ? formatAnswers(outcome.reply.answers ?? []) : [];
     const { items, omitted } = capList(rows, input.limit);
     const verdict: { detail?: Detail; error?: "E_DNS_FAIL" } = diagnose(outcome, type, rows);
+    const next = verdict.error ? configNext(from, resolver, verdict.detail) : undefined;
     return {
       qname: input.qname,
       type,
@@ -59,9 +67,30 @@ export const dnsResolve = defineTool({
       query_ms: outcome.ms,
       truncated: omitted > 0,
       omitted,
+      ...(next ? { next } : {}),
     };
   },
 });
+
+/** Names a name's own answer (NXDOMAIN, NODATA) is not the resolver's fault. */
+const RESOLVER_FAULTS: ReadonlySet<Detail | undefined> = new Set<Detail | undefined>([
+  "SERVFAIL",
+  "REFUSED",
+  "TIMEOUT",
+  "UNREACHABLE",
+  "BAD_REPLY",
+  "TCP_FAILED",
+]);
+
+/** The machine's own resolver failed: where it comes from (dns-config) is what to look at next. */
+function configNext(from: "input" | "resolv_conf" | "fallback", resolver: string, detail: Detail | undefined) {
+  if (from === "input" || !RESOLVER_FAULTS.has(detail)) return undefined;
+  return {
+    tool: "dns-config/dns_config_get",
+    args: {},
+    why: `the configured resolver ${resolver} failed (${detail}): see which servers are set and by whom`,
+  };
+}
 
 /**
  * An explicit server is user input and passes the outbound policy. The system resolver does not: it is

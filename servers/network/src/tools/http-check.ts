@@ -84,7 +84,7 @@ function redirectOf(hop: HopResponse): { status: number; location: string } {
 
 export const httpCheck = defineTool({
   name: "http_check",
-  summary: "Fetch a URL (GET/HEAD): status, redirects, timings, TLS certificate; failures diagnosed.",
+  summary: "Fetch a URL: status, redirects, timings, TLS; failures diagnosed.",
   openWorld: true,
   targets: { url: "url" },
   input: {
@@ -114,6 +114,14 @@ export const httpCheck = defineTool({
     detail: z.string().optional().describe("what failed, where, or why redirects stopped"),
   },
   example: { url: "https://example.com/" },
+  view: (r) => ({
+    status: r.status,
+    final_url: r.final_url,
+    redirects: r.redirects.length,
+    error: r.error,
+    detail: r.detail,
+    total_ms: r.timing_ms.total,
+  }),
   summarize: (r) => {
     const head = `${r.url} →`;
     if (r.error) return `${head} ${r.error}: ${r.detail ?? ""}`;

@@ -21,11 +21,17 @@ const iface = z.object({
 
 export const ifaceInfo = defineTool({
   name: "iface_info",
-  summary: "List network interfaces: name, MAC, IPv4/IPv6 addresses, up/down.",
+  summary: "Network interfaces: name, MAC, IPv4/IPv6 addresses, up/down.",
   input: { limit: limitInput },
   output: { interfaces: z.array(iface), ...truncationFields },
   example: {},
   commands: [ipAddrShow],
+  view: (r) => ({
+    up: r.interfaces
+      .filter((i) => i.up && i.carrier && i.name !== "lo")
+      .map((i) => `${i.name} ${i.ipv4[0] ?? "no IPv4"}`),
+    down: r.interfaces.filter((i) => i.name !== "lo" && !(i.up && i.carrier)).map((i) => `${i.name} ${i.state}`),
+  }),
   summarize: (r) => {
     const up = r.interfaces.filter((i) => i.up && i.name !== "lo");
     const withV4 = up.filter((i) => i.ipv4.length > 0).map((i) => `${i.name} ${i.ipv4[0]}`);

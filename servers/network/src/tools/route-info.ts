@@ -43,11 +43,16 @@ function rowsFrom(result: ExecResult, fam: 4 | 6): RouteRow[] {
 
 export const routeInfo = defineTool({
   name: "route_info",
-  summary: "Default gateway and routing table (IPv4 and IPv6): is there a way out?",
+  summary: "Default gateway and routes (IPv4/IPv6): is there a way out?",
   input: { limit: limitInput },
   output: { default_gateway: gateway, routes: z.array(route), ...truncationFields },
   example: {},
   commands: [ipRoutes[4], ipRoutes[6]],
+  view: (r) => ({
+    gateway: r.default_gateway?.via ?? null,
+    dev: r.default_gateway?.dev,
+    linkdown: r.default_gateway?.linkdown,
+  }),
   summarize: (r) => {
     const gw = r.default_gateway;
     const count = `${r.routes.length + r.omitted} routes`;

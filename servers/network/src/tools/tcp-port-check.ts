@@ -52,7 +52,7 @@ function stateOf(attempt: DialAttempt, port: number): { state: Exclude<State, "o
 
 export const tcpPortCheck = defineTool({
   name: "tcp_port_check",
-  summary: "Try a TCP connection to host:port: open, refused, filtered (no answer), unreachable or unresolved.",
+  summary: "TCP connect to host:port: open, refused, filtered or unresolved.",
   input: {
     host: hostField.describe("host name or IP, e.g. example.com or 192.0.2.10"),
     port: portField,
@@ -75,6 +75,7 @@ export const tcpPortCheck = defineTool({
   example: { host: "example.com", port: 443 },
   openWorld: true,
   targets: { host: "host" },
+  view: (r) => ({ open: r.open, state: r.state, address: r.address, error: r.error, detail: r.detail }),
   summarize: (r) => {
     const target = hostPort(r.host, r.port);
     if (r.open)

@@ -201,6 +201,19 @@ describe.skipIf(!bindable)("dns_resolve against a real DNS server on port 53 (ne
     expect(zone.queries).toHaveLength(1);
   });
 
+  it("points at dns-config when the machine's own resolver fails, not when the name does not exist", async () => {
+    const sf = await resolve({ qname: "servfail.example.test" });
+    expect(sf).toMatchObject({ resolver_from: "resolv_conf", detail: "SERVFAIL" });
+    expect(sf.next).toEqual({
+      tool: "dns-config/dns_config_get",
+      args: {},
+      why: `the configured resolver ${ZONE_IP} failed (SERVFAIL): see which servers are set and by whom`,
+    });
+    // A resolver the caller chose, or a name that does not exist, says nothing about the configuration.
+    expect((await ask({ qname: "servfail.example.test" })).next).toBeUndefined();
+    expect((await resolve({ qname: "nope.example.test" })).next).toBeUndefined();
+  });
+
   it("refuses a server outside OUTBOUND_ALLOW or inside OUTBOUND_DENY with 403, sending nothing", async () => {
     await expect(resolve({ qname: "host.example.test", server: "192.0.2.1" })).rejects.toMatchObject({
       code: "E_FORBIDDEN",

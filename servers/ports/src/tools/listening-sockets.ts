@@ -18,7 +18,7 @@ const socket = z.object({
 
 export const listeningSockets = defineTool({
   name: "listening_sockets",
-  summary: "Every listening TCP and UDP socket (IPv4 and IPv6) with the process holding it.",
+  summary: "Every listening TCP/UDP socket with the process holding it.",
   input: {
     proto: z.enum(["tcp", "udp"]).optional().describe("only TCP or only UDP (default both)"),
     limit: limitInput,
@@ -31,6 +31,10 @@ export const listeningSockets = defineTool({
   },
   example: {},
   commands: [ssListening],
+  view: (r) => ({
+    ports: r.sockets.map((s) => `${s.port}/${s.proto} ${s.process ?? "?"}`),
+    total: r.sockets.length + r.omitted,
+  }),
   summarize: (r) => {
     const total = r.sockets.length + r.omitted;
     if (total === 0) return "nothing listens in this network namespace";

@@ -44,7 +44,7 @@ function programName(pid: number): string | null {
 
 export const processInfo = defineTool({
   name: "process_info",
-  summary: "A process by pid, or all processes by name: command, user, state, memory, start time, systemd unit.",
+  summary: "A process by pid or name: command, user, state, memory, systemd unit.",
   input: {
     pid: pidField.optional().describe("process id (give pid or name, not both)"),
     name: z
@@ -56,6 +56,12 @@ export const processInfo = defineTool({
   },
   output: { processes: z.array(processShape).describe("matching processes, by pid"), ...truncationFields },
   example: { name: "node" },
+  view: (r) => ({
+    // The summary names them; the view says each one's state and unit, by pid.
+    names: [...new Set(r.processes.map((p) => p.name))],
+    pids: r.processes.map((p) => `${p.pid} ${p.state.split(" ")[0]}${p.unit ? ` ${p.unit}` : ""}`),
+    total: r.processes.length + r.omitted,
+  }),
   summarize: (r) => {
     const total = r.processes.length + r.omitted;
     if (total === 0) return "no such process is running";

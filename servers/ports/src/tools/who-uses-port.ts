@@ -3,7 +3,7 @@
  * executable, user and systemd unit: "8080 is held by java of jenkins.service" in one call. A port nobody
  * holds is a result (`in_use: false`), and so is one held by a socket whose process we cannot see.
  */
-import { portField } from "@roadnerd/conventions";
+import { nextField, portField } from "@roadnerd/conventions";
 import { z } from "zod";
 import { defineTool } from "../kit.ts";
 import { readListeners, ssListening } from "../listeners.ts";
@@ -32,7 +32,7 @@ export function unownedNote(unreadable: number | null): string {
 
 export const whoUsesPort = defineTool({
   name: "who_uses_port",
-  summary: "Which process listens on a port (TCP/UDP, IPv4/IPv6): pid, command, executable, systemd unit.",
+  summary: "Which process listens on a port: pid, command, systemd unit.",
   input: { port: portField.describe("port to look up, 1-65535") },
   output: {
     port: z.number().int().describe("port as asked"),
@@ -48,9 +48,16 @@ export const whoUsesPort = defineTool({
       ),
     netns: netnsField,
     source: sourceField,
+    next: nextField,
   },
   example: { port: 8080 },
   commands: [ssListening],
+  view: (r) => ({
+    in_use: r.in_use,
+    holders: r.pids.map((p) => `${p.process} pid ${p.pid}${p.unit ? ` ${p.unit}` : ""}`),
+    unowned: r.unowned.length || undefined,
+    time_wait: r.connections?.time_wait,
+  }),
   summarize: (r) => {
     if (!r.in_use) {
       const tw = r.connections?.time_wait ?? 0;
@@ -98,15 +105,21 @@ export const whoUsesPort = defineTool({
       }
       if (!seen) unowned.push(ref);
     }
+    const pids = [...byPid.values()].sort((a, b) => a.pid - b.pid);
+    // A holder systemd runs: its unit's state (restarts, since when) is what to look at next.
+    const unit = pids.find((p) => p.unit)?.unit;
     return {
       port: input.port,
       in_use: snap.listeners.length > 0,
-      pids: [...byPid.values()].sort((a, b) => a.pid - b.pid),
+      pids,
       unowned,
       note: unowned.length > 0 ? unownedNote(snap.unreadable) : null,
       connections: snap.connections,
       netns: ownNetns(),
       source: snap.source,
+      ...(unit
+        ? { next: { tool: "service/service_status", args: { name: unit }, why: `${unit} holds port ${input.port}` } }
+        : {}),
     };
   },
 });

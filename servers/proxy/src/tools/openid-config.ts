@@ -28,7 +28,7 @@ const issuerField = z
 
 export const openidConfig = defineTool({
   name: "openid_config",
-  summary: "Fetch an issuer's OpenID discovery document and check it: https, exact issuer match, required fields.",
+  summary: "Check an issuer's OpenID discovery document (https, issuer, fields).",
   input: { issuer: issuerField },
   output: {
     issuer: z.string(),
@@ -58,6 +58,13 @@ export const openidConfig = defineTool({
   example: { issuer: "https://sso.example/realms/corp" },
   openWorld: true,
   targets: { issuer: "url" },
+  view: (r) => ({
+    ok: r.ok,
+    status: r.status,
+    problems: r.problems.length ? r.problems.slice(0, 2) : undefined,
+    error: r.error,
+    tls_authorized: r.tls_authorized,
+  }),
   summarize: (r) => {
     if (r.error) return `${r.issuer}: discovery failed (${r.error}): ${r.detail ?? ""}`.trim();
     if (r.ok) return `${r.issuer}: discovery ok${r.warnings.length ? ` with ${r.warnings.length} warning(s)` : ""}`;

@@ -28,8 +28,7 @@ const proxyField = z
 
 export const proxyConnectivityTest = defineTool({
   name: "proxy_connectivity_test",
-  summary:
-    "GET a URL through a proxy (or the env's) and say which phase failed: proxy connect, CONNECT, TLS, first byte.",
+  summary: "GET a URL through a proxy: which phase failed (connect, CONNECT, TLS, first byte).",
   input: { url: httpUrlField.describe("the URL to reach, e.g. https://intranet.example/"), proxy: proxyField },
   output: {
     url: z.string().describe("the URL asked for (masked)"),
@@ -61,6 +60,13 @@ export const proxyConnectivityTest = defineTool({
   example: { url: "https://intranet.example/", proxy: "http://proxy.example:3128" },
   openWorld: true,
   targets: { url: "url" },
+  view: (r) => ({
+    status: r.status,
+    error: r.error,
+    phase: r.phase,
+    proxy_status: r.proxy_status,
+    proxy_authenticate: r.proxy_authenticate,
+  }),
   summarize: (r) => {
     const via = r.via_proxy ? `via ${r.proxy}` : "direct";
     if (r.error) return `${r.url} ${via}: failed at ${r.phase} (${r.error}): ${r.detail ?? ""}`.trim();

@@ -88,11 +88,17 @@ export async function proxyEnvReport(env: Env, root: string, signal: AbortSignal
 
 export const proxyEnvStatus = defineTool({
   name: "proxy_env_status",
-  summary: "Which proxy each client (curl, wget, Python, Node) uses from this environment, and system proxy files.",
+  summary: "Which proxy each client (curl, Python, Node…) uses; system proxy files.",
   input: { limit: limitInput },
   output,
   example: {},
   snapshotMs: 1000,
+  view: (r) => ({
+    http_proxy: r.http_proxy ?? "direct",
+    https_proxy: r.https_proxy ?? "direct",
+    no_proxy: r.no_proxy,
+    warnings: r.warnings.length ? r.warnings.slice(0, 2) : undefined,
+  }),
   summarize: (r) => {
     const http = r.http_proxy ?? "direct";
     const https = r.https_proxy ?? "direct";

@@ -32,8 +32,7 @@ const hopShape = z.object({
 
 export const ssoProbe = defineTool({
   name: "sso_probe",
-  summary:
-    "Follow an app's sign-on redirects by hand and name the identity provider (Entra ID, Okta, Keycloak, SAML…).",
+  summary: "Follow an app's sign-on redirects and name the identity provider (Entra ID, Okta…).",
   input: {
     url: httpUrlField.describe("the app's URL that should send you to sign-on, e.g. https://app.example/"),
     max_hops: z
@@ -63,6 +62,13 @@ export const ssoProbe = defineTool({
   example: { url: "https://app.example/" },
   openWorld: true,
   targets: { url: "url" },
+  view: (r) => ({
+    idp: r.idp,
+    idp_host: r.idp_host,
+    protocol: r.protocol,
+    hosts: [...new Set(r.redirect_chain.map((h) => h.host))],
+    error: r.error,
+  }),
   summarize: (r) => {
     const hops = `${r.redirect_chain.length} response(s)`;
     const idp = r.idp ? `identity provider ${r.idp} at ${r.idp_host}` : "no identity provider seen";

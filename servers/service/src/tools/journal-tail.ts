@@ -21,7 +21,7 @@ export const journalTail = command("journalctl", [
 
 export const journalTailTool = defineTool({
   name: "journal_tail",
-  summary: "The last lines a systemd unit logged (journalctl), long lines cut, secrets masked.",
+  summary: "The last lines a systemd unit logged, secrets masked.",
   input: {
     name: unitNameField,
     lines: z
@@ -39,6 +39,8 @@ export const journalTailTool = defineTool({
   },
   example: { name: "ssh", lines: 20 },
   commands: [journalTail],
+  // The last lines say why a unit stopped: the summary has the very last, the view the two before it.
+  view: (r) => ({ before: r.lines.slice(-3, -1) }),
   summarize: (r) => {
     if (r.lines.length === 0) return `no journal lines for ${r.name}`;
     return `${r.lines.length}${r.truncated ? " latest" : ""} lines of ${r.name}; last: ${r.lines.at(-1)}`;

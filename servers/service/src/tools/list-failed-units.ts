@@ -3,7 +3,15 @@
  * `systemctl list-units --state=failed --output=json` (the list) and one `systemctl show` of the failed units
  * (their timestamps), never one process per unit.
  */
-import { capList, command, cutText, limitInput, maskText, truncationFields } from "@roadnerd/conventions";
+import {
+  capList,
+  command,
+  cutText,
+  limitInput,
+  maskText,
+  nextField,
+  truncationFields,
+} from "@roadnerd/conventions";
 import { z } from "zod";
 import { defineTool } from "../kit.ts";
 import { parseListUnits } from "../parse/list-units.ts";
@@ -32,9 +40,14 @@ export const listFailedUnits = defineTool({
   name: "list_failed_units",
   summary: "Which systemd units have failed, and since when.",
   input: { limit: limitInput },
-  output: { failed: z.array(failedUnit).describe("failed units, most recent first"), ...truncationFields },
+  output: {
+    failed: z.array(failedUnit).describe("failed units, most recent first"),
+    ...truncationFields,
+    next: nextField,
+  },
   example: {},
   commands: [listFailed, showFailed],
+  view: (r) => ({ failed: r.failed.map((u) => u.name), more: r.omitted || undefined }),
   summarize: (r) => {
     const total = r.failed.length + r.omitted;
     if (total === 0) return "no failed units";
@@ -58,6 +71,9 @@ export const listFailedUnits = defineTool({
         description: cutText(maskText(u.description), 200),
       }));
     const { items, omitted } = capList(rows, input.limit);
-    return { failed: items, truncated: omitted > 0, omitted };
+    // Why the latest one failed is in its journal.
+    const latest = items[0]?.name;
+    const next = latest && { tool: "service/journal_tail", args: { name: latest }, why: `why ${latest} failed` };
+    return { failed: items, truncated: omitted > 0, omitted, ...(next ? { next } : {}) };
   },
 });

@@ -33,11 +33,12 @@ export type UnitState = z.infer<typeof unitStateSchema>;
 
 export const serviceStatus = defineTool({
   name: "service_status",
-  summary: "Is a systemd unit loaded and running, and since when (systemctl show).",
+  summary: "Is a systemd unit loaded and running, since when.",
   input: { name: unitNameField },
   output: unitStateSchema.shape,
   example: { name: "ssh" },
   commands: [unitShow],
+  view: (r) => ({ active: r.active, sub: r.sub, result: r.result, enabled: r.unit_file_state, since: r.since }),
   summarize: (r) => {
     if (r.loaded === "not-found") return `no unit named ${r.name} (not-found)`;
     const since = r.since ? ` since ${r.since}` : "";

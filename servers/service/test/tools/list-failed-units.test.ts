@@ -26,6 +26,7 @@ describe("list_failed_units against a booted systemd", () => {
       failed: [{ name: "rn-broken.service", since: expect.stringMatching(ISO), description: "RoadNerd broken" }],
       truncated: false,
       omitted: 0,
+      next: { tool: "service/journal_tail", args: { name: "rn-broken.service" }, why: "why rn-broken.service failed" },
       summary: "1 failed: rn-broken.service",
     });
     const failed = r.failed as Array<{ since: string }>;
@@ -114,6 +115,7 @@ describe("list_failed_units on recorded output (252) and documented output (255)
       failed: [{ name: "rn-broken.service", since: "2026-11-22T09:53:12Z", description: "RoadNerd broken" }],
       truncated: false,
       omitted: 0,
+      next: { tool: "service/journal_tail", args: { name: "rn-broken.service" }, why: "why rn-broken.service failed" },
       summary: "1 failed: rn-broken.service",
     });
   });

@@ -50,7 +50,7 @@ const fullness = (r: MountRow) => Math.max(r.used_pct ?? -1, r.inodes_used_pct ?
 
 export const diskUsage = defineTool({
   name: "disk_usage",
-  summary: "Space and inodes of every mounted disk (like df), fullest first, and which are ≥95% full.",
+  summary: "Space and inodes of every disk (like df); which are ≥95% full.",
   input: {
     include_pseudo: z
       .boolean()
@@ -68,6 +68,11 @@ export const diskUsage = defineTool({
     ...truncationFields,
   },
   example: {},
+  view: (r) => ({
+    full: r.full.map((f) => `${f.mount} (${f.by})`),
+    fullest: r.mounts.slice(0, 3).map((m) => `${m.mount} ${m.used_pct ?? 0}%`),
+    unanswered: r.unanswered.length || undefined,
+  }),
   summarize: (r) => {
     const worst = r.mounts[0];
     const full = r.full.map((f) => `${f.mount} (${f.by})`).join(", ");

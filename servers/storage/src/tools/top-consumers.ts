@@ -24,7 +24,7 @@ export const toMiB = (bytes: number) => Math.round((bytes * 100) / MIB) / 100;
 
 export const topConsumers = defineTool({
   name: "top_consumers",
-  summary: "Biggest directories and files under a path (like du -x -d 2), within timeout_ms.",
+  summary: "Biggest directories and files under a path (like du -x -d 2).",
   input: {
     path: z.string().min(1).describe("absolute directory to look into, inside STORAGE_ROOTS (e.g. /var/log, /home)"),
     depth: z
@@ -85,6 +85,11 @@ export const topConsumers = defineTool({
       ),
   },
   example: { path: "/var/log", depth: 2, n: 10 },
+  view: (r) => ({
+    biggest: r.entries.slice(0, 5).map((e) => `${e.name} ${e.size_mb} MiB`),
+    truncated: r.truncated || undefined,
+    unreadable: r.skipped.unreadable || undefined,
+  }),
   summarize: (r) => {
     const top = r.entries
       .slice(0, 3)

@@ -18,7 +18,7 @@ import { defineTool } from "../kit.ts";
 
 export const head = defineTool({
   name: "head",
-  summary: "HEAD a URL: status, headers (secrets masked), redirect Location, timings; redirects not followed.",
+  summary: "HEAD a URL: status, headers, Location, timings; redirects not followed.",
   openWorld: true,
   targets: { url: "url" },
   input: {
@@ -38,6 +38,7 @@ export const head = defineTool({
     detail: z.string().optional().describe("what failed and where"),
   },
   example: { url: "https://example.com/" },
+  view: (r) => ({ status: r.status, location: r.location, error: r.error }),
   summarize: (r) => {
     if (r.error) return `${r.url} → ${r.error}: ${r.detail ?? ""}`;
     const to = r.location ? ` → ${r.location}` : "";

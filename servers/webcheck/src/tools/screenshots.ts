@@ -9,7 +9,7 @@ import { defineTool } from "../kit.ts";
 
 export const screenshots = defineTool({
   name: "screenshots",
-  summary: "The saved snapshot screenshots, newest first: file path, size, when; and the directory's limits.",
+  summary: "The saved snapshot screenshots, newest first: path, size, time.",
   input: { limit: limitInput },
   output: {
     dir: z.string().describe("WEBCHECK_ARTIFACTS_DIR"),
@@ -29,6 +29,7 @@ export const screenshots = defineTool({
     ...truncationFields,
   },
   example: {},
+  view: (r) => ({ newest: r.files.slice(0, 3).map((f) => f.path), count: r.count }),
   summarize: (r) =>
     r.count === 0
       ? `no screenshots in ${r.dir}`

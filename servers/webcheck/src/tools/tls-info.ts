@@ -48,7 +48,7 @@ function trustStore(path: string | undefined): Promise<SecureContext | undefined
 
 export const tlsInfo = defineTool({
   name: "tls_info",
-  summary: "TLS certificate of an https URL: issuer, names, expiry, protocol, cipher; does it verify, and why not.",
+  summary: "An https URL's TLS certificate: issuer, names, expiry; does it verify, why not.",
   openWorld: true,
   targets: { url: "url" },
   input: { url: httpsUrl },
@@ -74,6 +74,13 @@ export const tlsInfo = defineTool({
     detail: z.string().optional().describe("what failed and where"),
   },
   example: { url: "https://example.com/" },
+  view: (r) => ({
+    trusted: r.trusted,
+    chain_error: r.chain_error,
+    name_error: r.name_error,
+    expiry_days: r.expiry_days,
+    error: r.error,
+  }),
   summarize: (r) => {
     if (r.error) return `${r.url} → ${r.error}: ${r.detail ?? ""}`;
     const verdict = r.trusted

@@ -1,8 +1,11 @@
-/** /actions: the catalog, one tool's schemas, and the call itself. Mutating methods are refused. */
+/**
+ * /actions: the catalog, one tool's schemas, and the call itself (its full typed JSON; with `?view=model`, the
+ * result's model view as text/plain instead). Mutating methods are refused.
+ */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { compactSchemas } from "../../define/compact-schemas.ts";
 import { inputJsonSchema, outputJsonSchema } from "../../define/schemas.ts";
-import type { AnyTool } from "../../define/tool.ts";
+import { type AnyTool, modelView } from "../../define/tool.ts";
 import { DiagError } from "../../errors/errors.ts";
 import { unknownTool } from "../../errors/suggest.ts";
 import { runTool } from "../../runtime/run-tool.ts";
@@ -48,12 +51,22 @@ export function registerActions(app: FastifyInstance, runtime: Runtime<unknown>)
   app.get<{ Params: ToolParams }>("/actions/:tool", describe);
   app.get<{ Params: ToolParams }>("/actions/:server/:tool", describe);
 
-  const call = async (request: FastifyRequest<{ Params: ToolParams }>, reply: FastifyReply) => {
+  type CallRoute = { Params: ToolParams; Querystring: { view?: string } };
+  const call = async (request: FastifyRequest<CallRoute>, reply: FastifyReply) => {
     const tool = find(request.params);
-    return runTool(tool, request.body, runtime, { signal: callerGone(reply) });
+    const view = request.query.view;
+    if (view !== undefined && view !== "model") {
+      throw new DiagError(
+        "E_INVALID_INPUT",
+        `view must be "model" (or left out for the full JSON), got ${JSON.stringify(view).slice(0, 40)}`,
+      );
+    }
+    const result = await runTool(tool, request.body, runtime, { signal: callerGone(reply) });
+    if (view === undefined) return result;
+    return reply.type("text/plain; charset=utf-8").send(modelView(tool, result));
   };
-  app.post<{ Params: ToolParams }>("/actions/:tool", call);
-  app.post<{ Params: ToolParams }>("/actions/:server/:tool", call);
+  app.post<CallRoute>("/actions/:tool", call);
+  app.post<CallRoute>("/actions/:server/:tool", call);
 
   app.route({
     method: ["PUT", "PATCH", "DELETE"],
