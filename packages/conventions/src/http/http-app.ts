@@ -16,6 +16,7 @@ import { registerJsonBody } from "./json-body.ts";
 import { registerActions } from "./routes/actions.ts";
 import { registerMcpHttp } from "./routes/mcp-http.ts";
 import { registerMeta } from "./routes/meta.ts";
+import { registerMetrics } from "./routes/metrics.ts";
 import { END_FLUSH_MS, registerSse, type SseTracker } from "./routes/sse.ts";
 
 /** Headers must be complete this soon, and the whole request (body included) this soon: a stalled client is dropped. */
@@ -109,6 +110,7 @@ export async function buildHttpApp(runtime: Runtime<unknown>): Promise<FastifyIn
     await runtime.close();
   });
   registerMeta(app, runtime);
+  registerMetrics(app, runtime);
   registerActions(app, runtime);
   registerSse(app, runtime, tracker);
   registerMcpHttp(app, runtime);
