@@ -17,6 +17,7 @@ import { registerActions } from "./routes/actions.ts";
 import { registerMcpHttp } from "./routes/mcp-http.ts";
 import { registerMeta } from "./routes/meta.ts";
 import { registerMetrics } from "./routes/metrics.ts";
+import { registerProbe } from "./routes/probe.ts";
 import { END_FLUSH_MS, registerSse, type SseTracker } from "./routes/sse.ts";
 
 /** Headers must be complete this soon, and the whole request (body included) this soon: a stalled client is dropped. */
@@ -111,6 +112,7 @@ export async function buildHttpApp(runtime: Runtime<unknown>): Promise<FastifyIn
   });
   registerMeta(app, runtime);
   registerMetrics(app, runtime);
+  registerProbe(app, runtime);
   registerActions(app, runtime);
   registerSse(app, runtime, tracker);
   registerMcpHttp(app, runtime);

@@ -22,6 +22,8 @@ export interface Metrics {
   refused(bound: BoundName): void;
   /** A target the outbound policy refused. */
   outboundRefused(reason: RefusalReason): void;
+  /** A /probe answered: its module and whether it succeeded. */
+  probed(module: string, success: boolean): void;
   /** The text exposition of every series. */
   render(): Promise<string>;
 }
@@ -58,6 +60,12 @@ export function createMetrics(sources: MetricsSources): Metrics {
     name: "roadnerd_outbound_refusals_total",
     help: "Targets the outbound policy refused, by reason",
     labelNames: ["reason"] as const,
+    registers,
+  });
+  const probes = new Counter({
+    name: "roadnerd_probes_total",
+    help: "Probes answered on /probe, by module and result",
+    labelNames: ["module", "success"] as const,
     registers,
   });
   const info = new Gauge({
@@ -98,6 +106,7 @@ export function createMetrics(sources: MetricsSources): Metrics {
     },
     refused: (bound) => refusals.inc({ bound }),
     outboundRefused: (reason) => outbound.inc({ reason }),
+    probed: (module, success) => probes.inc({ module, success: success ? "1" : "0" }),
     render() {
       if (!processMetrics) {
         processMetrics = true;
