@@ -18,9 +18,10 @@ REGISTRY=${npm_config_registry:-https://registry.npmjs.org}
 REGISTRY=${REGISTRY%/}
 # iproute2: `ip` for iface_info/route_info, `ip netns` in tests; util-linux: `unshare` for sealed runs;
 # curl: the test that runs the README examples (and fetching Node); systemd: systemctl/journalctl for the service
-# server and the booted-systemd test harness; chromium: webcheck's headless browser. Each server's run-time
-# packages (roadnerd.debian) must be here too.
-DEB_PACKAGES=(iproute2 util-linux curl systemd chromium)
+# server and the booted-systemd test harness; chromium: webcheck's headless browser; prometheus (with promtool)
+# and prometheus-blackbox-exporter: the tests that scrape the servers and probe side by side (started by the
+# tests on loopback, never as services). Each server's run-time packages (roadnerd.debian) must be here too.
+DEB_PACKAGES=(iproute2 util-linux curl systemd chromium prometheus prometheus-blackbox-exporter)
 
 # The lowest Node package.json's engines field accepts (">=20.20.2" → 20.20.2).
 node_required() { sed -n 's/.*"node": *">= *\([0-9][0-9.]*\)".*/\1/p' package.json | head -n 1; }

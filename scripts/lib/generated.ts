@@ -10,6 +10,7 @@ import { join } from "node:path";
 import { renderErrorTable, renderMetadataTable, renderServerReference } from "@roadnerd/conventions/internal";
 import { loadServer, REPO_ROOT, type RegisteredServer, readRegistry } from "@roadnerd/registry";
 import { stringify } from "yaml";
+import { KUBERNETES_FILE, kubernetesFile } from "./kubernetes.ts";
 import { REGISTRY_PACKAGE, registryPackage, SERVER_MODULES_FILE, serverModules } from "./registry-files.ts";
 
 /** The pnpm the root package.json pins (packageManager): the image installs the same one. */
@@ -150,6 +151,7 @@ export async function generatedFiles(): Promise<Generated[]> {
     { path: "README.md", content: await serverTable(servers), between: [START, END] },
     { path: "docker-compose.yml", content: composeFile(servers) },
     { path: "Dockerfile", content: dockerfile(servers) },
+    { path: KUBERNETES_FILE, content: kubernetesFile(servers) },
     { path: REGISTRY_PACKAGE, content: registryPackage(servers) },
     { path: SERVER_MODULES_FILE, content: serverModules(servers) },
   ];

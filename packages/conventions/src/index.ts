@@ -56,6 +56,8 @@ export {
   type TlsFacts,
   timingMsField,
 } from "./outbound/index.ts";
+export { probeEnv } from "./probe/modules.ts";
+export { defineProber, type ProbeContext, type ProbeOutcome, type ProbeSeries } from "./probe/prober.ts";
 export type { ExecResult } from "./process/exec.ts";
 export { createLimiter, type Limiter } from "./runtime/limiter.ts";
 export { MASK, maskArgv, maskCommandLine, maskText, maskUrl, shownUrl } from "./runtime/mask.ts";

@@ -1,4 +1,5 @@
 /** NetworkDiag's own env vars, validated with the base ones at start-up; handlers see them typed on ctx.config. */
+import { probeEnv } from "@roadnerd/conventions";
 import { z } from "zod";
 import { captiveEnv } from "./captive-config.ts";
 
@@ -11,4 +12,5 @@ export const networkEnv = {
     .default(DEFAULT_RESOLV_CONF)
     .describe("resolv.conf whose first nameserver dns_resolve asks by default"),
   ...captiveEnv,
+  ...probeEnv,
 };

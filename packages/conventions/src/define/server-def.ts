@@ -1,5 +1,6 @@
 /** defineServer: a server is its package identity, its instructions and the list of its tools and streams. */
 import type { z } from "zod";
+import type { Prober } from "../probe/prober.ts";
 import type { Command } from "./command.ts";
 import { type BaseConfig, loadConfig } from "./config.ts";
 import { parseServerPackage, type ServerIdentity } from "./server-package.ts";
@@ -18,6 +19,8 @@ export interface ServerSpec {
    * variable). Default: the kernel's policy (everything but metadata, link-local and unroutable).
    */
   outbound?: "default" | "allowlist-only";
+  /** blackbox-style probers behind GET /probe (modules from PROBE_CONFIG, which the server's env must include). */
+  probers?: readonly Prober[];
 }
 
 export interface ServerDef<C = BaseConfig> extends ServerIdentity {
@@ -27,6 +30,7 @@ export interface ServerDef<C = BaseConfig> extends ServerIdentity {
   /** The server's allowlist: the union of the commands its tools and streams declare. */
   commands: readonly Command[];
   outbound: "default" | "allowlist-only";
+  probers: readonly Prober[];
   /** The env vars this server adds to the base ones (for docs and --help). */
   env: z.ZodRawShape;
   /** Parse and freeze the config from an environment; throws E_INVALID_INPUT naming each bad variable. */
@@ -52,6 +56,7 @@ export function defineServerWith<E extends z.ZodRawShape>(
       streams,
       commands,
       outbound: spec.outbound ?? "default",
+      probers: spec.probers ?? [],
       env,
       loadConfig: (vars) => loadConfig(vars, env),
     };

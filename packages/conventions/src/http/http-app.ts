@@ -16,6 +16,8 @@ import { registerJsonBody } from "./json-body.ts";
 import { registerActions } from "./routes/actions.ts";
 import { registerMcpHttp } from "./routes/mcp-http.ts";
 import { registerMeta } from "./routes/meta.ts";
+import { registerMetrics } from "./routes/metrics.ts";
+import { registerProbe } from "./routes/probe.ts";
 import { END_FLUSH_MS, registerSse, type SseTracker } from "./routes/sse.ts";
 
 /** Headers must be complete this soon, and the whole request (body included) this soon: a stalled client is dropped. */
@@ -109,6 +111,8 @@ export async function buildHttpApp(runtime: Runtime<unknown>): Promise<FastifyIn
     await runtime.close();
   });
   registerMeta(app, runtime);
+  registerMetrics(app, runtime);
+  registerProbe(app, runtime);
   registerActions(app, runtime);
   registerSse(app, runtime, tracker);
   registerMcpHttp(app, runtime);

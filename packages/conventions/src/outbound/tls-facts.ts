@@ -17,6 +17,8 @@ export interface TlsFacts {
   nameError: string | null;
   /** Whole days until the certificate expires (-1: expired a day ago). Null without a certificate. */
   certExpiryDays: number | null;
+  /** When the certificate expires (ms since the epoch; a probe's probe_ssl_earliest_cert_expiry). Null without one. */
+  certNotAfterMs: number | null;
   issuer: string | null;
   subject: string | null;
   protocol: string | null;
@@ -46,6 +48,7 @@ export function tlsFacts(socket: TLSSocket, host: string): TlsFacts {
     hostnameOk: nameErr === undefined,
     nameError: nameErr ? String((nameErr as { reason?: string }).reason ?? nameErr.message).slice(0, 200) : null,
     certExpiryDays: Number.isNaN(validTo) ? null : Math.trunc((validTo - Date.now()) / DAY_MS),
+    certNotAfterMs: Number.isNaN(validTo) ? null : validTo,
     issuer: hasCert ? entity(cert.issuer) : null,
     subject: hasCert ? entity(cert.subject) : null,
     protocol: socket.getProtocol() ?? null,

@@ -9,6 +9,8 @@ export type Release = () => void;
 export interface Limiter {
   readonly max: number;
   readonly active: number;
+  /** Callers waiting for a slot (subprocesses). */
+  readonly waiting: number;
   /** A slot now, or E_BUSY naming `what`. */
   take(what: string): Release;
   /** E_BUSY now if there is no free slot (the slot itself is taken later). */
@@ -20,7 +22,8 @@ export interface Limiter {
 /** Seconds a refused caller is told to wait: long enough for a typical call to finish. */
 export const RETRY_AFTER_S = 1;
 
-export function createLimiter(max: number, kind: string): Limiter {
+/** `onRefuse` hears each E_BUSY (the metrics' refusal counter). */
+export function createLimiter(max: number, kind: string, onRefuse?: () => void): Limiter {
   let active = 0;
   const queue: Array<() => void> = [];
   const grant = (): Release => {
@@ -38,12 +41,16 @@ export function createLimiter(max: number, kind: string): Limiter {
     get active() {
       return active;
     },
+    get waiting() {
+      return queue.length;
+    },
     take(what) {
       this.check(what);
       return grant();
     },
     check(what) {
       if (active >= max) {
+        onRefuse?.();
         throw new DiagError("E_BUSY", `${what}: ${max} ${kind} already running here`, {
           hint: `retry in ${RETRY_AFTER_S} s`,
           retryAfterS: RETRY_AFTER_S,

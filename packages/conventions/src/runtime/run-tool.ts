@@ -8,6 +8,7 @@ import type { AnyTool, ExecCallOptions, ResultOf, ToolContext, ToolExec } from "
 import { DiagError, toDiagError } from "../errors/errors.ts";
 import { checkRawStrings, type InputSpec, invalidInput } from "../errors/input-errors.ts";
 import { DEADLINE_MARGIN_MS } from "../errors/socket-errors.ts";
+import { observeAnswer, observeFailure } from "../metrics/observe-call.ts";
 import type { Logger } from "./logger.ts";
 import { maskText } from "./mask.ts";
 import type { Runtime } from "./runtime.ts";
@@ -88,7 +89,14 @@ export async function runTool<T extends AnyTool>(
   runtime: Runtime<unknown>,
   options: ToolCallOptions = {},
 ): Promise<ResultOf<T>> {
-  return runParsedTool(tool, parseInput(tool, raw), runtime, options);
+  let input: Record<string, unknown>;
+  try {
+    input = parseInput(tool, raw);
+  } catch (err) {
+    observeFailure(runtime.metrics, tool.name, performance.now(), err);
+    throw err;
+  }
+  return runParsedTool(tool, input, runtime, options);
 }
 
 /**
@@ -103,6 +111,24 @@ export async function runParsedTool<T extends AnyTool>(
   options: ToolCallOptions = {},
 ): Promise<ResultOf<T>> {
   const runId = input.run_id as string | undefined;
+  const started = performance.now();
+  try {
+    const result = await runChecked(tool, input, runtime, options);
+    observeAnswer(runtime.metrics, tool.name, started);
+    return (runId ? { ...result, run_id: runId } : result) as ResultOf<T>;
+  } catch (err) {
+    observeFailure(runtime.metrics, tool.name, started, err);
+    throw err;
+  }
+}
+
+/** Targets checked, then the call's own execution or a share of an identical one in flight. */
+async function runChecked(
+  tool: AnyTool,
+  input: Record<string, unknown>,
+  runtime: Runtime<unknown>,
+  options: ToolCallOptions,
+): Promise<Stamped> {
   checkTargets(tool, input, runtime);
   const own = async (signal: AbortSignal) => {
     const release = runtime.calls.take(tool.name);
@@ -113,10 +139,9 @@ export async function runParsedTool<T extends AnyTool>(
     }
   };
   // A caller that shows progress gets its own execution: a shared one reports to its first caller only.
-  const result = options.onProgress
+  return options.onProgress
     ? await own(options.signal ?? new AbortController().signal)
     : await runtime.shared.run(callKey(tool.name, input), options.signal, tool.snapshotMs ?? 0, own);
-  return (runId ? { ...result, run_id: runId } : result) as ResultOf<T>;
 }
 
 /** One execution: deadline, handler, result schema, summary. The caller's run_id is stamped by runParsedTool. */

@@ -10,6 +10,7 @@ import type { BaseConfig } from "../define/config.ts";
 import type { ServerDef } from "../define/server-def.ts";
 import type { AnyStream } from "../define/stream.ts";
 import type { AnyTool } from "../define/tool.ts";
+import { createMetrics, type Metrics } from "../metrics/metrics.ts";
 import { createOutboundPolicy, type OutboundPolicy } from "../outbound/index.ts";
 import { createExec, type Exec } from "../process/exec.ts";
 import { createLimiter, type Limiter } from "./limiter.ts";
@@ -30,6 +31,8 @@ export interface Runtime<C = BaseConfig> {
   /** Subprocesses running at once (MAX_PROCS); the rest wait within their deadline. */
   readonly procs: Limiter;
   readonly shared: SharedCalls;
+  /** Prometheus series of this runtime (GET /metrics). */
+  readonly metrics: Metrics;
   readonly hub: StreamHub;
   /** Aborts when the server is shutting down: open streams end with `end` before the connections close. */
   readonly closing: AbortSignal;
@@ -70,7 +73,12 @@ export function createRuntime<C extends BaseConfig>(def: ServerDef<C>, options: 
   const execs = new WeakMap<AnyTool | AnyStream, Exec>();
   // The catalog names tools `<server>/<tool>`: that id is accepted wherever a name is.
   const ownName = (name: string) => (name.startsWith(`${def.name}/`) ? name.slice(def.name.length + 1) : name);
-  const procs = createLimiter(config.MAX_PROCS, "subprocesses");
+  const metrics = createMetrics({
+    server: def.name,
+    version: def.version,
+    bounds: () => ({ tool_calls: runtime.calls, streams: runtime.streams, subprocesses: procs }),
+  });
+  const procs = createLimiter(config.MAX_PROCS, "subprocesses", () => metrics.refused("subprocesses"));
   const closing = new AbortController();
   // Every open stream listens for the shutdown: up to MAX_STREAMS listeners on one signal is the design, not a leak.
   setMaxListeners(config.MAX_STREAMS + 16, closing.signal);
@@ -80,10 +88,11 @@ export function createRuntime<C extends BaseConfig>(def: ServerDef<C>, options: 
     config,
     log,
     outbound,
-    calls: createLimiter(config.MAX_CALLS, "tool calls"),
-    streams: createLimiter(config.MAX_STREAMS, "streams"),
+    calls: createLimiter(config.MAX_CALLS, "tool calls", () => metrics.refused("tool_calls")),
+    streams: createLimiter(config.MAX_STREAMS, "streams", () => metrics.refused("streams")),
     procs,
     shared: createSharedCalls(),
+    metrics,
     hub: createStreamHub(() => runtime),
     closing: closing.signal,
     tool: (name) => tools.get(ownName(name)),
