@@ -26,6 +26,11 @@ export const orchestratorEnv = z.object({
   ROADNERD_OPENAI_KEY: z.string().min(1).optional().describe("bearer key for the endpoint, if it needs one"),
   ROADNERD_MODEL_PROFILE: z.enum(["3b", "13b"]).default("3b").describe("sampling and context profile"),
   ROADNERD_PROBE_HOST: z.string().min(1).default(DEFAULT_PROBE_HOST).describe("name the rules planner resolves"),
+  ROADNERD_GATEWAY_TOKEN: z
+    .string()
+    .min(16)
+    .optional()
+    .describe("bearer token the gateway (/mcp, the page, /api) requires; the page takes it as ?token="),
   ROADNERD_SERVERS_FILE: z
     .string()
     .min(1)

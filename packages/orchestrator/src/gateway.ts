@@ -32,6 +32,8 @@ export interface GatewayOptions {
   /** The planner the triage tool uses (a fresh one per call). */
   planner: () => Planner;
   logDir?: string;
+  /** Bearer token every route but /healthz requires (ROADNERD_GATEWAY_TOKEN); the page also takes ?token=. */
+  token?: string;
 }
 
 const triageInput = z.strictObject({

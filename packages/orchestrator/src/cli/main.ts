@@ -97,6 +97,7 @@ async function dispatch(line: Exclude<CommandLine, { command: "eval" }>, o: Orch
         attacher: o.attacher,
         planner: () => makePlanner(o.config, planner),
         ...(o.config.ROADNERD_LOG_DIR ? { logDir: o.config.ROADNERD_LOG_DIR } : {}),
+        ...(o.config.ROADNERD_GATEWAY_TOKEN ? { token: o.config.ROADNERD_GATEWAY_TOKEN } : {}),
       };
       const port = line.port ?? DEFAULT_GATEWAY_PORT;
       if (line.command === "up") return await up(o, gateway, port, line.args);

@@ -77,6 +77,7 @@ export async function up(
     const a = attached[i];
     if (a?.status === "rejected") err(`${name} did not start: ${errorInfo(a.reason).message}`);
   });
+  err(`The page: ${http.url.replace(/mcp$/, "")} (health, diagnose, connectivity, disk, ports, web)`);
   err("Ctrl-C stops every server and the gateway.");
   err(
     'Try, in another terminal: pnpm exec roadnerd triage   (or: pnpm exec roadnerd triage --symptom "port 8080 in use")',
