@@ -6,6 +6,7 @@ import { type AttachEvent, Attacher, type AttacherOptions } from "./attach.ts";
 import { type Catalog, loadCatalog } from "./catalog.ts";
 import { loadOrchestratorConfig, type OrchestratorConfig, remoteServersFromEnv } from "./config.ts";
 import { UsageError } from "./errors.ts";
+import { runningServers } from "./running.ts";
 import { serverEnv } from "./server-env.ts";
 
 export interface Orchestrator {
@@ -50,18 +51,26 @@ export function remoteServers(config: OrchestratorConfig, names: readonly string
 export async function createOrchestrator(
   env: NodeJS.ProcessEnv = process.env,
   onEvent?: (e: AttachEvent) => void,
-  overrides: { idleMs?: number; launch?: AttacherOptions["launch"] } = {},
+  overrides: { idleMs?: number; launch?: AttacherOptions["launch"]; reuseRunning?: (line: string) => void } = {},
 ): Promise<Orchestrator> {
   const config = loadOrchestratorConfig(env);
   const servers = readRegistry();
   const catalog = await loadCatalog(servers);
+  const remote = remoteServers(
+    config,
+    servers.map((s) => s.name),
+    env,
+  );
+  // Servers `roadnerd up` already runs on their default ports, unless configured elsewhere.
+  if (overrides.reuseRunning) {
+    for (const [name, r] of await runningServers(servers, new Set(remote.keys()), overrides.reuseRunning)) {
+      overrides.reuseRunning(`(${name}: using the one running at ${r.url})`);
+      remote.set(name, r);
+    }
+  }
   const attacher = new Attacher({
     servers,
-    remote: remoteServers(
-      config,
-      servers.map((s) => s.name),
-      env,
-    ),
+    remote,
     idleMs: overrides.idleMs ?? config.ROADNERD_IDLE_MS,
     attachTimeoutMs: config.ROADNERD_ATTACH_TIMEOUT_MS,
     envFor: (server) => serverEnv(catalog.envKeys(server), env),

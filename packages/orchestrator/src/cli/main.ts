@@ -3,6 +3,7 @@
  * and everything is detached at exit. Every failure is one line and one exit code from the table (exit-codes.ts).
  */
 import type { RegisteredServer } from "@roadnerd/registry";
+import pkg from "../../package.json" with { type: "json" };
 import { type AttachEvent, defaultLaunch } from "../attach.ts";
 import { loadOrchestratorConfig } from "../config.ts";
 import { errorInfo } from "../errors.ts";
@@ -10,8 +11,8 @@ import { createOrchestrator, type Orchestrator } from "../orchestrator.ts";
 import { type CommandLine, parseCommandLine } from "./args.ts";
 import { callCommand, listCommand, triageCommand } from "./commands.ts";
 import { EXIT, exitCodeFor } from "./exit-codes.ts";
-import { HELP } from "./help.ts";
-import { err, out } from "./output.ts";
+import { commandHelp, HELP } from "./help.ts";
+import { err, oneLine, out } from "./output.ts";
 import { makePlanner } from "./planner.ts";
 import { mcpHttp, mcpStdio, up } from "./serve.ts";
 
@@ -29,15 +30,19 @@ const UP_OVERRIDES = {
 /** A failure as one line (a usage error says itself; anything else with its code) and its exit code. */
 function failed(e: unknown): number {
   const { code, message } = errorInfo(e);
-  err(code === "E_USAGE" ? `${message}\n(roadnerd --help for usage)` : `roadnerd: ${code}: ${message}`);
+  err(code === "E_USAGE" ? `${message} (roadnerd --help for usage)` : `roadnerd: ${oneLine(errorInfo(e))}`);
   return exitCodeFor(code);
 }
 
 export async function runCli(argv: readonly string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
   try {
     const line = parseCommandLine(argv);
+    if ("version" in line) {
+      out(`roadnerd ${pkg.version}`);
+      return EXIT.ok;
+    }
     if ("help" in line) {
-      out(HELP);
+      out(line.topic ? commandHelp(line.topic) : HELP);
       return line.asked ? EXIT.ok : EXIT.usage;
     }
     if (line.command === "eval") {
@@ -55,7 +60,15 @@ async function withOrchestrator(line: Exclude<CommandLine, { command: "eval" }>,
     if (line.command === "mcp") return; // stdio: stderr only, and quiet.
     if (e.kind !== "attached") err(`(${e.server} ${e.kind}${e.pid ? ` pid ${e.pid}` : ""})`);
   };
-  const o = await createOrchestrator(env, events, line.command === "up" ? UP_OVERRIDES : {});
+  // `up` starts the servers; every other command first uses the ones it (or pnpm start) already runs.
+  const reuse = {
+    reuseRunning: (note: string) => (line.command === "mcp" || line.command === "list" ? undefined : err(note)),
+  };
+  const o = await createOrchestrator(
+    env,
+    events,
+    line.command === "up" ? UP_OVERRIDES : line.command === "list" ? {} : reuse,
+  );
   if (line.command !== "up" && line.command !== "mcp") {
     const stop = () => void o.attacher.close().finally(() => process.exit(EXIT.interrupted));
     process.once("SIGINT", stop);
