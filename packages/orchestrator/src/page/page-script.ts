@@ -236,7 +236,7 @@ export const PAGE_JS = String.raw`"use strict";
         call("ports", "process_info", { pid: Number(pid) }).then(function (p) {
           var unit = (p.processes && p.processes[0] && p.processes[0].unit) || "-";
           units[pid].forEach(function (td) { td.textContent = unit; });
-        }).catch(function () {});
+        }).catch(function () { units[pid].forEach(function (td) { td.textContent = "?"; }); });
       });
       if (r.sockets.length === 0) rows.appendChild(el("tr")).appendChild(el("td", "muted", "nothing is listening"));
     }).catch(function (e) { rows.textContent = ""; rows.appendChild(el("tr")).appendChild(el("td")).appendChild(errorLine(e)); });
