@@ -45,6 +45,11 @@ export const orchestratorEnv = z.object({
     .optional()
     .describe("pnpm eval: a model name per profile on the same endpoint (default ROADNERD_OPENAI_MODEL for all)"),
   ROADNERD_PROBE_HOST: z.string().min(1).default(DEFAULT_PROBE_HOST).describe("name the rules planner resolves"),
+  ROADNERD_GATEWAY_TOKEN: z
+    .string()
+    .min(16)
+    .optional()
+    .describe("bearer token the gateway (/mcp, the page, /api) requires; the page takes it as ?token="),
   ROADNERD_SERVERS_FILE: z
     .string()
     .min(1)

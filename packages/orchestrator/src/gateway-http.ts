@@ -6,7 +6,10 @@
  */
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import { answerMcpPost, type McpAnswer, RPC, rpcError, transportErrorBody } from "@roadnerd/conventions/internal";
+import pkg from "../package.json" with { type: "json" };
 import { type GatewayOptions, gatewaySource } from "./gateway.ts";
+import { answerPage } from "./page/page-routes.ts";
+import { tokenRefusal } from "./page/page-token.ts";
 
 const MAX_BODY = 1 << 20;
 
@@ -86,12 +89,16 @@ export async function serveGatewayHttp(options: GatewayOptions, port = 0): Promi
     const path = (req.url ?? "").split("?")[0];
     if (path === "/healthz" && req.method === "GET") {
       const servers = options.status ? { servers: options.status() } : {};
-      return send(res, { status: 200, body: { ok: true, name: "roadnerd", version: "gateway", ...servers } });
+      return send(res, { status: 200, body: { ok: true, name: "roadnerd", version: pkg.version, ...servers } });
     }
+    const refusal = tokenRefusal(req, options.token);
+    if (refusal) return send(res, refusal);
+    // The local page (GET /) and its API (/api/*).
+    if (path !== "/mcp" && answerPage(req, res, options, callerGone(res))) return;
     if (path !== "/mcp") {
       return send(res, {
         status: 404,
-        body: { error: { code: "E_UNKNOWN_TOOL", message: "only /mcp and /healthz here" } },
+        body: { error: { code: "E_UNKNOWN_TOOL", message: "only /, /api/*, /mcp and /healthz here" } },
       });
     }
     if (req.method !== "POST") {

@@ -20,6 +20,7 @@ import type { Attacher } from "./attach.ts";
 import type { Catalog, CatalogEntry } from "./catalog.ts";
 import { errorInfo } from "./errors.ts";
 import { LABELS } from "./labels.ts";
+import { resolveToolName } from "./parse-reply.ts";
 import type { Planner } from "./planners/planner.ts";
 import { runTriage } from "./triage.ts";
 import { triageToolResultSchema } from "./triage-report.ts";
@@ -37,6 +38,8 @@ export interface GatewayOptions {
   logDir?: string;
   /** `up`: each server's state (up, restarting…), shown by the HTTP gateway's /healthz. */
   status?: () => Record<string, unknown>;
+  /** Bearer token every route but /healthz requires (ROADNERD_GATEWAY_TOKEN); the page also takes ?token=. */
+  token?: string;
 }
 
 const triageInput = z.strictObject({
@@ -95,12 +98,22 @@ function serverTool(entry: CatalogEntry, attacher: Attacher): McpTool {
 }
 
 export function gatewaySource(options: GatewayOptions): McpToolSource {
+  const tools = [triageTool(options), ...options.catalog.entries.map((e) => serverTool(e, options.attacher))];
+  const byName = new Map(tools.map((t) => [t.listed.name, t]));
   return {
     name: "roadnerd",
     version: pkg.version,
     instructions:
       "Read-only laptop diagnostics. Call `triage` with the user's symptom first, or one tool at a time (e.g. network__route_info).",
-    tools: [triageTool(options), ...options.catalog.entries.map((e) => serverTool(e, options.attacher))],
+    tools,
+    // The near misses the CLI resolves (network/tcp_port_check, network.route_info, a bare route_info) resolve
+    // here too, when they mean exactly one tool; anything else gets the closest names from the adapter.
+    find: (name) => {
+      const exact = byName.get(name);
+      if (exact) return exact;
+      const resolved = resolveToolName(name, options.catalog);
+      return "entry" in resolved ? byName.get(mcpName(resolved.entry.id)) : undefined;
+    },
     // The servers' own codes (and E_ATTACH) pass through, as the CLI shows them.
     errorOf: errorInfo,
   };

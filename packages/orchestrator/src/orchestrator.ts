@@ -6,6 +6,7 @@ import { type AttachEvent, Attacher, type AttacherOptions } from "./attach.ts";
 import { type Catalog, loadCatalog } from "./catalog.ts";
 import { loadOrchestratorConfig, type OrchestratorConfig, remoteServersFromEnv } from "./config.ts";
 import { UsageError } from "./errors.ts";
+import { runningServers } from "./running.ts";
 import { serverEnv } from "./server-env.ts";
 
 export interface Orchestrator {
@@ -57,6 +58,8 @@ export async function createOrchestrator(
     /** `up`: the servers it hosts in its own process, used as running servers (on top of the configured ones). */
     remote?: ReadonlyMap<string, { url: string; token?: string }>;
     catalog?: Catalog;
+    /** call/triage/mcp: use servers already running on their default ports; the note says which (or why not). */
+    reuseRunning?: (line: string) => void;
   } = {},
 ): Promise<Orchestrator> {
   const config = loadOrchestratorConfig(env);
@@ -68,6 +71,13 @@ export async function createOrchestrator(
     env,
   );
   for (const [name, r] of overrides.remote ?? []) remote.set(name, r);
+  // Servers `roadnerd up` already runs on their default ports, unless configured elsewhere.
+  if (overrides.reuseRunning) {
+    for (const [name, r] of await runningServers(servers, new Set(remote.keys()), overrides.reuseRunning)) {
+      overrides.reuseRunning(`(${name}: using the one running at ${r.url})`);
+      remote.set(name, r);
+    }
+  }
   const attacher = new Attacher({
     servers,
     remote,

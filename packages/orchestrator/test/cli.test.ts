@@ -62,8 +62,47 @@ describe("roadnerd list / call", () => {
     expect(r.stdout.split("\n")[0]).toBe(
       "no default route (IPv4 or IPv6): only local networks are reachable; 0 routes",
     );
-    expect(r.stdout).toContain('"default_gateway": null');
+    expect(r.stdout).toContain("  default_gateway: -\n");
   });
+
+  it("call pretty: a list as a compact table, not indented JSON; --json keeps everything", async () => {
+    const r = await roadnerd(["call", "storage/disk_usage", ROOM]);
+    expect(r.code).toBe(0);
+    const lines = r.stdout.trimEnd().split("\n");
+    // The columns that vary from row to row, as many as fit: the mount first, its size among them.
+    const header = lines.findIndex((l) => /^ {2}mount {2,}\S.* total_gb\b/.test(l));
+    expect(header).toBeGreaterThan(0);
+    expect(lines[header - 1]).toMatch(/^mounts \(\d+\):$/);
+    expect(lines[header + 1]).toMatch(/^ {2}\/\S* {2,}\S/);
+    expect(Math.max(...lines.map((l) => l.length))).toBeLessThanOrEqual(120);
+    expect(lines.length).toBeLessThan(35);
+    expect(r.stdout).not.toContain("{");
+  });
+
+  it("a tool param given as a flag (--path /tmp) is a usage error that shows the key=value it meant", async () => {
+    const r = await roadnerd(["call", "storage/top_consumers", "--path", "/tmp"]);
+    expect([r.code, r.stderr.split("\n")[0]]).toEqual([
+      2,
+      "--path: not a flag of `roadnerd call`; tool params are key=value words: path=/tmp (roadnerd --help for usage)",
+    ]);
+  });
+
+  it("--version, roadnerd help <command> and <command> --help; the exit codes are in the help", async () => {
+    const [version, help, flag, all, unknown] = await Promise.all([
+      roadnerd(["--version"]),
+      roadnerd(["help", "call"]),
+      roadnerd(["call", "--help"]),
+      roadnerd(["--help"]),
+      roadnerd(["help", "frobnicate"]),
+    ]);
+    expect([version.code, version.stdout]).toEqual([0, "roadnerd 0.1.0\n"]);
+    expect(help.code).toBe(0);
+    expect(help.stdout).toMatch(/^usage: roadnerd call <server>\/<tool> \[key=value …\] \[--json\]\n/);
+    expect(flag.stdout).toBe(help.stdout);
+    expect(all.stdout).toContain("exit: 0 done · 1 the work failed · 2 usage or invalid input");
+    expect(all.stdout).toContain("roadnerd triage [--planner");
+    expect(unknown.code).toBe(2);
+  }, 150_000);
 
   it("call with an unknown tool or bad params: exit 2, the code, closest names, nothing spawned", async () => {
     const unknown = await roadnerd(["call", "network/ping", "host=example.com"]);
@@ -111,15 +150,67 @@ describe("one exit-code table", () => {
     const timeout = await roadnerd(["call", "ports/who_uses_port", "port=8080", "--json"], env);
     expect(timeout.code).toBe(1);
     expect(JSON.parse(timeout.stdout)).toEqual({ error: { code: "E_TIMEOUT", message: "ss did not answer" } });
-  });
+    // Three runs of the bin: room for a loaded machine (the assertions are about exit codes, not time).
+  }, 150_000);
 
   it("flags are checked by each command's schema: a flag another command takes, or a bad pair, exits 2", async () => {
     const flag = await roadnerd(["list", "--planner", "rules"]);
-    expect([flag.code, flag.stderr.split("\n")[0]]).toEqual([2, "--planner: not a flag of `roadnerd list`"]);
+    expect([flag.code, flag.stderr]).toEqual([
+      2,
+      "--planner: not a flag of `roadnerd list` (roadnerd --help for usage)\n",
+    ]);
     const pair = await roadnerd(["call", "network/route_info", "limit"]);
-    expect([pair.code, pair.stderr.split("\n")[0]]).toEqual([2, "roadnerd call: expected key=value, got limit"]);
+    expect([pair.code, pair.stderr.split(" (")[0]]).toEqual([2, "roadnerd call: expected key=value, got limit"]);
     const command = await roadnerd(["frobnicate"]);
-    expect([command.code, command.stderr.split("\n")[0]]).toEqual([2, "unknown command frobnicate"]);
+    expect([command.code, command.stderr.split(" (")[0]]).toEqual([2, "unknown command frobnicate"]);
+  });
+});
+
+describe("servers already running on their default ports", () => {
+  /** A stand-in on dns-config's default port, answering /healthz as `name`. */
+  async function standInAs(name: string): Promise<Server> {
+    const port = readRegistry().find((s) => s.name === "dns-config")?.defaultPort ?? 0;
+    const server = createServer((req, res) => {
+      req.resume();
+      req.on("end", () => {
+        const body =
+          req.url === "/healthz"
+            ? { ok: true, name, version: "0.0.0" }
+            : req.url === "/actions"
+              ? []
+              : { summary: "from the running one", stand_in: true };
+        res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(body));
+      });
+    });
+    await new Promise<void>((r) => server.listen(port, "127.0.0.1", () => r()));
+    return server;
+  }
+
+  it("call uses the one whose /healthz names it, and says so; nothing is spawned", async () => {
+    const standIn = await standInAs("roadnerd-dns-config");
+    try {
+      const r = await roadnerd(["call", "dns-config/dns_config_get", "--json"]);
+      expect(r.code).toBe(0);
+      expect(JSON.parse(r.stdout)).toEqual({ summary: "from the running one", stand_in: true });
+      expect(r.stderr).toMatch(/^\(dns-config: using the one running at http:\/\/127\.0\.0\.1:\d+\)$/m);
+      expect(r.stderr).not.toContain("detached");
+    } finally {
+      await new Promise((r) => standIn.close(r));
+    }
+  });
+
+  it("a port answering as something else is left alone, with the reason, and the server's own copy runs", async () => {
+    const standIn = await standInAs("not-roadnerd");
+    try {
+      const r = await roadnerd(["call", "dns-config/dns_config_get", ROOM, "--json"]);
+      expect(r.code).toBe(0);
+      expect(JSON.parse(r.stdout)).not.toHaveProperty("stand_in");
+      expect(r.stderr).toMatch(
+        /\(dns-config: 127\.0\.0\.1:\d+ answers as not-roadnerd, not roadnerd-dns-config: starting its own\)/,
+      );
+    } finally {
+      await new Promise((r) => standIn.close(r));
+    }
   });
 });
 
@@ -142,7 +233,9 @@ describe("roadnerd triage", () => {
     ]);
     expect(r.stderr).toMatch(/step 1: network\/route_info \(attached in \d+ ms\) → ok in \d+ ms/);
     expect(r.stderr).toMatch(/step 2: network\/iface_info → ok in \d+ ms/);
-    expect(r.stderr).toContain("step 3: label wifi: no interface is up with a carrier");
+    // "step N" counts tool calls, as `steps` does; the end is the verdict, not a third step.
+    expect(r.stderr).toContain("verdict: wifi: no interface is up with a carrier");
+    expect(r.stderr).not.toContain(`step ${Number(outcome.steps) + 1}`);
     expect(await readdir(logDir)).toContain(`triage-${outcome.run_id}.jsonl`);
   });
 

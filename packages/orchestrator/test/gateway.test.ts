@@ -78,6 +78,25 @@ describe("gateway over Streamable HTTP", () => {
     });
   });
 
+  it("near-miss names resolve as the CLI resolves them; an ambiguous or unknown one gets the closest names", async () => {
+    for (const name of ["network/route_info", "network.route_info", "route_info"]) {
+      const r = await client.callTool({ name, arguments: { run_id: "gw-near" } });
+      expect(r.isError, name).toBeFalsy();
+      expect(r.structuredContent).toMatchObject({ default_gateway: null, run_id: "gw-near" });
+    }
+    // The spelling a model often uses: it reaches the tool (whatever the tool then says of port 9).
+    const tcp = await client.callTool({
+      name: "network/tcp_port_check",
+      arguments: { host: "127.0.0.1", port: 9, timeout_ms: 15000 },
+    });
+    expect(JSON.stringify(tcp.content)).not.toContain("E_UNKNOWN_TOOL");
+    const unknown = await client.callTool({ name: "network/ping", arguments: {} });
+    expect(unknown.isError).toBe(true);
+    expect(JSON.parse((unknown.content as Array<{ text: string }>)[0]?.text ?? "{}")).toMatchObject({
+      error: { code: "E_UNKNOWN_TOOL" },
+    });
+  });
+
   it("the triage tool runs the loop and answers label, reason, steps, evidence", async () => {
     const r = await client.callTool({ name: "triage", arguments: { symptom: "no internet" } });
     expect(r.structuredContent).toMatchObject({ label: "wifi", reason: "no interface is up with a carrier", steps: 2 });

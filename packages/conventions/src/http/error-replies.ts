@@ -1,7 +1,20 @@
 /** Every failure leaves as our error body with its status; unknown routes say where the tools are. */
-import type { FastifyInstance } from "fastify";
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { validRunId } from "../define/fields.ts";
 import { DiagError, errorBody, toDiagError } from "../errors/errors.ts";
+import { PROBLEM_JSON, problemBody, wantsProblem } from "./problem.ts";
+
+/** Our error body, or RFC 9457 problem details when the client asks for them. */
+function sendError(request: FastifyRequest, reply: FastifyReply, diag: DiagError, runId?: string): void {
+  if (wantsProblem(request)) {
+    void reply
+      .code(diag.status)
+      .type(PROBLEM_JSON)
+      .send(problemBody(diag, request, runId));
+    return;
+  }
+  void reply.code(diag.status).send(errorBody(diag, runId));
+}
 
 function diagnose(err: unknown, bodyLimit: number): DiagError {
   if ((err as { code?: string } | null)?.code === "FST_ERR_CTP_BODY_TOO_LARGE") {
@@ -19,13 +32,13 @@ export function registerErrorReplies(app: FastifyInstance, bodyLimit: number): v
     const body = request.body as { run_id?: unknown } | undefined;
     if (diag.retryAfterS !== undefined) void reply.header("retry-after", String(diag.retryAfterS));
     if (diag.code === "E_UNAUTHORIZED") void reply.header("www-authenticate", 'Bearer realm="roadnerd"');
-    void reply.code(diag.status).send(errorBody(diag, validRunId(body?.run_id)));
+    sendError(request, reply, diag, validRunId(body?.run_id));
   });
 
   app.setNotFoundHandler((request, reply) => {
     const err = new DiagError("E_UNKNOWN_TOOL", `no route ${request.method} ${request.url.slice(0, 80)}`, {
       hint: "try GET /actions for the tool list, POST /actions/<tool>, GET /sse/<tool>",
     });
-    void reply.code(err.status).send(errorBody(err));
+    sendError(request, reply, err);
   });
 }

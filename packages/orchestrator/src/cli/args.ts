@@ -11,11 +11,13 @@ import { z } from "zod";
 import { MAX_STEP_BUDGET } from "../config.ts";
 import { UsageError } from "../errors.ts";
 import { SCENARIOS } from "../eval/scenarios.ts";
+import { type HelpTopic, isHelpTopic } from "./help.ts";
 
 /** Every flag as parseArgs reads it; which command takes which is the schema's business. */
 const FLAGS = {
   json: { type: "boolean" },
   help: { type: "boolean", short: "h" },
+  version: { type: "boolean", short: "V" },
   planner: { type: "string" },
   symptom: { type: "string" },
   script: { type: "string" },
@@ -115,18 +117,48 @@ function describe(issue: z.core.$ZodIssue, input: Record<string, unknown>, args:
   return `--${String(key)}: ${issue.message}, got ${String(input[String(key)]).slice(0, 60)}`;
 }
 
-/** The command line as one typed command, or help (`--help`, or no command at all: `asked` says which). */
-export function parseCommandLine(argv: readonly string[]): CommandLine | { help: true; asked: boolean } {
+/** Help: all of it, or one command's (`topic`); `asked` is false when no command was given at all. */
+export type HelpRequest = { help: true; asked: boolean; topic?: HelpTopic };
+
+/**
+ * A flag parseArgs does not know, said in our words: a tool's param given as a flag (`--path /tmp`) gets the
+ * key=value form it meant.
+ */
+function unknownFlag(e: unknown, argv: readonly string[]): string {
+  const text = e instanceof Error ? e.message : String(e);
+  const flag = /Unknown option '(-{1,2}[^']+)'/.exec(text)?.[1];
+  if (!flag) return text.split(". ")[0] ?? text;
+  const command = argv.find((w) => !w.startsWith("-")) ?? "";
+  const name = flag.replace(/^-+/, "").split("=")[0] ?? "";
+  const next = argv[argv.indexOf(flag) + 1];
+  const value = flag.includes("=") ? flag.slice(flag.indexOf("=") + 1) : next && !next.startsWith("-") ? next : "…";
+  if (command === "call") {
+    return `${flag.split("=")[0]}: not a flag of \`roadnerd call\`; tool params are key=value words: ${name}=${value}`;
+  }
+  return `${flag.split("=")[0]}: not a flag of \`roadnerd${command ? ` ${command}` : ""}\``;
+}
+
+/** The command line as one typed command, help, or the version. */
+export function parseCommandLine(argv: readonly string[]): CommandLine | HelpRequest | { version: true } {
   let words: ReturnType<typeof split>;
   try {
     words = split(argv);
   } catch (e) {
-    throw new UsageError(e instanceof Error ? e.message : String(e));
+    throw new UsageError(unknownFlag(e, argv));
   }
   const { values, positionals } = words;
   const [command, ...args] = positionals;
-  const { help, ...flags } = values;
-  if (help || command === undefined) return { help: true, asked: help === true };
+  const { help, version, ...flags } = values;
+  if (version || command === "version") return { version: true };
+  if (command === "help") {
+    const [topic] = args;
+    if (topic !== undefined && !isHelpTopic(topic))
+      throw new UsageError(`roadnerd help: no command ${topic.slice(0, 40)}`);
+    return { help: true, asked: true, ...(topic ? { topic } : {}) };
+  }
+  if (help || command === undefined) {
+    return { help: true, asked: help === true, ...(isHelpTopic(command) ? { topic: command } : {}) };
+  }
   const input = { command, ...flags, args };
   const parsed = commandLine.safeParse(input);
   if (parsed.success) return parsed.data;

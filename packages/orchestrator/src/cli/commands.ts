@@ -5,8 +5,9 @@ import { checkCall } from "../parse-reply.ts";
 import { runTriage } from "../triage.ts";
 import { triageReportSchema } from "../triage-report.ts";
 import { EXIT, exitCodeFor } from "./exit-codes.ts";
-import { err, out, stepLine } from "./output.ts";
+import { err, oneLine, out, stepLine } from "./output.ts";
 import { makePlanner, type PlannerName } from "./planner.ts";
+import { renderResult } from "./render.ts";
 
 export function listCommand(o: Orchestrator, json: boolean): number {
   if (json) {
@@ -27,24 +28,20 @@ export async function callCommand(
 ): Promise<number> {
   const parsed = checkCall(name, Object.fromEntries(pairs), o.catalog);
   if (parsed.kind === "invalid") {
-    const hint = parsed.suggestions ? ` (closest: ${parsed.suggestions.join(", ")})` : "";
-    err(`${parsed.code}: ${parsed.message}${hint}`);
+    const hint = parsed.suggestions ? `closest: ${parsed.suggestions.join(", ")}` : undefined;
+    err(oneLine({ code: parsed.code, message: parsed.message, ...(hint ? { hint } : {}) }));
     return exitCodeFor(parsed.code);
   }
   if (parsed.resolvedFrom) err(`(${parsed.resolvedFrom} → ${parsed.call.id})`);
   try {
     const { result } = await o.attacher.call(parsed.call.server, parsed.call.tool, parsed.call.params);
     if (json) out(JSON.stringify(result));
-    else {
-      const { summary, ...rest } = result;
-      out(typeof summary === "string" ? summary : parsed.call.id);
-      out(JSON.stringify(rest, null, 2));
-    }
+    else out(renderResult(result, parsed.call.id));
     return EXIT.ok;
   } catch (e) {
     const error = errorInfo(e);
     if (json) out(JSON.stringify({ error }));
-    else err(`${error.code}: ${error.message}${error.hint ? `\n  hint: ${error.hint}` : ""}`);
+    else err(oneLine(error));
     return exitCodeFor(error.code);
   }
 }

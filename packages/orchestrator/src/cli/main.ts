@@ -2,6 +2,7 @@
  * `roadnerd …`: the command line parsed by its schema (args.ts), then dispatch. The Orchestrator is built once
  * and everything is detached at exit. Every failure is one line and one exit code from the table (exit-codes.ts).
  */
+import pkg from "../../package.json" with { type: "json" };
 import type { AttachEvent } from "../attach.ts";
 import { loadOrchestratorConfig, triageLogDir } from "../config.ts";
 import { errorInfo } from "../errors.ts";
@@ -9,8 +10,8 @@ import { createOrchestrator, type Orchestrator } from "../orchestrator.ts";
 import { type CommandLine, parseCommandLine } from "./args.ts";
 import { callCommand, listCommand, triageCommand } from "./commands.ts";
 import { EXIT, exitCodeFor } from "./exit-codes.ts";
-import { HELP } from "./help.ts";
-import { err, out } from "./output.ts";
+import { commandHelp, HELP } from "./help.ts";
+import { err, oneLine, out } from "./output.ts";
 import { makePlanner } from "./planner.ts";
 import { mcpHttp, mcpStdio } from "./serve.ts";
 
@@ -19,15 +20,19 @@ const DEFAULT_GATEWAY_PORT = 7100;
 /** A failure as one line (a usage error says itself; anything else with its code) and its exit code. */
 function failed(e: unknown): number {
   const { code, message } = errorInfo(e);
-  err(code === "E_USAGE" ? `${message}\n(roadnerd --help for usage)` : `roadnerd: ${code}: ${message}`);
+  err(code === "E_USAGE" ? `${message} (roadnerd --help for usage)` : `roadnerd: ${oneLine(errorInfo(e))}`);
   return exitCodeFor(code);
 }
 
 export async function runCli(argv: readonly string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
   try {
     const line = parseCommandLine(argv);
+    if ("version" in line) {
+      out(`roadnerd ${pkg.version}`);
+      return EXIT.ok;
+    }
     if ("help" in line) {
-      out(HELP);
+      out(line.topic ? commandHelp(line.topic) : HELP);
       return line.asked ? EXIT.ok : EXIT.usage;
     }
     if (line.command === "eval") {
@@ -52,7 +57,11 @@ async function withOrchestrator(line: OrchestratedLine, env: NodeJS.ProcessEnv) 
     if (line.command === "mcp") return; // stdio: stderr only, and quiet.
     if (e.kind !== "attached") err(`(${e.server} ${e.kind}${e.pid ? ` pid ${e.pid}` : ""})`);
   };
-  const o = await createOrchestrator(env, events);
+  // Every command first uses the servers `roadnerd up` (or pnpm start) already runs.
+  const reuse = {
+    reuseRunning: (note: string) => (line.command === "mcp" || line.command === "list" ? undefined : err(note)),
+  };
+  const o = await createOrchestrator(env, events, line.command === "list" ? {} : reuse);
   if (line.command !== "mcp") {
     const stop = () => void o.attacher.close().finally(() => process.exit(EXIT.interrupted));
     process.once("SIGINT", stop);
@@ -96,6 +105,7 @@ async function dispatch(line: OrchestratedLine, o: Orchestrator): Promise<number
         attacher: o.attacher,
         planner: () => makePlanner(o.config, planner),
         ...(logDir ? { logDir } : {}),
+        ...(o.config.ROADNERD_GATEWAY_TOKEN ? { token: o.config.ROADNERD_GATEWAY_TOKEN } : {}),
       };
       const port = line.port ?? DEFAULT_GATEWAY_PORT;
       return line.http ? await mcpHttp(gateway, port) : await mcpStdio(gateway);

@@ -4,12 +4,19 @@ import type { StepLine } from "../triage-log.ts";
 export const out = (text: string) => process.stdout.write(text.endsWith("\n") ? text : `${text}\n`);
 export const err = (text: string) => process.stderr.write(text.endsWith("\n") ? text : `${text}\n`);
 
+/** An error as one line with its fix: `E_CODE: what happened (what to do)`. */
+export function oneLine(e: { code: string; message: string; hint?: string | undefined }): string {
+  const message = e.message.replace(/\s*\n\s*/g, " ");
+  return `${e.code}: ${message}${e.hint ? ` (${e.hint.replace(/\s*\n\s*/g, " ")})` : ""}`;
+}
+
+/** A triage step for the progress output: `step N` counts tool calls, as `--json`'s `steps` does. */
 export function stepLine(s: StepLine): string {
   if (s.requested_tool === null) {
     const fix = s.repaired ? " (after a repair)" : "";
     return s.error_code
-      ? `step ${s.step}: no valid reply${fix}: ${s.error_code}`
-      : `step ${s.step}: label ${s.label}${fix}: ${s.reason ?? ""}`;
+      ? `verdict: no valid reply${fix}: ${s.error_code}`
+      : `verdict: ${s.label}${fix}: ${s.reason ?? ""}`;
   }
   const how = [
     s.resolved_from ? `asked as ${s.resolved_from}` : "",

@@ -8,11 +8,11 @@
 import { loadServer, readRegistry } from "@roadnerd/registry";
 import { type AttachEvent, defaultLaunch } from "../attach.ts";
 import { loadCatalog } from "../catalog.ts";
-import { triageLogDir } from "../config.ts";
 import { EXIT } from "../cli/exit-codes.ts";
 import { err, out } from "../cli/output.ts";
 import { makePlanner } from "../cli/planner.ts";
 import { listenGateway, untilSignal } from "../cli/serve.ts";
+import { triageLogDir } from "../config.ts";
 import { UsageError } from "../errors.ts";
 import type { GatewayOptions } from "../gateway.ts";
 import { createOrchestrator, type Orchestrator } from "../orchestrator.ts";
@@ -117,6 +117,7 @@ export async function upCommand(line: UpLine, env: NodeJS.ProcessEnv): Promise<n
     planner: () => makePlanner(o.config, planner),
     status: () => hosting.restarts.status(),
     ...(logDir ? { logDir } : {}),
+    ...(o.config.ROADNERD_GATEWAY_TOKEN ? { token: o.config.ROADNERD_GATEWAY_TOKEN } : {}),
   };
   const http = await listenGateway(gateway, line.port);
   if (!http) {
@@ -132,6 +133,7 @@ export async function upCommand(line: UpLine, env: NodeJS.ProcessEnv): Promise<n
   rows.push(["gateway (MCP)", http.url, String(process.pid)]);
   const widths = [0, 1].map((c) => Math.max(...rows.map((r) => r[c]?.length ?? 0)));
   for (const r of rows) out(`${r[0].padEnd(widths[0] ?? 0)}  ${r[1].padEnd(widths[1] ?? 0)}  ${r[2]}`);
+  err(`The page: ${http.url.replace(/mcp$/, "")} (health, diagnose, connectivity, disk, ports, web)`);
   err(
     line.processes
       ? "One process per server (--processes); Ctrl-C stops every server and the gateway."

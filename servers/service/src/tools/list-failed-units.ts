@@ -3,15 +3,7 @@
  * `systemctl list-units --state=failed --output=json` (the list) and one `systemctl show` of the failed units
  * (their timestamps), never one process per unit.
  */
-import {
-  capList,
-  command,
-  cutText,
-  limitInput,
-  maskText,
-  nextField,
-  truncationFields,
-} from "@roadnerd/conventions";
+import { capList, command, cutText, limitInput, maskText, nextField, truncationFields } from "@roadnerd/conventions";
 import { z } from "zod";
 import { defineTool } from "../kit.ts";
 import { parseListUnits } from "../parse/list-units.ts";

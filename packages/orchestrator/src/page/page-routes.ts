@@ -1,0 +1,196 @@
+/**
+ * The local page at the gateway (GET /): static HTML, CSS and script shipped as strings in the bundle (no
+ * build step, no external asset), and a small JSON/SSE API under /api that the page calls. Everything runs
+ * through the gateway's own catalog, attacher and triage loop; the gateway's guards (127.0.0.1, Host, Origin,
+ * token) have already passed when a request reaches here.
+ */
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { parseInput } from "@roadnerd/conventions/internal";
+import { z } from "zod";
+import { errorInfo } from "../errors.ts";
+import type { GatewayOptions } from "../gateway.ts";
+import { runTriage } from "../triage.ts";
+import { PAGE_CSS, PAGE_HTML } from "./page-html.ts";
+import { PAGE_JS } from "./page-script.ts";
+import { sendScreenshot } from "./screenshot.ts";
+import { openSse } from "./sse.ts";
+
+const MAX_API_BODY = 64 * 1024;
+
+/** Nothing but our own files: no inline script, no other origin, never framed. */
+const CSP =
+  "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' blob:; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+
+const STATIC: Record<string, { type: string; body: string }> = {
+  "/": { type: "text/html; charset=utf-8", body: PAGE_HTML },
+  "/page.js": { type: "text/javascript; charset=utf-8", body: PAGE_JS },
+  "/page.css": { type: "text/css; charset=utf-8", body: PAGE_CSS },
+};
+
+function json(res: ServerResponse, status: number, body: unknown): void {
+  res.writeHead(status, { "content-type": "application/json", "cache-control": "no-store" });
+  res.end(JSON.stringify(body));
+}
+
+function readJson(req: IncomingMessage): Promise<unknown> {
+  return new Promise((resolve, reject) => {
+    let size = 0;
+    const chunks: Buffer[] = [];
+    req.on("data", (c: Buffer) => {
+      size += c.length;
+      if (size > MAX_API_BODY) {
+        req.destroy();
+        reject(new Error(`body larger than ${MAX_API_BODY} bytes`));
+      } else chunks.push(c);
+    });
+    req.on("end", () => {
+      try {
+        resolve(size === 0 ? {} : JSON.parse(Buffer.concat(chunks).toString("utf8")));
+      } catch {
+        reject(new Error("body is not JSON"));
+      }
+    });
+    req.on("error", reject);
+  });
+}
+
+/** Each server: running (with its /healthz), or idle (attached on its first call). Nothing is spawned. */
+async function servers(options: GatewayOptions) {
+  return Promise.all(
+    options.catalog.servers.map(async (s) => {
+      const tools = options.catalog.entries.filter((e) => e.server === s.name).map((e) => e.tool);
+      if (!options.attacher.isRunning(s.name)) return { name: s.name, state: "idle", tools };
+      try {
+        const { client } = await options.attacher.ensure(s.name);
+        const health = await client.healthz({ signal: AbortSignal.timeout(2000) });
+        const pid = options.attacher.pidOf(s.name);
+        return {
+          name: s.name,
+          state: health.ok ? "ok" : "error",
+          version: health.version,
+          url: client.baseUrl,
+          pid,
+          tools,
+        };
+      } catch (e) {
+        return { name: s.name, state: "error", error: errorInfo(e), tools };
+      }
+    }),
+  );
+}
+
+/** One tool, its input checked by its own schema first (a bad call spawns nothing). */
+async function call(options: GatewayOptions, server: string, tool: string, args: unknown, signal: AbortSignal) {
+  const entry = options.catalog.entries.find((e) => e.server === server && e.tool === tool);
+  if (!entry) return { status: 404, body: { error: { code: "E_UNKNOWN_TOOL", message: `no tool ${server}/${tool}` } } };
+  try {
+    const input = z.record(z.string(), z.unknown()).parse(args);
+    parseInput(entry.definition, input);
+    const r = await options.attacher.call(server, tool, input, { signal });
+    return { status: 200, body: { result: r.result } };
+  } catch (e) {
+    return { status: 200, body: { error: errorInfo(e) } };
+  }
+}
+
+const triageBody = z.object({ symptom: z.string().max(300).default("") });
+
+/** The triage loop with each step sent as it ends, then the outcome; the run stops if the page goes away. */
+async function triage(req: IncomingMessage, res: ServerResponse, options: GatewayOptions, signal: AbortSignal) {
+  const { symptom } = triageBody.parse(await readJson(req));
+  const sse = openSse(res);
+  try {
+    const outcome = await runTriage({
+      planner: options.planner(),
+      catalog: options.catalog,
+      attacher: options.attacher,
+      symptom,
+      signal,
+      onStep: (line) => sse.send("step", line),
+      ...(options.logDir ? { logDir: options.logDir } : {}),
+    });
+    const { history: _history, ...report } = outcome;
+    sse.send("result", report);
+  } catch (e) {
+    sse.send("error", errorInfo(e));
+  }
+  sse.end();
+}
+
+const watchQuery = z.object({
+  interval_ms: z.coerce.number().int().min(500).max(60_000).default(2000),
+  duration_ms: z.coerce.number().int().min(1000).max(600_000).default(120_000),
+});
+
+/** network's connectivity_watch, relayed: one `round` per message until its duration or the page leaves. */
+async function watch(url: URL, res: ServerResponse, options: GatewayOptions, signal: AbortSignal) {
+  const query = watchQuery.parse(Object.fromEntries(url.searchParams));
+  const sse = openSse(res);
+  try {
+    const { client } = await options.attacher.ensure("network");
+    for await (const event of client.stream("connectivity_watch", query, { signal })) {
+      if (event.event === "message") sse.send("round", event.data);
+      else if (event.event === "error") sse.send("error", event.data);
+    }
+  } catch (e) {
+    if (!signal.aborted) sse.send("error", errorInfo(e));
+  }
+  sse.end();
+}
+
+/**
+ * Answers the page and its API; false when the path is not the page's (the gateway answers it).
+ * `signal` aborts when the caller hangs up.
+ */
+export function answerPage(
+  req: IncomingMessage,
+  res: ServerResponse,
+  options: GatewayOptions,
+  signal: AbortSignal,
+): boolean {
+  const url = new URL(req.url ?? "/", "http://127.0.0.1");
+  const path = url.pathname;
+  const asset = STATIC[path];
+  if (asset && req.method === "GET") {
+    res.writeHead(200, {
+      "content-type": asset.type,
+      "content-security-policy": CSP,
+      "x-content-type-options": "nosniff",
+      "referrer-policy": "no-referrer",
+      "cache-control": "no-store",
+    });
+    res.end(asset.body);
+    return true;
+  }
+  if (!path.startsWith("/api/")) return false;
+  const failed = (e: unknown) => {
+    if (!res.headersSent) json(res, 400, { error: { ...errorInfo(e), code: "E_INVALID_INPUT" } });
+  };
+  const route = `${req.method} ${path}`;
+  if (route === "GET /api/servers") {
+    servers(options).then((list) => json(res, 200, { servers: list }), failed);
+    return true;
+  }
+  if (route === "POST /api/triage") {
+    triage(req, res, options, signal).catch(failed);
+    return true;
+  }
+  if (route === "GET /api/watch") {
+    watch(url, res, options, signal).catch(failed);
+    return true;
+  }
+  if (route === "GET /api/screenshot") {
+    sendScreenshot(url.searchParams.get("path") ?? "", res, options, signal).catch(failed);
+    return true;
+  }
+  const m = /^\/api\/call\/([a-z0-9-]+)\/([a-z0-9_]+)$/.exec(path);
+  if (m?.[1] && m[2] && req.method === "POST") {
+    const [server, tool] = [m[1], m[2]];
+    readJson(req)
+      .then((args) => call(options, server, tool, args, signal))
+      .then((r) => json(res, r.status, r.body), failed);
+    return true;
+  }
+  json(res, 404, { error: { code: "E_UNKNOWN_TOOL", message: `no page route ${route}` } });
+  return true;
+}
