@@ -112,8 +112,9 @@ main() {
   local prefix=${ROADNERD_NODE_PREFIX:-/usr/local} need_node=false
   node_ok || need_node=true
   local packages=("${DEB_PACKAGES[@]}")
-  # Fetching Node over HTTPS needs the CA certificates (curl only recommends them).
-  if $need_node; then packages+=(ca-certificates); fi
+  # Fetching Node over HTTPS needs the CA certificates (curl only recommends them), unless a bundle is already
+  # there (a machine that re-signs TLS may provide its own, even mounted where the package cannot replace it).
+  if $need_node && ! [ -s /etc/ssl/certs/ca-certificates.crt ]; then packages+=(ca-certificates); fi
 
   local missing=() pkg
   for pkg in "${packages[@]}"; do
