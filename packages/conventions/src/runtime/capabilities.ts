@@ -27,14 +27,20 @@ async function readText(path: string): Promise<string> {
   }
 }
 
-/** The container runtime if we are in one: docker, podman, kubernetes, lxc, or another systemd-detected kind. */
-export async function detectContainer(): Promise<string | null> {
-  if (process.env.KUBERNETES_SERVICE_HOST) return "kubernetes";
-  if (await exists("/.dockerenv")) return "docker";
-  if (await exists("/run/.containerenv")) return "podman";
-  const declared = (await readText("/run/systemd/container")).trim();
+/**
+ * The container runtime if we are in one: docker, podman, kubernetes, lxc, or another systemd-detected kind.
+ * Podman leaves out /run/.containerenv when the root is read-only (compose's read_only), so its `container`
+ * variable (systemd's convention, set by podman and lxc) and its cgroup (libpod-<id>) count too. `root` and
+ * `env` are for tests.
+ */
+export async function detectContainer(env: NodeJS.ProcessEnv = process.env, root = "/"): Promise<string | null> {
+  if (env.KUBERNETES_SERVICE_HOST) return "kubernetes";
+  if (await exists(join(root, ".dockerenv"))) return "docker";
+  if (await exists(join(root, "run/.containerenv"))) return "podman";
+  const declared = (await readText(join(root, "run/systemd/container"))).trim() || env.container?.trim();
   if (declared) return declared;
-  const cgroup = await readText("/proc/1/cgroup");
+  const cgroup = await readText(join(root, "proc/1/cgroup"));
+  if (/libpod/.test(cgroup)) return "podman";
   if (/docker|containerd/.test(cgroup)) return "docker";
   if (/kubepods/.test(cgroup)) return "kubernetes";
   if (/lxc/.test(cgroup)) return "lxc";

@@ -1,0 +1,60 @@
+/**
+ * The MCP client entries the README shows, each written once here: generated into the README (between
+ * <!-- clients:start --> and <!-- clients:end -->) and run by test/packages.test.ts, which starts each command
+ * line from the packed packages and lists tools through it. They run published packages (npx), the MCP
+ * ecosystem's convention, or reach the gateway over HTTP (`roadnerd up`, or docker compose).
+ */
+export const CLI_PACKAGE = "roadnerd-mcp";
+export const GATEWAY_URL = "http://127.0.0.1:7100/mcp";
+
+export interface StdioEntry {
+  command: string;
+  args: string[];
+}
+
+/** The gateway over stdio: every tool of every server plus `triage`, servers started on first use. */
+export const gatewayStdio: StdioEntry = { command: "npx", args: ["-y", CLI_PACKAGE, "mcp"] };
+/** One server alone over stdio (network here; any `@roadnerd/<server>`). */
+export const oneServerStdio: StdioEntry = { command: "npx", args: ["-y", "@roadnerd/network", "--stdio"] };
+
+export interface ClientConfig {
+  client: string;
+  /** Where the client reads it. */
+  file: string;
+  json: unknown;
+}
+
+export const clientConfigs: ClientConfig[] = [
+  {
+    client: "Claude Desktop",
+    file: "claude_desktop_config.json",
+    json: { mcpServers: { roadnerd: gatewayStdio, "roadnerd-network": oneServerStdio } },
+  },
+  {
+    client: "VS Code",
+    file: ".vscode/mcp.json",
+    json: { servers: { roadnerd: { type: "stdio", ...gatewayStdio } } },
+  },
+  {
+    client: "Cursor",
+    file: "~/.cursor/mcp.json (or .cursor/mcp.json in a project)",
+    json: { mcpServers: { roadnerd: gatewayStdio } },
+  },
+  {
+    client: "Any Streamable HTTP client, to the gateway of `npx roadnerd-mcp up` or docker compose (VS Code form)",
+    file: ".vscode/mcp.json",
+    json: { servers: { roadnerd: { type: "http", url: GATEWAY_URL } } },
+  },
+];
+
+/** JSON as a person writes it: indented, with a short list of strings on one line. */
+function pretty(json: unknown): string {
+  return JSON.stringify(json, null, 2).replace(
+    /\[\n\s+("[^"\n]*"(?:,\n\s+"[^"\n]*")*)\n\s+\]/g,
+    (_, items: string) => `[${items.split(/,\n\s+/).join(", ")}]`,
+  );
+}
+
+export function renderClientConfigs(): string {
+  return clientConfigs.map((c) => `${c.client} — \`${c.file}\`:\n\n\`\`\`json\n${pretty(c.json)}\n\`\`\``).join("\n\n");
+}
