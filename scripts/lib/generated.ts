@@ -9,7 +9,7 @@ import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { renderErrorTable, renderMetadataTable, renderServerReference } from "@roadnerd/conventions/internal";
 import { loadServer, REPO_ROOT, type RegisteredServer, readRegistry } from "@roadnerd/registry";
-import { Document, isMap, isScalar, stringify } from "yaml";
+import { Document, isMap, isScalar } from "yaml";
 import { renderClientConfigs } from "./client-configs.ts";
 import { KUBERNETES_FILE, kubernetesFile } from "./kubernetes.ts";
 import { REGISTRY_PACKAGE, registryPackage, SERVER_MODULES_FILE, serverModules } from "./registry-files.ts";
