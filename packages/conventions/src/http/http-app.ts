@@ -9,6 +9,13 @@ import type { Logger } from "../runtime/logger.ts";
 import { maskUrl } from "../runtime/mask.ts";
 import { createRuntime, type Runtime, type RuntimeOptions } from "../runtime/runtime.ts";
 import { clientErrorHandler } from "./client-errors.ts";
+import {
+  CONNECTIONS_CHECK_MS,
+  DEFAULT_MAX_CONNECTIONS,
+  HEADERS_TIMEOUT_MS,
+  KEEP_ALIVE_MS,
+  REQUEST_TIMEOUT_MS,
+} from "./connection-bounds.ts";
 import { registerCors } from "./cors.ts";
 import { registerErrorReplies } from "./error-replies.ts";
 import { checkRequest, type GuardOptions } from "./guards.ts";
@@ -17,16 +24,6 @@ import { registerActions } from "./routes/actions.ts";
 import { registerMcpHttp } from "./routes/mcp-http.ts";
 import { registerMeta } from "./routes/meta.ts";
 import { END_FLUSH_MS, registerSse, type SseTracker } from "./routes/sse.ts";
-
-/** Headers must be complete this soon, and the whole request (body included) this soon: a stalled client is dropped. */
-const HEADERS_TIMEOUT_MS = 5_000;
-const REQUEST_TIMEOUT_MS = 10_000;
-/** An idle keep-alive connection is closed after this long. */
-const KEEP_ALIVE_MS = 5_000;
-/** How often Node looks for stalled requests (its default, 30 s, would let them live that much longer). */
-const CONNECTIONS_CHECK_MS = 1_000;
-/** Below the usual 1,024 file descriptors, leaving room for subprocess pipes and outbound probes. */
-const MAX_CONNECTIONS = 768;
 
 /** Fastify's own info lines ("Server listening at …") would precede ours; it gets warn and above only. */
 function fastifyLogger(log: Logger): FastifyBaseLogger {
@@ -66,7 +63,7 @@ export async function buildHttpApp(runtime: Runtime<unknown>): Promise<FastifyIn
     loggerInstance: fastifyLogger(runtime.log),
     bodyLimit: BODY_LIMIT_BYTES,
     requestTimeout: REQUEST_TIMEOUT_MS,
-    // An idle keep-alive connection holds a slot of MAX_CONNECTIONS: let it go soon (Fastify's default is 72 s).
+    // An idle keep-alive connection holds a slot of DEFAULT_MAX_CONNECTIONS: let it go soon (Fastify's default is 72 s).
     keepAliveTimeout: KEEP_ALIVE_MS,
     http: {
       headersTimeout: HEADERS_TIMEOUT_MS,
@@ -80,7 +77,7 @@ export async function buildHttpApp(runtime: Runtime<unknown>): Promise<FastifyIn
     // On close, cut what is left once the streams have said `end` (see preClose below).
     forceCloseConnections: true,
   });
-  app.server.maxConnections = MAX_CONNECTIONS;
+  app.server.maxConnections = DEFAULT_MAX_CONNECTIONS;
   await app.register(fastifySse, { heartbeatInterval: 0 });
   registerJsonBody(app);
   const authFailures = authFailureLog(runtime.log);
