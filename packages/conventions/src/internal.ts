@@ -11,9 +11,12 @@ export { parseServerPackage, SERVER_NAME, type ServerIdentity } from "./define/s
 export { renderServerReference } from "./docs/server-docs.ts";
 export { renderErrorTable } from "./errors/error-table.ts";
 export { ERROR_CODES, ERROR_STATUS } from "./errors/errors.ts";
+export { boundConnections, HTTP_SERVER_BOUNDS } from "./http/connection-bounds.ts";
+export { hostHeaderCount } from "./http/guards.ts";
 export { listedTool, type McpTool, type McpToolSource } from "./mcp/adapter.ts";
 export { RPC, rpcError, transportErrorBody } from "./mcp/rpc.ts";
 export { answerMcpPost, type McpAnswer, serveStdioSource } from "./mcp/transports.ts";
 export { createOutboundPolicy } from "./outbound/index.ts";
 export { renderMetadataTable } from "./outbound/metadata.ts";
+export { addOwnPort, ROADNERD_PORT_BLOCK } from "./outbound/own-ports.ts";
 export { parseInput } from "./runtime/run-tool.ts";
