@@ -18,8 +18,9 @@ import {
 } from "./connection-bounds.ts";
 import { registerCors } from "./cors.ts";
 import { registerErrorReplies } from "./error-replies.ts";
-import { checkRequest, type GuardOptions } from "./guards.ts";
+import { checkRequest, type GuardOptions, hasValidToken } from "./guards.ts";
 import { registerJsonBody } from "./json-body.ts";
+import { defaultUids, judgePeer, type UidTrust } from "./peer-uid.ts";
 import { registerActions } from "./routes/actions.ts";
 import { registerMcpHttp } from "./routes/mcp-http.ts";
 import { registerMeta } from "./routes/meta.ts";
@@ -49,6 +50,27 @@ function authFailureLog(log: Logger): (request: FastifyRequest) => void {
     second = now;
     suppressed = 0;
   };
+}
+
+/** Who may call over loopback without the token (peer-uid.ts; ADR 0025). */
+function uidTrust(config: BaseConfig): UidTrust {
+  if (config.ALLOWED_UIDS === "*") return { allowed: "*" };
+  return { allowed: defaultUids(config.SUDO_UID, config.ALLOWED_UIDS) };
+}
+
+/** A local user other than ours, root or ALLOWED_UIDS gets root's view only with the token. */
+async function checkLocalUser(request: FastifyRequest, trust: UidTrust, guard: GuardOptions): Promise<void> {
+  if (request.url.split("?")[0]?.replace(/\/$/, "") === "/healthz") return;
+  if (guard.authToken && hasValidToken(request.headers.authorization, guard.authToken)) return;
+  const verdict = await judgePeer(request.raw.socket, trust);
+  if (typeof verdict !== "number") return;
+  throw new DiagError(
+    "E_FORBIDDEN",
+    `local user ${verdict < 0 ? "(unknown)" : `uid ${verdict}`} may not call this server`,
+    {
+      hint: "run the client as the server's user, list the uid in ALLOWED_UIDS, or send the AUTH_TOKEN",
+    },
+  );
 }
 
 export async function buildHttpApp(runtime: Runtime<unknown>): Promise<FastifyInstance> {
@@ -81,9 +103,11 @@ export async function buildHttpApp(runtime: Runtime<unknown>): Promise<FastifyIn
   await app.register(fastifySse, { heartbeatInterval: 0 });
   registerJsonBody(app);
   const authFailures = authFailureLog(runtime.log);
+  const trust = uidTrust(config);
   app.addHook("onRequest", async (request, reply) => {
     try {
       checkRequest(request, guard);
+      await checkLocalUser(request, trust, guard);
     } catch (err) {
       if (err instanceof DiagError && err.code === "E_UNAUTHORIZED") authFailures(request);
       // A refused caller does not keep its connection (a table of idle refused connections locks everyone out).
