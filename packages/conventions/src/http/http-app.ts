@@ -19,6 +19,7 @@ import {
 import { registerCors } from "./cors.ts";
 import { registerErrorReplies } from "./error-replies.ts";
 import { checkRequest, type GuardOptions, hasValidToken } from "./guards.ts";
+import { trackInFlight } from "./in-flight.ts";
 import { registerJsonBody } from "./json-body.ts";
 import { defaultUids, judgePeer, type UidTrust } from "./peer-uid.ts";
 import { registerActions } from "./routes/actions.ts";
@@ -119,11 +120,16 @@ export async function buildHttpApp(runtime: Runtime<unknown>): Promise<FastifyIn
   registerErrorReplies(app, BODY_LIMIT_BYTES);
   await registerCors(app, guard);
   const tracker: SseTracker = { open: new Set() };
+  const inFlight = trackInFlight(app);
   // SIGTERM (app.close): every open stream is told to end and gets a moment to send `end` before the cut.
   app.addHook("preClose", async () => {
     runtime.shutdown();
     const ended = Promise.all([...tracker.open]);
-    await Promise.race([ended, new Promise((r) => setTimeout(r, END_FLUSH_MS + 500).unref())]);
+    await Promise.all([
+      Promise.race([ended, new Promise((r) => setTimeout(r, END_FLUSH_MS + 500).unref())]),
+      // Calls in flight: their result within the grace period, else a typed 503 before the cut.
+      inFlight.drain(),
+    ]);
   });
   // Then the server's resources (a warm browser, reads in flight) close with it.
   app.addHook("onClose", async () => {
