@@ -232,7 +232,8 @@ export function createPolicy(config: OutboundConfig, trusted: readonly string[] 
       });
     }
     // A sibling's tools would run with the sibling's policy, not ours: only when the operator named it.
-    if (port !== undefined && !endpoint && isOwnPort(port) && isThisMachine(ip)) {
+    const ownAllowed = config.allowSelf === true && selfAt?.[1] === port;
+    if (port !== undefined && !endpoint && !ownAllowed && isOwnPort(port) && isThisMachine(ip)) {
       throw new DiagError("E_FORBIDDEN", `target is a RoadNerd server's port: ${target} port ${port}`, {
         hint: `RoadNerd's own ports are not a target; OUTBOUND_ALLOW=${isIP(ip) === 6 ? `[${ip}]` : ip}:${port} allows this one`,
       });
