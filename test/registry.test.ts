@@ -5,6 +5,7 @@
  */
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import { ROADNERD_PORT_BLOCK } from "@roadnerd/conventions/internal";
 import { curlExamples } from "@roadnerd/conventions/testing";
 import {
   loadServer,
@@ -29,6 +30,11 @@ describe("the server registry", () => {
     expect(servers.map((s) => s.name).sort()).toEqual(folders.map((d) => d.name).sort());
     const ports = servers.map((s) => s.defaultPort);
     expect(new Set(ports).size).toBe(ports.length);
+    // The kernel refuses these as targets of another server (sibling ports): every default port is inside.
+    for (const port of ports) {
+      expect(port).toBeGreaterThan(ROADNERD_PORT_BLOCK.first);
+      expect(port).toBeLessThanOrEqual(ROADNERD_PORT_BLOCK.last);
+    }
   });
 
   it("imports every server through its package, never by a path out of packages/registry", async () => {

@@ -15,7 +15,7 @@ usage: roadnerd-${def.name} [--stdio] [--help]
 
 env: HOST (default 127.0.0.1), PORT (default ${def.defaultPort}; 0 = any free port), LOG_LEVEL, AUTH_TOKEN
      (required to bind beyond loopback, or ALLOW_UNAUTHENTICATED=1), ALLOWED_HOSTS, ALLOWED_ORIGINS,
-     OUTBOUND_ALLOW, OUTBOUND_DENY, OUTBOUND_ALLOW_SELF, MAX_CALLS, MAX_STREAMS, MAX_PROCS, EXEC_PATH${extraEnv.length ? `,\n     ${extraEnv.join(", ")}` : ""}
+     ALLOWED_UIDS, OUTBOUND_ALLOW, OUTBOUND_DENY, OUTBOUND_ALLOW_SELF, MAX_CALLS, MAX_STREAMS, MAX_PROCS, EXEC_PATH${extraEnv.length ? `,\n     ${extraEnv.join(", ")}` : ""}
 `;
 }
 

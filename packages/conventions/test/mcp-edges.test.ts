@@ -168,6 +168,30 @@ describe("MCP over stdio: clean edges", () => {
 });
 
 describe("stdio: requests piped in and stdin closed", () => {
+  it("tools/call before initialize is refused (−32600), not served; after initialize it is", async () => {
+    const { PassThrough } = await import("node:stream");
+    const { LineTransport } = await import("../src/mcp/stdio.ts");
+    const { createMcpServer } = await import("../src/mcp/adapter.ts");
+    const { testRuntime } = await import("../src/testing/inject.ts");
+    const input = new PassThrough();
+    const output = new PassThrough();
+    const lines: string[] = [];
+    output.on("data", (d: Buffer) => lines.push(...d.toString().split("\n").filter(Boolean)));
+    const transport = new LineTransport(input, output, 65_536);
+    const closed = new Promise<void>((resolve) => {
+      transport.onclose = () => resolve();
+    });
+    await createMcpServer(testRuntime(demoServer)).connect(transport);
+    const call = { name: "echo_name", arguments: { name: "example.com" } };
+    input.write(`${JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: call })}\n`);
+    input.write(`${JSON.stringify({ jsonrpc: "2.0", id: 2, method: "initialize", params: INIT })}\n`);
+    input.end(`${JSON.stringify({ jsonrpc: "2.0", id: 3, method: "tools/call", params: call })}\n`);
+    await closed;
+    const answers = lines.map((l) => JSON.parse(l) as { id?: number; error?: { code: number; data?: unknown } });
+    expect(answers.find((a) => a.id === 1)?.error).toMatchObject({ code: -32600, data: { code: "E_INVALID_INPUT" } });
+    expect(answers.find((a) => a.id === 3)?.error).toBeUndefined();
+  });
+
   it("every request already read is answered before the transport closes", async () => {
     const { PassThrough } = await import("node:stream");
     const { LineTransport } = await import("../src/mcp/stdio.ts");

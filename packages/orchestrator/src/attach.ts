@@ -6,10 +6,11 @@
  */
 import { join } from "node:path";
 import { createClient, type RoadNerdClient } from "@roadnerd/client";
+import { DEFAULT_TIMEOUT_MS } from "@roadnerd/conventions";
 import { type Supervised, SuperviseError, superviseListening } from "@roadnerd/conventions/supervise";
 import { REPO_ROOT, type RegisteredServer } from "@roadnerd/registry";
 import { DEFAULT_ATTACH_TIMEOUT_MS, DEFAULT_IDLE_MS } from "./config.ts";
-import { AttachError, errorInfo, fieldOf } from "./errors.ts";
+import { AttachError, CallError, errorInfo, fieldOf } from "./errors.ts";
 
 export interface Launch {
   argv: string[];
@@ -69,6 +70,45 @@ const CONNECTION_ERRORS = new Set([
   "UND_ERR_CLOSED",
   "UND_ERR_CONNECT_TIMEOUT",
 ]);
+
+/**
+ * How long past the caller's own timeout_ms a server gets to answer: its deadline, serialising the answer, the
+ * loopback round trip. A stopped server (SIGSTOP, a hung event loop) fails the call then, not minutes later.
+ */
+export const ANSWER_MARGIN_MS = 1_500;
+
+/** The deadline towards a server for a call that asked for `timeout_ms` (the tools' default when absent). */
+export function callDeadlineMs(params: Record<string, unknown>): number {
+  const asked = typeof params.timeout_ms === "number" && params.timeout_ms > 0 ? params.timeout_ms : DEFAULT_TIMEOUT_MS;
+  return asked + ANSWER_MARGIN_MS;
+}
+
+/** The server's call, bounded by its deadline; plumbing failures typed (E_TIMEOUT, E_ATTACH), never E_INTERNAL. */
+async function boundedCall(
+  server: string,
+  client: RoadNerdClient,
+  tool: string,
+  params: Record<string, unknown>,
+  signal: AbortSignal | undefined,
+): Promise<Record<string, unknown>> {
+  const deadlineMs = callDeadlineMs(params);
+  const deadline = AbortSignal.timeout(deadlineMs);
+  try {
+    return await client.call(tool, params, { signal: signal ? AbortSignal.any([signal, deadline]) : deadline });
+  } catch (err) {
+    if (deadline.aborted && !signal?.aborted) {
+      throw new CallError("E_TIMEOUT", `${server} did not answer ${tool} within ${deadlineMs} ms`, {
+        hint: "the server may be stopped or overloaded",
+      });
+    }
+    const codes = [fieldOf(err, "code"), fieldOf(fieldOf(err, "cause"), "code")];
+    const failure = codes.find((c) => typeof c === "string" && CONNECTION_ERRORS.has(c));
+    if (typeof failure === "string") {
+      throw new CallError("E_ATTACH", `${server}: connection failed under ${tool} (${failure})`, { cause: err });
+    }
+    throw err;
+  }
+}
 
 export function defaultLaunch(server: RegisteredServer): Launch {
   return {
@@ -218,14 +258,14 @@ export class Attacher {
     this.#clearIdle(e);
     try {
       try {
-        const result = await a.client.call(tool, params, options);
+        const result = await boundedCall(server, a.client, tool, params, options.signal);
         return { result, attached: a.attached, restarted: a.restarted, attachMs: a.attachMs };
       } catch (err) {
         if (!(await this.#diedUnder(server, err))) throw err;
         // It died under the call: start it again once and retry once.
         const again = await this.ensure(server);
         a = { ...again, attached: true, restarted: true, attachMs: a.attachMs + again.attachMs };
-        const result = await a.client.call(tool, params, options);
+        const result = await boundedCall(server, a.client, tool, params, options.signal);
         return { result, attached: true, restarted: true, attachMs: a.attachMs };
       }
     } finally {
@@ -236,7 +276,8 @@ export class Attacher {
 
   async #diedUnder(server: string, err: unknown): Promise<boolean> {
     const e = this.#entry(server);
-    const codes = [fieldOf(err, "code"), fieldOf(fieldOf(err, "cause"), "code")];
+    const cause = fieldOf(err, "cause");
+    const codes = [fieldOf(err, "code"), fieldOf(cause, "code"), fieldOf(fieldOf(cause, "cause"), "code")];
     if (!e.child || !codes.some((c) => typeof c === "string" && CONNECTION_ERRORS.has(c))) return false;
     // The socket error can arrive before the exit event: give the exit a moment to land.
     await Promise.race([e.child.exited, new Promise((r) => setTimeout(r, 1000).unref())]);

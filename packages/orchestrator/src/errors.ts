@@ -38,6 +38,21 @@ export class AttachError extends Error {
   }
 }
 
+/**
+ * A call the gateway could not complete for reasons of the plumbing, not of the tool: the server's deadline
+ * passed with no answer (E_TIMEOUT), or its connection failed under the call (E_ATTACH). Never E_INTERNAL.
+ */
+export class CallError extends Error {
+  override readonly name = "CallError";
+  readonly code: "E_TIMEOUT" | "E_ATTACH";
+  readonly hint: string | undefined;
+  constructor(code: "E_TIMEOUT" | "E_ATTACH", message: string, options: { hint?: string; cause?: unknown } = {}) {
+    super(message, { cause: options.cause });
+    this.code = code;
+    this.hint = options.hint;
+  }
+}
+
 /** A command line, script file or environment that cannot be used: said in one line, exit 2. */
 export class UsageError extends Error {
   readonly code = "E_USAGE" as const;

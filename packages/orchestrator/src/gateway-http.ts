@@ -5,7 +5,17 @@
  * with a limit, and GET /healthz for `roadnerd up`.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
-import { answerMcpPost, type McpAnswer, RPC, rpcError, transportErrorBody } from "@roadnerd/conventions/internal";
+import {
+  addOwnPort,
+  answerMcpPost,
+  boundConnections,
+  HTTP_SERVER_BOUNDS,
+  hostHeaderCount,
+  type McpAnswer,
+  RPC,
+  rpcError,
+  transportErrorBody,
+} from "@roadnerd/conventions/internal";
 import pkg from "../package.json" with { type: "json" };
 import { type GatewayOptions, gatewaySource } from "./gateway.ts";
 import { answerPage } from "./page/page-routes.ts";
@@ -75,10 +85,25 @@ async function answerPost(req: IncomingMessage, res: ServerResponse, source: Ret
   return answerMcpPost({ headers: req.headers, body }, source, callerGone(res));
 }
 
-export async function serveGatewayHttp(options: GatewayOptions, port = 0): Promise<GatewayHttp> {
+/** The servers' bounds (kernel): connection cap, header/request/keep-alive timeouts, refused sockets destroyed. */
+export interface GatewayBounds {
+  maxConnections?: number;
+}
+
+export async function serveGatewayHttp(
+  options: GatewayOptions,
+  port = 0,
+  bounds: GatewayBounds = {},
+): Promise<GatewayHttp> {
   const source = gatewaySource(options);
   let allowedHosts: Set<string> = new Set();
-  const http = createServer((req, res) => {
+  const http = createServer({ ...HTTP_SERVER_BOUNDS, requireHostHeader: false }, (req, res) => {
+    if (hostHeaderCount(req.rawHeaders) > 1) {
+      return send(res, {
+        status: 400,
+        body: { error: { code: "E_INVALID_INPUT", message: "more than one Host header" } },
+      });
+    }
     // DNS rebinding: only our own loopback names.
     if (!allowedHosts.has((req.headers.host ?? "").toLowerCase())) return send(res, refused("Host not allowed"));
     // A browser page elsewhere must not drive the gateway: only our own origin, or none (non-browser clients).
@@ -112,6 +137,7 @@ export async function serveGatewayHttp(options: GatewayOptions, port = 0): Promi
           send(res, { status: 500, body: rpcError(null, RPC.InternalError, "internal error", "E_INTERNAL") });
       });
   });
+  boundConnections(http, bounds.maxConnections);
   await new Promise<void>((resolve, reject) => {
     http.once("error", reject);
     http.listen(port, "127.0.0.1", () => resolve());
@@ -119,6 +145,8 @@ export async function serveGatewayHttp(options: GatewayOptions, port = 0): Promi
   const address = http.address();
   const bound = typeof address === "object" && address ? address.port : port;
   allowedHosts = new Set([`127.0.0.1:${bound}`, `localhost:${bound}`]);
+  // A server this process runs must not be sent at the gateway (sibling ports).
+  addOwnPort(bound);
   return {
     url: `http://127.0.0.1:${bound}/mcp`,
     close: () =>

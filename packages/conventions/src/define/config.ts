@@ -66,6 +66,25 @@ export const baseEnvShape = {
   MAX_STREAMS: bound(DEFAULT_MAX_STREAMS, 1024).describe(
     `open SSE streams; more get 503 E_BUSY (default ${DEFAULT_MAX_STREAMS})`,
   ),
+  ALLOWED_UIDS: z
+    .string()
+    .optional()
+    .transform((v, ctx) => {
+      const items = (v ?? "")
+        .split(",")
+        .map((s) => s.trim())
+        .filter(Boolean);
+      if (items.includes("*")) return "*" as const;
+      const uids = items.map(Number);
+      if (uids.some((u) => !Number.isInteger(u) || u < 0)) {
+        ctx.addIssue({ code: "custom", message: "expected uids (numbers) separated by commas, or *" });
+      }
+      return uids;
+    })
+    .describe(
+      "local users (uids) that may call over loopback without AUTH_TOKEN, besides root, our own user and SUDO_UID; * for all",
+    ),
+  SUDO_UID: z.coerce.number().int().min(0).optional().describe("set by sudo: the user who started us may call us"),
   ROADNERD_PARENT_PID: z.coerce
     .number()
     .int()

@@ -1,11 +1,16 @@
 /**
  * Requests Node's HTTP parser refuses before any route runs (Content-Length with Transfer-Encoding, a request
  * line or headers over 16 KiB, a body or headers that never complete) still get our typed error body, and
- * the connection is closed.
+ * the connection is destroyed: not just ended. An ended socket whose peer never closes its side stays in
+ * FIN-WAIT-2 holding a descriptor and a slot of the connection cap for as long as the peer likes (770 idle
+ * peers kept /healthz unreachable); the answer gets a short moment to leave, then the socket is gone.
  */
 import { STATUS_CODES } from "node:http";
 import type { Socket } from "node:net";
 import { DiagError, errorBody } from "../errors/errors.ts";
+
+/** How long a refused request's answer may take to leave before its socket is destroyed anyway. */
+export const REFUSAL_FLUSH_MS = 500;
 
 function diagnose(err: NodeJS.ErrnoException): { status: number; error: DiagError } {
   if (err.code === "ERR_HTTP_REQUEST_TIMEOUT") {
@@ -19,6 +24,14 @@ function diagnose(err: NodeJS.ErrnoException): { status: number; error: DiagErro
   return { status: 400, error: new DiagError("E_INVALID_INPUT", `bad request: ${reason}`) };
 }
 
+/** End with `data`, then destroy: once written, or after REFUSAL_FLUSH_MS if the peer does not read. */
+export function endAndDestroy(socket: Socket, data = ""): void {
+  const timer = setTimeout(() => socket.destroy(), REFUSAL_FLUSH_MS);
+  timer.unref();
+  socket.once("close", () => clearTimeout(timer));
+  socket.end(data, () => socket.destroy());
+}
+
 export function clientErrorHandler(err: NodeJS.ErrnoException, socket: Socket): void {
   if (err.code === "ECONNRESET" || socket.destroyed || !socket.writable) {
     socket.destroy();
@@ -26,7 +39,8 @@ export function clientErrorHandler(err: NodeJS.ErrnoException, socket: Socket): 
   }
   const { status, error } = diagnose(err);
   const body = JSON.stringify(errorBody(error));
-  socket.end(
+  endAndDestroy(
+    socket,
     `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\n` +
       `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
   );

@@ -17,6 +17,12 @@ export interface GuardOptions {
 
 const LOCAL_NAMES = ["localhost", "127.0.0.1", "::1"];
 
+/**
+ * A Host header as RFC 9110 has it: a name, an IPv4 address or a bracketed IPv6 address, then an optional port.
+ * Nothing may follow the bracket but the port: `[::1].evil.com` is not ::1.
+ */
+const HOST_SHAPE = /^(?:\[[0-9a-f:.]+\]|[a-z0-9_.-]+)(?::\d{1,5})?$/;
+
 /** Host header → hostname without port, lowercased; IPv6 brackets removed. */
 export function hostnameOf(hostHeader: string): string {
   const h = hostHeader.trim().toLowerCase();
@@ -26,7 +32,7 @@ export function hostnameOf(hostHeader: string): string {
 }
 
 export function isAllowedHost(hostHeader: string | undefined, options: GuardOptions): boolean {
-  if (!hostHeader) return false;
+  if (!hostHeader || !HOST_SHAPE.test(hostHeader.trim().toLowerCase())) return false;
   const name = hostnameOf(hostHeader);
   if (options.allowedHosts.map((h) => h.toLowerCase()).includes(name)) return true;
   if (LOCAL_NAMES.includes(name)) return true;
@@ -67,8 +73,35 @@ export function hasValidToken(header: string | undefined, token: string): boolea
   return timingSafeEqual(digest(m[1]), digest(token));
 }
 
+/** How many Host headers the request carried (Node keeps the first of several and drops the rest). */
+export function hostHeaderCount(rawHeaders: readonly string[]): number {
+  let n = 0;
+  for (let i = 0; i < rawHeaders.length; i += 2) if (rawHeaders[i]?.toLowerCase() === "host") n += 1;
+  return n;
+}
+
+/**
+ * A GET that runs a tool (`/sse/<tool>`) may come from a browser only as a script's CORS request (EventSource,
+ * fetch: Sec-Fetch-Mode cors, destination empty), which carries an Origin the check above judges. A navigation,
+ * a frame, an <img> or a no-cors fetch is refused whatever its site: a page (or a headless browser told to open
+ * the URL) must not run tools with a link.
+ */
+function checkBrowserGet(request: FastifyRequest): void {
+  if (request.method !== "GET" || !request.url.startsWith("/sse/")) return;
+  const mode = request.headers["sec-fetch-mode"];
+  const dest = request.headers["sec-fetch-dest"];
+  if ((mode !== undefined && mode !== "cors") || (dest !== undefined && dest !== "empty")) {
+    throw new DiagError("E_FORBIDDEN", `a browser ${mode ?? dest} request may not run a tool`, {
+      hint: "open streams with EventSource or fetch from a page whose origin is allowed (ALLOWED_ORIGINS)",
+    });
+  }
+}
+
 /** Throws a DiagError when the request must not be served. */
 export function checkRequest(request: FastifyRequest, options: GuardOptions): void {
+  if (hostHeaderCount(request.raw.rawHeaders) > 1) {
+    throw new DiagError("E_INVALID_INPUT", "more than one Host header", { hint: "send exactly one Host header" });
+  }
   if (!request.headers.host) {
     throw new DiagError("E_INVALID_INPUT", "no Host header", {
       hint: "HTTP/1.1 requests carry Host: 127.0.0.1:<port>",
@@ -91,6 +124,7 @@ export function checkRequest(request: FastifyRequest, options: GuardOptions): vo
       hint: "call from a page whose origin is allowed (ALLOWED_ORIGINS)",
     });
   }
+  checkBrowserGet(request);
   // A browser's CORS preflight never carries credentials: it is answered (for allowed origins only) without.
   const preflight = request.method === "OPTIONS" && request.headers["access-control-request-method"] !== undefined;
   if (

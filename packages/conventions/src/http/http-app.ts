@@ -9,26 +9,25 @@ import type { Logger } from "../runtime/logger.ts";
 import { maskUrl } from "../runtime/mask.ts";
 import { createRuntime, type Runtime, type RuntimeOptions } from "../runtime/runtime.ts";
 import { clientErrorHandler } from "./client-errors.ts";
+import {
+  CONNECTIONS_CHECK_MS,
+  DEFAULT_MAX_CONNECTIONS,
+  HEADERS_TIMEOUT_MS,
+  KEEP_ALIVE_MS,
+  REQUEST_TIMEOUT_MS,
+} from "./connection-bounds.ts";
 import { registerCors } from "./cors.ts";
 import { registerErrorReplies } from "./error-replies.ts";
-import { checkRequest, type GuardOptions } from "./guards.ts";
+import { checkRequest, type GuardOptions, hasValidToken } from "./guards.ts";
+import { trackInFlight } from "./in-flight.ts";
 import { registerJsonBody } from "./json-body.ts";
+import { defaultUids, judgePeer, type UidTrust } from "./peer-uid.ts";
 import { registerActions } from "./routes/actions.ts";
 import { registerMcpHttp } from "./routes/mcp-http.ts";
 import { registerMeta } from "./routes/meta.ts";
 import { registerMetrics } from "./routes/metrics.ts";
 import { registerProbe } from "./routes/probe.ts";
 import { END_FLUSH_MS, registerSse, type SseTracker } from "./routes/sse.ts";
-
-/** Headers must be complete this soon, and the whole request (body included) this soon: a stalled client is dropped. */
-const HEADERS_TIMEOUT_MS = 5_000;
-const REQUEST_TIMEOUT_MS = 10_000;
-/** An idle keep-alive connection is closed after this long. */
-const KEEP_ALIVE_MS = 5_000;
-/** How often Node looks for stalled requests (its default, 30 s, would let them live that much longer). */
-const CONNECTIONS_CHECK_MS = 1_000;
-/** Below the usual 1,024 file descriptors, leaving room for subprocess pipes and outbound probes. */
-const MAX_CONNECTIONS = 768;
 
 /** Fastify's own info lines ("Server listening at …") would precede ours; it gets warn and above only. */
 function fastifyLogger(log: Logger): FastifyBaseLogger {
@@ -56,6 +55,27 @@ function authFailureLog(log: Logger): (request: FastifyRequest) => void {
   };
 }
 
+/** Who may call over loopback without the token (peer-uid.ts; ADR 0025). */
+function uidTrust(config: BaseConfig): UidTrust {
+  if (config.ALLOWED_UIDS === "*") return { allowed: "*" };
+  return { allowed: defaultUids(config.SUDO_UID, config.ALLOWED_UIDS) };
+}
+
+/** A local user other than ours, root or ALLOWED_UIDS gets root's view only with the token. */
+async function checkLocalUser(request: FastifyRequest, trust: UidTrust, guard: GuardOptions): Promise<void> {
+  if (request.url.split("?")[0]?.replace(/\/$/, "") === "/healthz") return;
+  if (guard.authToken && hasValidToken(request.headers.authorization, guard.authToken)) return;
+  const verdict = await judgePeer(request.raw.socket, trust);
+  if (typeof verdict !== "number") return;
+  throw new DiagError(
+    "E_FORBIDDEN",
+    `local user ${verdict < 0 ? "(unknown)" : `uid ${verdict}`} may not call this server`,
+    {
+      hint: "run the client as the server's user, list the uid in ALLOWED_UIDS, or send the AUTH_TOKEN",
+    },
+  );
+}
+
 export async function buildHttpApp(runtime: Runtime<unknown>): Promise<FastifyInstance> {
   const config: BaseConfig = runtime.config;
   const guard: GuardOptions = {
@@ -68,7 +88,7 @@ export async function buildHttpApp(runtime: Runtime<unknown>): Promise<FastifyIn
     loggerInstance: fastifyLogger(runtime.log),
     bodyLimit: BODY_LIMIT_BYTES,
     requestTimeout: REQUEST_TIMEOUT_MS,
-    // An idle keep-alive connection holds a slot of MAX_CONNECTIONS: let it go soon (Fastify's default is 72 s).
+    // An idle keep-alive connection holds a slot of DEFAULT_MAX_CONNECTIONS: let it go soon (Fastify's default is 72 s).
     keepAliveTimeout: KEEP_ALIVE_MS,
     http: {
       headersTimeout: HEADERS_TIMEOUT_MS,
@@ -82,13 +102,15 @@ export async function buildHttpApp(runtime: Runtime<unknown>): Promise<FastifyIn
     // On close, cut what is left once the streams have said `end` (see preClose below).
     forceCloseConnections: true,
   });
-  app.server.maxConnections = MAX_CONNECTIONS;
+  app.server.maxConnections = DEFAULT_MAX_CONNECTIONS;
   await app.register(fastifySse, { heartbeatInterval: 0 });
   registerJsonBody(app);
   const authFailures = authFailureLog(runtime.log);
+  const trust = uidTrust(config);
   app.addHook("onRequest", async (request, reply) => {
     try {
       checkRequest(request, guard);
+      await checkLocalUser(request, trust, guard);
     } catch (err) {
       if (err instanceof DiagError && err.code === "E_UNAUTHORIZED") authFailures(request);
       // A refused caller does not keep its connection (a table of idle refused connections locks everyone out).
@@ -100,11 +122,16 @@ export async function buildHttpApp(runtime: Runtime<unknown>): Promise<FastifyIn
   registerErrorReplies(app, BODY_LIMIT_BYTES);
   await registerCors(app, guard);
   const tracker: SseTracker = { open: new Set() };
+  const inFlight = trackInFlight(app);
   // SIGTERM (app.close): every open stream is told to end and gets a moment to send `end` before the cut.
   app.addHook("preClose", async () => {
     runtime.shutdown();
     const ended = Promise.all([...tracker.open]);
-    await Promise.race([ended, new Promise((r) => setTimeout(r, END_FLUSH_MS + 500).unref())]);
+    await Promise.all([
+      Promise.race([ended, new Promise((r) => setTimeout(r, END_FLUSH_MS + 500).unref())]),
+      // Calls in flight: their result within the grace period, else a typed 503 before the cut.
+      inFlight.drain(),
+    ]);
   });
   // Then the server's resources (a warm browser, reads in flight) close with it.
   app.addHook("onClose", async () => {

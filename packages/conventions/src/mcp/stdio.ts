@@ -77,6 +77,8 @@ export class LineTransport implements Transport {
     this.#reply(rpcError(null, RPC.InvalidRequest, `message larger than ${this.#maxBytes} bytes`, "E_INVALID_INPUT"));
   }
 
+  #initialized = false;
+
   #handle(line: string): void {
     let raw: unknown;
     try {
@@ -88,6 +90,14 @@ export class LineTransport implements Transport {
     const checked = checkMessage(raw);
     if (checked.ok) {
       const m = checked.message as { id?: string | number; method?: string };
+      // A session starts with initialize (MCP lifecycle); a tool call before it is refused, not served.
+      if (m.method === "initialize") this.#initialized = true;
+      else if (!this.#initialized && m.id !== undefined && m.method !== undefined && m.method !== "ping") {
+        this.#reply(
+          rpcError(m.id, RPC.InvalidRequest, `${m.method} before initialize: send initialize first`, "E_INVALID_INPUT"),
+        );
+        return;
+      }
       if (m.method !== undefined && m.id !== undefined) this.#pending.add(m.id);
       this.onmessage?.(checked.message);
     } else if (checked.response) this.#reply(checked.response);

@@ -10,6 +10,7 @@ import { networkInterfaces } from "node:os";
 import { isHostname } from "../define/fields.ts";
 import { DiagError } from "../errors/errors.ts";
 import { METADATA_ENTRIES, UNROUTABLE } from "./metadata.ts";
+import { addOwnPort, isOwnPort, isThisMachine } from "./own-ports.ts";
 
 export interface OutboundConfig {
   allow: readonly string[];
@@ -108,14 +109,30 @@ interface Rules {
   nets: BlockList;
   cidrs: Cidr[];
   names: string[];
+  /** `host:port` entries (`127.0.0.1:7101`, `[::1]:7101`, `localhost:7101`): that one port of that host. */
+  endpoints: Array<{ host: string; port: number }>;
+}
+
+/** `host:port`, `[v6]:port` → its parts; anything else (a CIDR, a name, a bare IPv6) → undefined. */
+function endpointOf(entry: string): { host: string; port: number } | undefined {
+  const m = /^\[([0-9a-f:.]+)\]:(\d{1,5})$/.exec(entry) ?? /^([^:/[\]]+):(\d{1,5})$/.exec(entry);
+  if (!m?.[1] || !m[2]) return undefined;
+  const port = Number(m[2]);
+  return port >= 1 && port <= 65535 ? { host: m[1].replace(/\.$/, ""), port } : undefined;
 }
 
 function rules(entries: readonly string[]): Rules {
   const nets = new BlockList();
   const cidrs: Cidr[] = [];
   const names: string[] = [];
+  const endpoints: Rules["endpoints"] = [];
   for (const raw of entries) {
     const entry = raw.trim().toLowerCase();
+    const endpoint = endpointOf(entry);
+    if (endpoint && (isIP(endpoint.host) || isHostname(endpoint.host))) {
+      endpoints.push(endpoint);
+      continue;
+    }
     const [addr, bits] = entry.split("/");
     const family = isIP(addr ?? "");
     if (family) {
@@ -132,7 +149,7 @@ function rules(entries: readonly string[]): Rules {
       throw new DiagError("E_INVALID_INPUT", `bad entry in outbound policy: ${raw} (expected a CIDR or a host name)`);
     }
   }
-  return { nets, cidrs, names };
+  return { nets, cidrs, names, endpoints };
 }
 
 /**
@@ -198,21 +215,39 @@ export function createPolicy(config: OutboundConfig, trusted: readonly string[] 
     throw new DiagError("E_FORBIDDEN", `target denied (cloud metadata name): ${exact}`);
   }
 
+  /** OUTBOUND_ALLOW names this very host:port (by address, or by the name it was asked as). */
+  function endpointAllowed(ip: string, host: string | undefined, port: number | undefined): boolean {
+    if (port === undefined) return false;
+    const name = host?.toLowerCase().replace(/\.$/, "");
+    return allow.endpoints.some(
+      (e) => e.port === port && (e.host === name || (isIP(e.host) !== 0 && unwrapIPv4(e.host) === ip)),
+    );
+  }
+
   function checkAddress(rawIp: string, host?: string, port?: number): void {
     const ip = unwrapIPv4(rawIp.replace(/^\[|\]$/g, ""));
     if (ipMatches(ip, admitted)) return;
     const target = host && host !== ip ? `${host} (${ip})` : ip;
-    requireAllowlist(target);
+    const endpoint = endpointAllowed(ip, host, port);
+    if (!endpoint) requireAllowlist(target);
     if (self && port === self.port && self.matches(ip)) {
       throw new DiagError("E_FORBIDDEN", `target is this server itself: ${target} port ${port}`, {
         hint: "point the tool at what you are diagnosing; OUTBOUND_ALLOW_SELF=1 allows it",
+      });
+    }
+    // A sibling's tools would run with the sibling's policy, not ours: only when the operator named it.
+    const ownAllowed = config.allowSelf === true && selfAt?.[1] === port;
+    if (port !== undefined && !endpoint && !ownAllowed && isOwnPort(port) && isThisMachine(ip)) {
+      throw new DiagError("E_FORBIDDEN", `target is a RoadNerd server's port: ${target} port ${port}`, {
+        hint: `RoadNerd's own ports are not a target; OUTBOUND_ALLOW=${isIP(ip) === 6 ? `[${ip}]` : ip}:${port} allows this one`,
       });
     }
     if (ipMatches(ip, deny.nets) || (host !== undefined && nameMatches(host, deny.names))) {
       throw new DiagError("E_FORBIDDEN", `target denied by OUTBOUND_DENY: ${target}`);
     }
     if (host !== undefined) checkMetadataName(host);
-    const explicitlyAllowed = ipMatches(ip, allow.nets) || (host !== undefined && nameMatches(host, allow.names));
+    const explicitlyAllowed =
+      endpoint || ipMatches(ip, allow.nets) || (host !== undefined && nameMatches(host, allow.names));
     if (restricted && !explicitlyAllowed) {
       throw new DiagError("E_FORBIDDEN", `target not in OUTBOUND_ALLOW: ${target}`, {
         hint: "ask the operator to add it to OUTBOUND_ALLOW",
@@ -232,12 +267,20 @@ export function createPolicy(config: OutboundConfig, trusted: readonly string[] 
       return;
     }
     if (!isHostname(host)) throw new DiagError("E_INVALID_INPUT", `not a host name: ${host.slice(0, 80)}`);
-    requireAllowlist(host);
+    if (!(port !== undefined && allow.endpoints.some((e) => e.host === host.toLowerCase() && e.port === port))) {
+      requireAllowlist(host);
+    }
+    // localhost is this machine by definition (RFC 6761), even when a proxy, not we, would resolve it.
+    if ((host === "localhost" || host.endsWith(".localhost")) && port !== undefined)
+      checkAddress("127.0.0.1", host, port);
     // A name on the deny list is refused before any lookup leaves the machine.
     if (nameMatches(host, deny.names)) throw new DiagError("E_FORBIDDEN", `target denied by OUTBOUND_DENY: ${host}`);
     checkMetadataName(host);
     // An allow list of names only: an unlisted name is refused before its lookup can leave the machine.
-    if (restricted && allow.cidrs.length === 0 && !nameMatches(host, allow.names)) {
+    const namedEndpoint =
+      port !== undefined && allow.endpoints.some((e) => e.host === host.toLowerCase() && e.port === port);
+    const addressEntries = allow.cidrs.length > 0 || allow.endpoints.some((e) => isIP(e.host) !== 0);
+    if (restricted && !addressEntries && !namedEndpoint && !nameMatches(host, allow.names)) {
       throw new DiagError("E_FORBIDDEN", `target not in OUTBOUND_ALLOW: ${host}`, {
         hint: "ask the operator to add it to OUTBOUND_ALLOW",
       });
@@ -272,6 +315,7 @@ export function createPolicy(config: OutboundConfig, trusted: readonly string[] 
 
   function setSelf(address: string, port: number): void {
     selfAt = [address, port];
+    addOwnPort(port);
     if (config.allowSelf) return;
     const bound = unwrapIPv4(address);
     const wildcard = bound === "0.0.0.0" || bound === "::";

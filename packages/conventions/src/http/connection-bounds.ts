@@ -1,0 +1,34 @@
+/**
+ * What one connection may cost, the same for every server and the gateway: headers complete within 5 s, the
+ * whole request within 10 s, an idle keep-alive connection closed after 5 s, at most DEFAULT_MAX_CONNECTIONS open
+ * (past it, a new connection is closed at once), and a refused request's socket destroyed, not only ended
+ * (client-errors.ts). Whatever the peer does, a stalled or idle connection is gone within its timeout.
+ */
+import type { Server } from "node:http";
+import { clientErrorHandler } from "./client-errors.ts";
+
+/** Headers must be complete this soon, and the whole request (body included) this soon. */
+export const HEADERS_TIMEOUT_MS = 5_000;
+export const REQUEST_TIMEOUT_MS = 10_000;
+/** An idle keep-alive connection is closed after this long (Fastify's default is 72 s, Node's 5 s). */
+export const KEEP_ALIVE_MS = 5_000;
+/** How often Node looks for stalled requests (its default, 30 s, would let them live that much longer). */
+export const CONNECTIONS_CHECK_MS = 1_000;
+
+/** Below the usual 1,024 file descriptors, leaving room for subprocess pipes and outbound probes. */
+export const DEFAULT_MAX_CONNECTIONS = 768;
+
+/** Options for node:http's createServer (Fastify passes them through as `http`). */
+export const HTTP_SERVER_BOUNDS = {
+  headersTimeout: HEADERS_TIMEOUT_MS,
+  requestTimeout: REQUEST_TIMEOUT_MS,
+  keepAliveTimeout: KEEP_ALIVE_MS,
+  connectionsCheckingInterval: CONNECTIONS_CHECK_MS,
+} as const;
+
+/** The bounds on a plain node:http server (the gateway): the cap and the client-error handler. */
+export function boundConnections(server: Server, maxConnections = DEFAULT_MAX_CONNECTIONS): void {
+  server.maxConnections = maxConnections;
+  server.keepAliveTimeout = KEEP_ALIVE_MS;
+  server.on("clientError", clientErrorHandler);
+}

@@ -1,0 +1,51 @@
+/**
+ * SIGTERM answers every call in flight: POST /actions and POST /mcp get their result if it comes within
+ * SHUTDOWN_GRACE_MS, else a typed answer (503 E_BUSY "shutting down", as JSON-RPC on /mcp) before the
+ * connections are cut. Before this, a shutdown dropped them with no answer (only SSE got `end`).
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import { DiagError, errorBody } from "../errors/errors.ts";
+import { RPC, rpcError } from "../mcp/rpc.ts";
+
+/** How long calls in flight get to finish once the server is told to stop. */
+export const SHUTDOWN_GRACE_MS = 2_000;
+
+export interface InFlight {
+  /** Wait up to the grace period, then answer whatever is left with the shutdown error. */
+  drain(): Promise<void>;
+}
+
+function shutdownAnswer(request: FastifyRequest, reply: FastifyReply): void {
+  if (reply.sent || reply.raw.headersSent) return;
+  const error = new DiagError("E_BUSY", "server shutting down; call again (roadnerd restarts it)");
+  void reply.code(503).header("connection", "close").header("retry-after", "1");
+  if (request.url.startsWith("/mcp")) {
+    const body = request.body as { id?: unknown } | undefined;
+    const id = typeof body?.id === "string" || typeof body?.id === "number" ? body.id : null;
+    void reply.send(rpcError(id, RPC.InternalError, error.message, "E_BUSY"));
+    return;
+  }
+  void reply.send(errorBody(error));
+}
+
+export function trackInFlight(app: FastifyInstance): InFlight {
+  const open = new Map<FastifyReply, { request: FastifyRequest; done: Promise<void> }>();
+  app.addHook("preHandler", async (request, reply) => {
+    if (request.method !== "POST") return;
+    const done = new Promise<void>((resolve) => reply.raw.once("close", () => resolve()));
+    open.set(reply, { request, done });
+    void done.then(() => open.delete(reply));
+  });
+  return {
+    async drain() {
+      if (open.size === 0) return;
+      const all = Promise.all([...open.values()].map((o) => o.done));
+      const grace = new Promise((r) => setTimeout(r, SHUTDOWN_GRACE_MS).unref());
+      await Promise.race([all, grace]);
+      const left = [...open.entries()];
+      for (const [reply, { request }] of left) shutdownAnswer(request, reply);
+      // Give the answers a moment to be written before forceCloseConnections cuts them.
+      await Promise.race([Promise.all(left.map(([, o]) => o.done)), new Promise((r) => setTimeout(r, 500).unref())]);
+    },
+  };
+}

@@ -1,0 +1,103 @@
+/**
+ * Who is calling over loopback: the uid that owns the peer's end of a loopback TCP connection, read from the
+ * kernel's socket tables (/proc/net/tcp and tcp6, where the client's socket is the row whose local end is our
+ * peer and whose remote end is us). The trust model (docs/security.md, ADR 0025): on loopback, a caller must be
+ * this process's own user, root, the user who ran sudo (SUDO_UID), or a uid ALLOWED_UIDS names; anyone else
+ * needs the bearer token. Where the tables cannot be read (not Linux), the check is skipped, once logged.
+ */
+import { readFile } from "node:fs/promises";
+import { isIP, type Socket } from "node:net";
+
+/** Hex address of /proc/net/tcp{,6} (each 32-bit word in host order, little-endian here) → bytes. */
+function bytesOf(hex: string): number[] {
+  const out: number[] = [];
+  for (let w = 0; w < hex.length; w += 8) {
+    const word = hex.slice(w, w + 8);
+    for (let b = 6; b >= 0; b -= 2) out.push(Number.parseInt(word.slice(b, b + 2), 16));
+  }
+  return out;
+}
+
+/** An address as the tables spell it (IPv4 4 bytes, IPv6 16; an IPv4-mapped IPv6 peer appears in tcp6). */
+function bytesOfIp(ip: string): number[] | undefined {
+  if (isIP(ip) === 4) return ip.split(".").map(Number);
+  if (isIP(ip) !== 6) return undefined;
+  const canonical = new URL(`http://[${ip.replace(/%.*$/, "")}]/`).hostname.slice(1, -1);
+  const [head = "", tail] = canonical.split("::");
+  const part = (s: string) => (s ? s.split(":").map((g) => Number.parseInt(g, 16)) : []);
+  const left = part(head);
+  const right = tail === undefined ? [] : part(tail);
+  const groups = [...left, ...new Array(8 - left.length - right.length).fill(0), ...right];
+  return groups.flatMap((g) => [g >> 8, g & 255]);
+}
+
+const same = (a: number[] | undefined, b: number[]) =>
+  a !== undefined && a.length === b.length && a.every((x, i) => x === b[i]);
+
+/** The uids owning a socket from `peer` to `local` (normally one); undefined when the tables cannot be read. */
+export async function peerUids(
+  peer: { address: string; port: number },
+  local: { address: string; port: number },
+): Promise<number[] | undefined> {
+  const want = { peer: bytesOfIp(peer.address), local: bytesOfIp(local.address) };
+  const uids: number[] = [];
+  let readable = false;
+  for (const file of ["/proc/net/tcp", "/proc/net/tcp6"]) {
+    let text: string;
+    try {
+      text = await readFile(file, "utf8");
+      readable = true;
+    } catch {
+      continue;
+    }
+    for (const line of text.split("\n").slice(1)) {
+      const f = line.trim().split(/\s+/);
+      const [la = "", lp = ""] = (f[1] ?? "").split(":");
+      const [ra = "", rp = ""] = (f[2] ?? "").split(":");
+      if (Number.parseInt(lp, 16) !== peer.port || Number.parseInt(rp, 16) !== local.port) continue;
+      if (!same(want.peer, bytesOf(la)) || !same(want.local, bytesOf(ra))) continue;
+      uids.push(Number(f[7]));
+    }
+  }
+  return readable ? uids : undefined;
+}
+
+export interface UidTrust {
+  /** The uids that may call without a token; "*" for every local user. */
+  allowed: ReadonlySet<number> | "*";
+}
+
+/** This process's user, root, and the user who ran sudo: the laptop's one user, whatever started us. */
+export function defaultUids(sudoUid: number | undefined, extra: readonly number[]): Set<number> {
+  const uids = new Set<number>([0, ...extra]);
+  if (typeof process.getuid === "function") uids.add(process.getuid());
+  if (sudoUid !== undefined) uids.add(sudoUid);
+  return uids;
+}
+
+const verdicts = new WeakMap<Socket, Promise<number | "ok" | "unknown">>();
+
+/**
+ * For a loopback connection: "ok" (an allowed uid, or no tables to read: "unknown"), or the refused uid. Judged
+ * once per connection. Not loopback: "ok" (a bind beyond loopback requires the token already).
+ */
+export function judgePeer(socket: Socket, trust: UidTrust): Promise<number | "ok" | "unknown"> {
+  let verdict = verdicts.get(socket);
+  if (verdict) return verdict;
+  verdict = (async () => {
+    const peer = { address: socket.remoteAddress ?? "", port: socket.remotePort ?? 0 };
+    const local = { address: socket.localAddress ?? "", port: socket.localPort ?? 0 };
+    const loopback = /^(127\.|::1$|::ffff:127\.)/.test(peer.address);
+    // No port: not a TCP connection (an injected request in a test, which no other user can make).
+    if (!loopback || !socket.remotePort || trust.allowed === "*") return "ok";
+    const uids = await peerUids(peer, local);
+    if (uids === undefined) return "unknown";
+    const allowed = trust.allowed;
+    const refused = uids.find((u) => !allowed.has(u));
+    // No row: the connection is already gone, or not what it claims: refuse, naming no uid.
+    if (uids.length === 0) return -1;
+    return refused === undefined ? "ok" : refused;
+  })();
+  verdicts.set(socket, verdict);
+  return verdict;
+}

@@ -1,0 +1,46 @@
+/**
+ * RoadNerd's own ports, never a target of another RoadNerd server unless OUTBOUND_ALLOW names that host:port:
+ * otherwise a proxy or webcheck allowed only 127.0.0.1 could be pointed at network's `/sse/http_check?url=…`
+ * (which has no allowlist) and fetch whatever network may reach. Two sources: the block the registry hands
+ * default ports out of (7100 the gateway, 7101… the servers; test/registry.test.ts pins that every server's
+ * port is inside it), and every port this process itself listens on (`roadnerd up` runs all the servers in
+ * one process, each on its own port).
+ */
+import { BlockList, isIP } from "node:net";
+import { networkInterfaces } from "node:os";
+
+/** The gateway's default port and the servers' default ports after it (registry: one above the highest). */
+export const ROADNERD_PORT_BLOCK = { first: 7100, last: 7199 } as const;
+
+const boundHere = new Set<number>();
+
+/** A server of this process listens on `port` (main.ts after listen, the gateway likewise). */
+export function addOwnPort(port: number): void {
+  boundHere.add(port);
+}
+
+export function isOwnPort(port: number): boolean {
+  return (port >= ROADNERD_PORT_BLOCK.first && port <= ROADNERD_PORT_BLOCK.last) || boundHere.has(port);
+}
+
+let local: BlockList | undefined;
+
+/**
+ * An address that reaches this machine: loopback, the unspecified address (which connects to this host), or
+ * one of its interfaces (a server bound to 0.0.0.0 answers there too). Interfaces are read once.
+ */
+export function isThisMachine(ip: string): boolean {
+  if (!local) {
+    local = new BlockList();
+    local.addSubnet("127.0.0.0", 8, "ipv4");
+    local.addAddress("0.0.0.0", "ipv4");
+    local.addAddress("::1", "ipv6");
+    local.addAddress("::", "ipv6");
+    for (const i of Object.values(networkInterfaces()).flatMap((l) => l ?? [])) {
+      const family = isIP(i.address.replace(/%.*$/, ""));
+      if (family) local.addAddress(i.address.replace(/%.*$/, ""), family === 4 ? "ipv4" : "ipv6");
+    }
+  }
+  const family = isIP(ip);
+  return family !== 0 && local.check(ip, family === 4 ? "ipv4" : "ipv6");
+}

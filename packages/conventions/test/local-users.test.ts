@@ -1,0 +1,76 @@
+/**
+ * Regression: every local user got root's view. Servers bind loopback with no token and run as root, so
+ * `nobody` listed /root through storage. A root-run server now answers, on loopback, only its own user, root,
+ * the user who ran sudo and ALLOWED_UIDS, read from the kernel's socket table; anyone else needs the token.
+ * Here a real second uid (setpriv to nobody) against a real server on 127.0.0.1.
+ */
+import { execFile } from "node:child_process";
+import type { AddressInfo } from "node:net";
+import { promisify } from "node:util";
+import type { FastifyInstance } from "fastify";
+import { request } from "undici";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { buildHttpApp } from "../src/http/http-app.ts";
+import { testRuntime } from "../src/testing/inject.ts";
+import { demoServer } from "./fixtures/demo-server.ts";
+
+const run = promisify(execFile);
+const NOBODY = 65534;
+const TOKEN = "a-test-token-of-24-chars";
+
+/** GET `path` as uid 65534 from a child process: its status and body. */
+async function asNobody(port: number, path: string, headers: Record<string, string> = {}) {
+  const script = `const h=require("node:http");h.get({host:"127.0.0.1",port:${port},path:${JSON.stringify(path)},headers:${JSON.stringify(headers)}},r=>{let b="";r.on("data",d=>b+=d);r.on("end",()=>{process.stdout.write(JSON.stringify({status:r.statusCode,body:b}))})}).on("error",e=>{process.stdout.write(JSON.stringify({status:0,body:String(e)}))})`;
+  const { stdout } = await run("setpriv", [
+    `--reuid=${NOBODY}`,
+    `--regid=${NOBODY}`,
+    "--clear-groups",
+    process.execPath,
+    "-e",
+    script,
+  ]);
+  return JSON.parse(stdout) as { status: number; body: string };
+}
+
+async function serve(env: Record<string, string>): Promise<{ app: FastifyInstance; port: number }> {
+  const app = await buildHttpApp(testRuntime(demoServer, { env }));
+  await app.listen({ host: "127.0.0.1", port: 0 });
+  return { app, port: (app.server.address() as AddressInfo).port };
+}
+
+describe("a root-run server on loopback and the other local users", () => {
+  let plain: { app: FastifyInstance; port: number };
+  let tokened: { app: FastifyInstance; port: number };
+  let open: { app: FastifyInstance; port: number };
+  beforeAll(async () => {
+    plain = await serve({});
+    tokened = await serve({ AUTH_TOKEN: TOKEN });
+    open = await serve({ ALLOWED_UIDS: String(NOBODY) });
+  });
+  afterAll(async () => {
+    await Promise.all([plain?.app.close(), tokened?.app.close(), open?.app.close()]);
+  });
+
+  it("nobody is refused a tool, 403 E_FORBIDDEN naming its uid; /healthz stays open", async () => {
+    const res = await asNobody(plain.port, "/actions");
+    expect(res.status).toBe(403);
+    expect(JSON.parse(res.body).error).toMatchObject({
+      code: "E_FORBIDDEN",
+      message: `local user uid ${NOBODY} may not call this server`,
+    });
+    expect((await asNobody(plain.port, "/sse/echo_name?name=example.com")).status).toBe(403);
+    expect((await asNobody(plain.port, "/healthz")).status).toBe(200);
+  });
+
+  it("root (this process's user) is served", async () => {
+    const res = await request(`http://127.0.0.1:${plain.port}/actions`);
+    expect(res.statusCode).toBe(200);
+    await res.body.dump();
+  });
+
+  it("nobody with the token is served; listed in ALLOWED_UIDS it is served without", async () => {
+    expect((await asNobody(tokened.port, "/actions", { authorization: `Bearer ${TOKEN}` })).status).toBe(200);
+    expect((await asNobody(tokened.port, "/actions")).status).toBe(401);
+    expect((await asNobody(open.port, "/actions")).status).toBe(200);
+  });
+});

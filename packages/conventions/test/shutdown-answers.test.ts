@@ -1,0 +1,59 @@
+/**
+ * Regression: SIGTERM (app.close) dropped in-flight POST /actions and POST /mcp calls with no answer; only SSE
+ * got `end`. Now a call that finishes within the grace period gets its result, and one that does not gets a
+ * typed 503 E_BUSY (a JSON-RPC error with our code on /mcp), before the connection is cut. Real sockets.
+ */
+import type { AddressInfo } from "node:net";
+import type { FastifyInstance } from "fastify";
+import { request } from "undici";
+import { describe, expect, it } from "vitest";
+import { buildHttpApp } from "../src/http/http-app.ts";
+import { SHUTDOWN_GRACE_MS } from "../src/http/in-flight.ts";
+import { testRuntime } from "../src/testing/inject.ts";
+import { demoServer } from "./fixtures/demo-server.ts";
+
+async function listening(): Promise<{ app: FastifyInstance; base: string }> {
+  const app = await buildHttpApp(testRuntime(demoServer));
+  await app.listen({ host: "127.0.0.1", port: 0 });
+  return { app, base: `http://127.0.0.1:${(app.server.address() as AddressInfo).port}` };
+}
+
+const post = (url: string, body: unknown, headers: Record<string, string> = {}) =>
+  request(url, {
+    method: "POST",
+    headers: { "content-type": "application/json", ...headers },
+    body: JSON.stringify(body),
+  }).then(async (r) => ({ status: r.statusCode, body: (await r.body.json()) as Record<string, unknown> }));
+
+const mcpCall = (ms: number) => ({
+  jsonrpc: "2.0",
+  id: 7,
+  method: "tools/call",
+  params: { name: "sleepy", arguments: { ms, timeout_ms: 15_000 } },
+});
+const mcpHeaders = { accept: "application/json, text/event-stream", "mcp-protocol-version": "2025-06-18" };
+
+describe("SIGTERM answers every call in flight", () => {
+  it("a call that outlives the grace period: 503 E_BUSY on /actions, a JSON-RPC error on /mcp", async () => {
+    const { app, base } = await listening();
+    await post(`${base}/actions/sleepy`, { ms: 0 }); // warm: the first call compiles its schemas
+    const action = post(`${base}/actions/sleepy`, { ms: SHUTDOWN_GRACE_MS * 5, timeout_ms: 15_000 });
+    const mcp = post(`${base}/mcp`, mcpCall(SHUTDOWN_GRACE_MS * 5), mcpHeaders);
+    await new Promise((r) => setTimeout(r, 300));
+    await app.close();
+    const a = await action;
+    expect(a.status).toBe(503);
+    expect(a.body).toMatchObject({ error: { code: "E_BUSY", message: expect.stringContaining("shutting down") } });
+    const m = await mcp;
+    expect(m.body).toMatchObject({ jsonrpc: "2.0", id: 7, error: { data: { code: "E_BUSY" } } });
+  }, 30_000);
+
+  it("a call that finishes within the grace period gets its result", async () => {
+    const { app, base } = await listening();
+    await post(`${base}/actions/sleepy`, { ms: 0 }); // warm: the first call compiles its schemas
+    const action = post(`${base}/actions/sleepy`, { ms: 1200 });
+    await new Promise((r) => setTimeout(r, 400));
+    await app.close();
+    expect(await action).toMatchObject({ status: 200, body: { waited: 1200 } });
+  }, 30_000);
+});
