@@ -239,6 +239,7 @@ const PINNED: Record<string, Record<string, readonly string[]>> = {
       "netnsSkipReason",
       "openMcp",
       "resolveInZone",
+      "scaledDeadline",
       "scaledMs",
       "serverEntry",
       "spawnListening",

@@ -157,6 +157,8 @@ function embedded(value: bigint): bigint | undefined {
   if (value >> 32n === 0xffff0000n) return low; // ::ffff:0:0:0/96 (SIIT)
   if (high96 === 0n && low > 1n) return low; // ::/96 compatible (not :: or ::1)
   if (value >> 32n === 0x64ff9b0000000000000000n) return low; // 64:ff9b::/96
+  if (value >> 112n === 0x2002n) return (value >> 80n) & 0xffffffffn; // 6to4 (RFC 3056): the relay's IPv4 target
+  if (value >> 96n === 0x20010000n) return low ^ 0xffffffffn; // Teredo (RFC 4380): the client's IPv4, bits flipped
   return undefined;
 }
 

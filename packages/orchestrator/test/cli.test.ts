@@ -267,7 +267,7 @@ describe("roadnerd triage", () => {
     const bad = await roadnerd(["triage", "--run-id", "a b"]);
     expect([bad.code, bad.stderr.split("\n")[0]]).toEqual([
       2,
-      "--run-id: expected 1-64 chars of A-Z a-z 0-9 . _ : -, got a b",
+      "--run-id: expected 1-64 chars of A-Z a-z 0-9 . _ : -, got a b (roadnerd --help for usage)",
     ]);
   });
 

@@ -165,8 +165,10 @@ describe("the gateway's page in Chromium", () => {
     await page.click("#shots-refresh");
     const img = page.locator("#shots img");
     await img.first().waitFor();
-    await page.waitForFunction("document.querySelector('#shots img').naturalWidth > 0");
-    expect(await page.evaluate("document.querySelector('#shots img').naturalWidth")).toBe(1200);
+    // Polled from outside (CDP evaluation): waitForFunction evaluates inside the page, which the page's CSP refuses.
+    await expect
+      .poll(() => page.evaluate("document.querySelector('#shots img').naturalWidth"), { timeout: 30_000 })
+      .toBe(1200);
     // webcheck reaches nothing until OUTBOUND_ALLOW names it: the verdict says so, with the fix.
     await page.fill("#tls-url", "https://127.0.0.1:9/");
     await page.click("#tls-form button");
