@@ -80,6 +80,9 @@ async function imageServers(servers: readonly RegisteredServer[]): Promise<Image
 const healthJs = (port: string) =>
   `fetch('http://127.0.0.1:'+${port}+'/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))`;
 
+/** The images' user, node: the gateway's uid, which the root-run servers must also serve (ALLOWED_UIDS). */
+const IMAGE_UID = "1000";
+
 /**
  * What each server sees of the host in compose, least privilege each, the reason beside it (a comment in the
  * file). Every server runs as the image's user (node, uid 1000) unless it is listed here with `user: root`.
@@ -150,6 +153,8 @@ function composeService(s: RegisteredServer): Record<string, unknown> {
       ALLOWED_HOSTS: s.name,
       ...(fromRegistry.environment as Record<string, string> | undefined),
       ...(view.environment as Record<string, string> | undefined),
+      // A root-run server serves only root and itself on loopback (docs/security.md): the gateway runs as node.
+      ...(view.user === "root" ? { ALLOWED_UIDS: IMAGE_UID } : {}),
     },
     read_only: true,
     cap_drop: ["ALL"],
@@ -210,7 +215,8 @@ function composeFile(servers: readonly RegisteredServer[]): string {
     "# ports, which shares the host's PID namespace: there is no PID 1 to take).",
     "# Each image is one target of the Dockerfile; NODE_BASE (default node:24-bookworm-slim) is the Node base.",
     "# What each server sees of the host: least privilege each, the reason above its service; every other",
-    "# service: read-only root, no capabilities, no new privileges, the image's user node.",
+    "# service: read-only root, no capabilities, no new privileges, the image's user node. A server run as root",
+    "# serves only root and itself on loopback: ALLOWED_UIDS lets the gateway (node, uid 1000) call it.",
     "# proxy and webcheck reach NOTHING until OUTBOUND_ALLOW lists their targets: set it (and AUTH_TOKEN, 16+",
     "# chars, to require a token) in a docker-compose.override.yml; proxy_env_status reports the container's",
     "# environment, so pass the proxy variables you want checked there too.",

@@ -4,6 +4,7 @@
  * reuses it afterwards, detaches it after an idle time, and restarts it once if it died. A server already
  * running elsewhere (a configured URL) is used instead. Failures are AttachError (code E_ATTACH).
  */
+import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { createClient, type RoadNerdClient } from "@roadnerd/client";
 import { DEFAULT_TIMEOUT_MS } from "@roadnerd/conventions";
@@ -140,6 +141,11 @@ export class Attacher {
     return this.#entries.get(server)?.child?.alive() ?? false;
   }
 
+  /** Is it reached at a URL (configured, or run by `roadnerd up`) rather than spawned on demand? */
+  isRemote(server: string): boolean {
+    return this.#options.remote?.has(server) ?? false;
+  }
+
   pidOf(server: string): number | undefined {
     const child = this.#entries.get(server)?.child;
     return child?.alive() ? child.pid : undefined;
@@ -183,6 +189,10 @@ export class Attacher {
     const started = performance.now();
     const timeoutMs = this.#options.attachTimeoutMs ?? DEFAULT_ATTACH_TIMEOUT_MS;
     const launch = (this.#options.launch ?? defaultLaunch)(def);
+    // An unbuilt checkout (`pnpm start network` builds only what it runs): say the fix, not Node's stack.
+    const script = launch.argv[1];
+    if (script?.endsWith(".js") && !existsSync(script))
+      throw new AttachError(server, "spawn", `${script} is missing: run \`pnpm build\` first`);
     let child: Supervised;
     try {
       child = await superviseListening(launch.argv, {

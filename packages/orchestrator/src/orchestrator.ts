@@ -73,10 +73,9 @@ export async function createOrchestrator(
   for (const [name, r] of overrides.remote ?? []) remote.set(name, r);
   // Servers `roadnerd up` already runs on their default ports, unless configured elsewhere.
   if (overrides.reuseRunning) {
-    for (const [name, r] of await runningServers(servers, new Set(remote.keys()), overrides.reuseRunning)) {
-      overrides.reuseRunning(`(${name}: using the one running at ${r.url})`);
+    // Quiet when it uses them (the usual case under `roadnerd up`); runningServers says why it does not.
+    for (const [name, r] of await runningServers(servers, new Set(remote.keys()), overrides.reuseRunning))
       remote.set(name, r);
-    }
   }
   const attacher = new Attacher({
     servers,

@@ -59,7 +59,9 @@ async function servers(options: GatewayOptions) {
   return Promise.all(
     options.catalog.servers.map(async (s) => {
       const tools = options.catalog.entries.filter((e) => e.server === s.name).map((e) => e.tool);
-      if (!options.attacher.isRunning(s.name)) return { name: s.name, state: "idle", tools };
+      // A server reached at a URL (`roadnerd up` hosts it) is asked; a spawned one only while it runs.
+      const reachable = options.attacher.isRunning(s.name) || options.attacher.isRemote(s.name);
+      if (!reachable) return { name: s.name, state: "idle", tools };
       try {
         const { client } = await options.attacher.ensure(s.name);
         const health = await client.healthz({ signal: AbortSignal.timeout(2000) });
