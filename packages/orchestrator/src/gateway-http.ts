@@ -9,12 +9,15 @@ import {
   addOwnPort,
   answerMcpPost,
   boundConnections,
+  defaultUids,
   HTTP_SERVER_BOUNDS,
   hostHeaderCount,
+  judgePeer,
   type McpAnswer,
   RPC,
   rpcError,
   transportErrorBody,
+  type UidTrust,
 } from "@roadnerd/conventions/internal";
 import pkg from "../package.json" with { type: "json" };
 import { type GatewayOptions, gatewaySource } from "./gateway.ts";
@@ -85,6 +88,20 @@ async function answerPost(req: IncomingMessage, res: ServerResponse, source: Ret
   return answerMcpPost({ headers: req.headers, body }, source, callerGone(res));
 }
 
+/** Who may call over loopback without a token: the servers' rule, from the same ALLOWED_UIDS and SUDO_UID. */
+function gatewayTrust(env: NodeJS.ProcessEnv): UidTrust {
+  const listed = (env.ALLOWED_UIDS ?? "").trim();
+  if (listed === "*") return { allowed: "*" };
+  const uids = listed
+    ? listed
+        .split(",")
+        .map((u) => Number(u.trim()))
+        .filter((u) => Number.isInteger(u) && u >= 0)
+    : [];
+  const sudo = Number(env.SUDO_UID);
+  return { allowed: defaultUids(Number.isInteger(sudo) && sudo >= 0 ? sudo : undefined, uids) };
+}
+
 /** The servers' bounds (kernel): connection cap, header/request/keep-alive timeouts, refused sockets destroyed. */
 export interface GatewayBounds {
   maxConnections?: number;
@@ -96,6 +113,7 @@ export async function serveGatewayHttp(
   bounds: GatewayBounds = {},
 ): Promise<GatewayHttp> {
   const source = gatewaySource(options);
+  const trust = gatewayTrust(process.env);
   let allowedHosts: Set<string> = new Set();
   const http = createServer({ ...HTTP_SERVER_BOUNDS, requireHostHeader: false }, (req, res) => {
     if (hostHeaderCount(req.rawHeaders) > 1) {
@@ -118,17 +136,41 @@ export async function serveGatewayHttp(
     }
     const refusal = tokenRefusal(req, options.token);
     if (refusal) return send(res, refusal);
+    // Without a token, the servers' rule for local users (ADR 0025): the gateway calls them as itself, so it
+    // must not serve another user what they would refuse that user.
+    if (options.token) return route(req, res, path);
+    judgePeer(req.socket, trust).then(
+      (verdict) => {
+        if (typeof verdict !== "number") return route(req, res, path);
+        send(res, {
+          status: 403,
+          body: {
+            error: {
+              code: "E_FORBIDDEN",
+              message: `local user ${verdict < 0 ? "(unknown)" : `uid ${verdict}`} may not call this gateway`,
+              hint: "run the client as the gateway's user, list the uid in ALLOWED_UIDS, or set ROADNERD_GATEWAY_TOKEN",
+            },
+          },
+        });
+      },
+      () => send(res, { status: 500, body: { error: { code: "E_INTERNAL", message: "peer check failed" } } }),
+    );
+  });
+
+  function route(req: IncomingMessage, res: ServerResponse, path: string | undefined): void {
     // The local page (GET /) and its API (/api/*).
     if (path !== "/mcp" && answerPage(req, res, options, callerGone(res))) return;
     if (path !== "/mcp") {
-      return send(res, {
+      send(res, {
         status: 404,
         body: { error: { code: "E_UNKNOWN_TOOL", message: "only /, /api/*, /mcp and /healthz here" } },
       });
+      return;
     }
     if (req.method !== "POST") {
       const body = transportErrorBody("Method not allowed: this server is stateless, use POST");
-      return send(res, { status: 405, body, headers: { allow: "POST" } });
+      send(res, { status: 405, body, headers: { allow: "POST" } });
+      return;
     }
     answerPost(req, res, source)
       .then((answer) => answer && send(res, answer))
@@ -136,7 +178,7 @@ export async function serveGatewayHttp(
         if (!res.headersSent)
           send(res, { status: 500, body: rpcError(null, RPC.InternalError, "internal error", "E_INTERNAL") });
       });
-  });
+  }
   boundConnections(http, bounds.maxConnections);
   await new Promise<void>((resolve, reject) => {
     http.once("error", reject);

@@ -5,9 +5,11 @@
  * Real sockets: a fake "server" on 127.0.0.1:0 whose /healthz answers and whose /actions hangs or resets,
  * and idle peers that never close against the real gateway.
  */
+import { execFile } from "node:child_process";
 import { once } from "node:events";
 import { createServer, type Server } from "node:http";
 import { type AddressInfo, connect, type Socket } from "node:net";
+import { promisify } from "node:util";
 import { HTTP_SERVER_BOUNDS } from "@roadnerd/conventions/internal";
 import { readRegistry } from "@roadnerd/registry";
 import { scaledMs } from "@roadnerd/testkit";
@@ -105,5 +107,55 @@ describe("the gateway's connection bounds", () => {
     });
     await once(s, "close");
     expect(text).toMatch(/^HTTP\/1\.1 400 /);
+  });
+});
+
+/**
+ * Regression (review after the merge): the gateway had no uid check, so `nobody` got root's view of every tool
+ * through it (it calls the servers as itself). Now the servers' rule holds at the gateway too.
+ */
+describe("the gateway and the other local users", () => {
+  let gateway: GatewayHttp;
+  beforeAll(async () => {
+    const attacher = new Attacher({ servers: readRegistry() });
+    gateway = await serveGatewayHttp({ catalog: await loadCatalog(), attacher, planner: () => new RulesPlanner() });
+  });
+  afterAll(async () => {
+    await gateway?.close();
+  });
+
+  /** POST tools/list to /mcp as uid 65534, from a child process: the status and body. */
+  async function asNobody(): Promise<{ status: number; body: string }> {
+    const { port } = new URL(gateway.url);
+    const rpc = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list", params: {} });
+    const script = `const h=require("node:http");const q=h.request({host:"127.0.0.1",port:${port},path:"/mcp",method:"POST",headers:{"content-type":"application/json",accept:"application/json, text/event-stream","mcp-protocol-version":"2025-06-18"}},r=>{let b="";r.on("data",d=>b+=d);r.on("end",()=>process.stdout.write(JSON.stringify({status:r.statusCode,body:b})))});q.on("error",e=>process.stdout.write(JSON.stringify({status:0,body:String(e)})));q.end(${JSON.stringify(rpc)})`;
+    const { stdout } = await promisify(execFile)("setpriv", [
+      "--reuid=65534",
+      "--regid=65534",
+      "--clear-groups",
+      process.execPath,
+      "-e",
+      script,
+    ]);
+    return JSON.parse(stdout) as { status: number; body: string };
+  }
+
+  it("nobody is refused with 403 E_FORBIDDEN naming its uid; root (this test) is served; /healthz stays open", async () => {
+    const refused = await asNobody();
+    expect(refused.status).toBe(403);
+    expect(JSON.parse(refused.body).error).toMatchObject({
+      code: "E_FORBIDDEN",
+      message: "local user uid 65534 may not call this gateway",
+    });
+    const mine = await request(gateway.url, {
+      method: "POST",
+      headers: { "content-type": "application/json", accept: "application/json, text/event-stream" },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list", params: {} }),
+    });
+    expect(mine.statusCode).toBe(200);
+    expect(JSON.stringify(await mine.body.json())).toContain("triage");
+    const health = await request(gateway.url.replace(/mcp$/, "healthz"));
+    expect(health.statusCode).toBe(200);
+    await health.body.dump();
   });
 });
