@@ -79,12 +79,25 @@ describe("in-process up: faults stay with their server", () => {
     const bad = createClient(urls.bad?.url ?? "");
     const good = createClient(urls.good?.url ?? "");
     // MAX_CALLS=2: two hung calls take every slot of `bad`; a third is refused with E_BUSY, `good` is untouched.
-    const hung = [1, 2].map((n) => bad.call("hang", { n, timeout_ms: 15_000 }).catch((e: unknown) => e));
+    const hang = (n: number) => {
+      const h = { busy: false, done: Promise.resolve<unknown>(undefined) };
+      h.done = bad.call("hang", { n, timeout_ms: 15_000 }).catch((e: { code?: string }) => {
+        if (e.code === "E_BUSY") h.busy = true;
+        return e;
+      });
+      return h;
+    };
+    let hung = [hang(1), hang(2)];
+    // A hung call that lost its slot to a probe (refused E_BUSY) is sent again, so both end up holding one.
+    const refill = () => {
+      hung = hung.map((h, i) => (h.busy ? hang(100 + i) : h));
+    };
     // Until both hung calls hold their slots, a probe call is admitted and ends at its own short deadline.
     let third = "";
     // Bounded by a deadline that scales with the load: a busy machine admits the hung calls late.
     const until = Date.now() + scaledMs(10_000);
     for (let i = 0; Date.now() < until && third !== "E_BUSY"; i += 1) {
+      refill();
       third = await bad.call("hang", { n: 3 + i, timeout_ms: 100 }).then(
         () => "answered",
         (e: { code?: string }) => e.code ?? "",
@@ -93,6 +106,6 @@ describe("in-process up: faults stay with their server", () => {
     expect(third).toBe("E_BUSY");
     expect(await good.call("hello", {})).toMatchObject({ hello: "world" });
     child.kill("SIGTERM");
-    await Promise.all(hung);
+    await Promise.all(hung.map((h) => h.done));
   }, 120_000);
 });
