@@ -3,7 +3,7 @@
  * log directory (config.ts: ROADNERD_LOG_DIR, else $XDG_STATE_HOME/roadnerd/runs). The line's schema is the
  * contract for its readers (the evaluation parses the log with it).
  */
-import { appendFileSync, mkdirSync } from "node:fs";
+import { appendFileSync, mkdirSync, readdirSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { z } from "zod";
 
@@ -42,8 +42,29 @@ export interface TriageLog {
 
 const NO_LOG: TriageLog = { path: undefined, write: () => {} };
 
+/** Run logs kept per directory: the newest, so a busy gateway cannot fill the disk with them. */
+export const KEPT_RUNS = 1000;
+
+/** Removes the oldest `triage-*.jsonl` files beyond `keep` (by modification time); what it cannot read, it skips. */
+export function pruneRuns(dir: string, keep = KEPT_RUNS): number {
+  const runs = readdirSync(dir).filter((f) => f.startsWith("triage-") && f.endsWith(".jsonl"));
+  if (runs.length <= keep) return 0;
+  const aged = runs.flatMap((f) => {
+    try {
+      return [{ f, at: statSync(join(dir, f)).mtimeMs }];
+    } catch {
+      return [];
+    }
+  });
+  aged.sort((a, b) => b.at - a.at);
+  const old = aged.slice(keep);
+  for (const { f } of old) rmSync(join(dir, f), { force: true });
+  return old.length;
+}
+
 /**
- * A log writing `<dir>/triage-<run_id>.jsonl`; without a dir, nothing is written. A directory that cannot be
+ * A log writing `<dir>/triage-<run_id>.jsonl`; without a dir, nothing is written. The directory keeps the newest
+ * KEPT_RUNS runs. A directory that cannot be
  * made does not stop the triage: the log says why it writes nothing (the CLI prints it).
  */
 export function createTriageLog(dir: string | undefined, runId: string): TriageLog {
@@ -52,6 +73,11 @@ export function createTriageLog(dir: string | undefined, runId: string): TriageL
     mkdirSync(dir, { recursive: true, mode: 0o700 });
   } catch (e) {
     return { ...NO_LOG, error: `${dir}: ${e instanceof Error ? e.message : String(e)}` };
+  }
+  try {
+    pruneRuns(dir, KEPT_RUNS - 1); // room for this run's own
+  } catch {
+    // A directory we cannot list still takes this run's log.
   }
   const path = join(dir, `triage-${runId}.jsonl`);
   return {

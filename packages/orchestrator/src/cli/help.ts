@@ -49,7 +49,7 @@ ${Object.values(COMMAND_HELP)
 ${EXIT_TEXT}
 
 logs: one JSONL per triage in $ROADNERD_LOG_DIR, else $XDG_STATE_HOME/roadnerd/runs
-      (else ~/.local/state/roadnerd/runs)
+      (else ~/.local/state/roadnerd/runs); the newest 1,000 runs are kept
 
 ${ENV_TEXT}
 `;
