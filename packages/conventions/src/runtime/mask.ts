@@ -93,7 +93,7 @@ const AWS_SECRET =
   /(?<![A-Za-z0-9/+=])(?=[A-Za-z0-9/+]{0,39}[/+])(?=[A-Za-z0-9/+]{0,39}[0-9])(?=[A-Za-z0-9/+]{0,39}[a-z])(?=[A-Za-z0-9/+]{0,39}[A-Z])[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=])/g;
 /** A flag whose next word is a secret, in a line of text (`--password PW`, `-passin pass:PW`). */
 const TEXT_SECRET_FLAG =
-  /((?:^|\s)--?[A-Za-z0-9_.-]*(?:password|passwd|passphrase|pwd|secret|token|api[-_]?key|apikey)\s+)(?!-)\S+/gi;
+  /((?:^|\s)--?[A-Za-z0-9_.-]*(?:password|passwd|passphrase|pwd|secret|token|(?:api|auth|access|private|client|license)[-_]?key|apikey)\s+)(?!-)\S+/gi;
 /**
  * Programs whose short flags carry a password, in a line of text: `curl -u user:PW`, `docker login -p PW`,
  * `ldapsearch -w PW`, `sqlcmd -P PW`, `mosquitto_pub -P PW`, `smbclient -U user%PW`, `htpasswd -b f user PW`.
@@ -142,7 +142,7 @@ export function maskText(text: string): string {
 const SECRET_ARG_NAME = new RegExp(`${SECRET_NAME.source}|(pass|pwd|pw|key)$`, "i");
 /** A flag whose NEXT argument is the secret (`--password hunter2`): only names that end in the secret word. */
 const SECRET_FLAG =
-  /^--?[A-Za-z0-9_.-]*(password|passwd|passphrase|pass|pwd|secret|token|api[-_]?key|apikey|credentials?|auth)$/i;
+  /^--?[A-Za-z0-9_.-]*(password|passwd|passphrase|pass|pwd|secret|token|(?:api|auth|access|secret|private|client|license)[-_]?key|apikey|credentials?|auth)$/i;
 /** Userinfo in any URL inside an argument: scheme://user:pass@ → scheme://[masked]@ */
 const URL_USERINFO = /\b([a-z][a-z0-9+.-]*:\/\/)[^/@\s?#]+@/gi;
 /**

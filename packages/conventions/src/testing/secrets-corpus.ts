@@ -31,6 +31,12 @@ export const SECRET_SAMPLES: readonly SecretSample[] = [
     text: "using https://svc:a/b#c9Zq@api.example/v1",
     secret: "a/b#c9Zq",
   },
+  {
+    form: "--auth-key before its value (attacker review)",
+    text: "tailscale up --auth-key 0123456789abcdef0123",
+    secret: "0123456789abcdef0123",
+    command: true,
+  },
   { form: "curl -u", text: "curl -u alice:Hunter2pw https://api.example/", secret: "Hunter2pw", command: true },
   { form: "curl --user", text: "curl --user alice:Hunter3pw https://api.example/", secret: "Hunter3pw", command: true },
   {
