@@ -191,6 +191,38 @@ describe("the page's guards", () => {
     expect(page.body.match(/(?:src|href)="[^"]*"/g)).toEqual(['href="/page.css"', 'src="/page.js"']);
   });
 
+  it("a body that is not a JSON object, or too large, is a typed 400, not E_INTERNAL or a reset (attacker review)", async () => {
+    const host = new URL(origin).host;
+    const post = (body: string) =>
+      new Promise<{ status: number; body: string }>((resolve, reject) => {
+        const req = request(
+          `${origin}/api/call/storage/disk_usage`,
+          { method: "POST", headers: { host, "content-type": "application/json" } },
+          (res) => {
+            let text = "";
+            res.on("data", (c) => {
+              text += c;
+            });
+            res.on("end", () => resolve({ status: res.statusCode ?? 0, body: text }));
+          },
+        );
+        req.on("error", reject);
+        req.end(body);
+      });
+    const array = await post("[1,2]");
+    expect(array.status).toBe(400);
+    expect(JSON.parse(array.body).error).toMatchObject({
+      code: "E_INVALID_INPUT",
+      message: expect.stringContaining("object"),
+    });
+    const big = await post(JSON.stringify({ path: "x".repeat(200_000) }));
+    expect(big.status).toBe(400);
+    expect(JSON.parse(big.body).error).toMatchObject({
+      code: "E_INVALID_INPUT",
+      message: expect.stringContaining("larger"),
+    });
+  });
+
   it("with a token, the page needs ?token= and its API the bearer; the page sends it itself", async () => {
     const guarded = await serveGatewayHttp({ catalog, attacher, planner: () => new RulesPlanner(), token: TOKEN });
     const base = guarded.url.replace(/\/mcp$/, "");

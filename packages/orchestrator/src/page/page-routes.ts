@@ -32,23 +32,35 @@ function json(res: ServerResponse, status: number, body: unknown): void {
   res.end(JSON.stringify(body));
 }
 
-function readJson(req: IncomingMessage): Promise<unknown> {
+const argsObject = z.record(z.string(), z.unknown());
+
+/** The body as a JSON object ({} when empty); anything else is refused as E_INVALID_INPUT (400). */
+function readJson(req: IncomingMessage, res: ServerResponse): Promise<Record<string, unknown>> {
   return new Promise((resolve, reject) => {
     let size = 0;
     const chunks: Buffer[] = [];
-    req.on("data", (c: Buffer) => {
+    const onData = (c: Buffer) => {
       size += c.length;
-      if (size > MAX_API_BODY) {
-        req.destroy();
-        reject(new Error(`body larger than ${MAX_API_BODY} bytes`));
-      } else chunks.push(c);
-    });
+      if (size <= MAX_API_BODY) return void chunks.push(c);
+      // Answered at once and the connection closed after it: the rest is not read.
+      req.off("data", onData);
+      req.pause();
+      res.once("finish", () => req.socket.destroySoon());
+      res.setHeader("connection", "close");
+      reject(new Error(`body larger than ${MAX_API_BODY} bytes`));
+    };
+    req.on("data", onData);
     req.on("end", () => {
+      if (size > MAX_API_BODY) return;
+      let body: unknown;
       try {
-        resolve(size === 0 ? {} : JSON.parse(Buffer.concat(chunks).toString("utf8")));
+        body = size === 0 ? {} : JSON.parse(Buffer.concat(chunks).toString("utf8"));
       } catch {
-        reject(new Error("body is not JSON"));
+        return reject(new Error("body is not JSON"));
       }
+      const args = argsObject.safeParse(body);
+      if (!args.success) return reject(new Error("body must be a JSON object of the tool's arguments"));
+      resolve(args.data);
     });
     req.on("error", reject);
   });
@@ -99,7 +111,7 @@ const triageBody = z.object({ symptom: z.string().max(300).default("") });
 
 /** The triage loop with each step sent as it ends, then the outcome; the run stops if the page goes away. */
 async function triage(req: IncomingMessage, res: ServerResponse, options: GatewayOptions, signal: AbortSignal) {
-  const { symptom } = triageBody.parse(await readJson(req));
+  const { symptom } = triageBody.parse(await readJson(req, res));
   const sse = openSse(res);
   try {
     const outcome = await runTriage({
@@ -121,7 +133,7 @@ async function triage(req: IncomingMessage, res: ServerResponse, options: Gatewa
 
 const watchQuery = z.object({
   interval_ms: z.coerce.number().int().min(500).max(60_000).default(2000),
-  duration_ms: z.coerce.number().int().min(1000).max(600_000).default(120_000),
+  duration_ms: z.coerce.number().int().min(1000).max(300_000).default(120_000), // network's own ceiling
 });
 
 /** network's connectivity_watch, relayed: one `round` per message until its duration or the page leaves. */
@@ -188,7 +200,7 @@ export function answerPage(
   const m = /^\/api\/call\/([a-z0-9-]+)\/([a-z0-9_]+)$/.exec(path);
   if (m?.[1] && m[2] && req.method === "POST") {
     const [server, tool] = [m[1], m[2]];
-    readJson(req)
+    readJson(req, res)
       .then((args) => call(options, server, tool, args, signal))
       .then((r) => json(res, r.status, r.body), failed);
     return true;
