@@ -107,7 +107,8 @@ export function processFacts(pid: number, userName: UserName, btime = bootTime()
  * Thread names some runtimes give their main thread, which is the process's comm too: Node ≥ 24 calls it
  * "MainThread". "8080 is held by MainThread" says nothing; the program's own name (argv[0]'s base) does.
  */
-const MAIN_THREAD_NAMES = new Set(["MainThread"]);
+// Node 24 names its main thread "MainThread", Node 26 "node-MainThread".
+const MAIN_THREAD_NAMES = new Set(["MainThread", "node-MainThread"]);
 
 export function shownName(comm: string, cmdline: string): string {
   if (!MAIN_THREAD_NAMES.has(comm)) return comm;

@@ -66,6 +66,7 @@ describe("shownName", () => {
   it("keeps comm, but names a renamed main thread (Node ≥ 24's MainThread) after the program", () => {
     expect(shownName("nginx", "nginx: worker process\0")).toBe("nginx");
     expect(shownName("MainThread", "/usr/local/bin/node\0server.js\0")).toBe("node");
+    expect(shownName("node-MainThread", "/usr/local/bin/node\0server.js\0")).toBe("node");
     expect(shownName("MainThread", "/opt/app/rn-ports-probe\0x.mjs\0")).toBe("rn-ports-probe");
     expect(shownName("MainThread", "")).toBe("MainThread");
   });

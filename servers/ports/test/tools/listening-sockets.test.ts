@@ -15,7 +15,7 @@ import { type Holder, startHolder } from "../helpers/holder.ts";
 
 const ownComm = readFileSync("/proc/self/stat", "utf8").replace(/^\d+ \((.*)\) .*$/s, "$1");
 // Node ≥ 24 renames its main thread (and so the process's comm) "MainThread": the program's name is shown.
-const ownName = ownComm === "MainThread" ? basename(process.argv[0] ?? "node") : ownComm;
+const ownName = ownComm.endsWith("MainThread") ? basename(process.argv[0] ?? "node") : ownComm;
 let tcp4: Server;
 let tcp6: Server;
 let udp4: dgram.Socket;
