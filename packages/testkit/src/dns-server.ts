@@ -155,24 +155,15 @@ export async function startDnsServer(options: DnsServerOptions): Promise<TestDns
     queries.push({ transport, name: question?.name ?? "", type: question?.type ?? "", id: q.id ?? 0 });
   };
 
-  const udp: UdpSocket = createSocket(isIP(host) === 6 ? "udp6" : "udp4");
-  udp.on("message", (msg: Buffer, from: RemoteInfo) => {
+  const onUdp = (udp: UdpSocket) => (msg: Buffer, from: RemoteInfo) => {
     const query = decodeQuery(msg);
     if (!query) return;
     seen("udp", query);
     for (const out of respond(options, query, "udp")) udp.send(out, from.port, from.address);
-  });
-  await new Promise<void>((resolve, reject) => {
-    udp.once("error", reject);
-    udp.bind({ address: host, port: options.port ?? 0 }, () => {
-      udp.off("error", reject);
-      resolve();
-    });
-  });
-  const port = udp.address().port;
+  };
 
   const sockets = new Set<Socket>();
-  const tcp: Server = createServer((socket) => {
+  const onTcp = (socket: Socket) => {
     sockets.add(socket);
     socket.on("close", () => sockets.delete(socket));
     socket.on("error", () => socket.destroy());
@@ -196,19 +187,47 @@ export async function startDnsServer(options: DnsServerOptions): Promise<TestDns
         }
       }
     });
-  });
-  try {
+  };
+
+  /** UDP on a port (any free one unless given), then TCP on the same port. */
+  const bindBoth = async (): Promise<{ udp: UdpSocket; tcp: Server; port: number }> => {
+    const udp: UdpSocket = createSocket(isIP(host) === 6 ? "udp6" : "udp4");
+    udp.on("message", onUdp(udp));
     await new Promise<void>((resolve, reject) => {
-      tcp.once("error", reject);
-      tcp.listen({ host, port }, () => {
-        tcp.off("error", reject);
+      udp.once("error", reject);
+      udp.bind({ address: host, port: options.port ?? 0 }, () => {
+        udp.off("error", reject);
         resolve();
       });
     });
-  } catch (err) {
-    udp.close();
-    throw err;
+    const port = udp.address().port;
+    const tcp: Server = createServer(onTcp);
+    try {
+      await new Promise<void>((resolve, reject) => {
+        tcp.once("error", reject);
+        tcp.listen({ host, port }, () => {
+          tcp.off("error", reject);
+          resolve();
+        });
+      });
+    } catch (err) {
+      udp.close();
+      throw err;
+    }
+    return { udp, tcp, port };
+  };
+
+  // A free UDP port may be a busy TCP one (another test's connection): another UDP port then, a few times.
+  let bound: { udp: UdpSocket; tcp: Server; port: number } | undefined;
+  for (let attempt = 1; !bound; attempt++) {
+    try {
+      bound = await bindBoth();
+    } catch (err) {
+      const inUse = (err as NodeJS.ErrnoException).code === "EADDRINUSE";
+      if (!inUse || options.port !== undefined || attempt >= 20) throw err;
+    }
   }
+  const { udp, tcp, port } = bound;
 
   let closed: Promise<void> | undefined;
   return {
