@@ -109,7 +109,6 @@ const PINNED: Record<string, Record<string, readonly string[]>> = {
       "buildArgv",
       "createOutboundPolicy",
       "cutView",
-      "defaultUids",
       "hostHeaderCount",
       "inputJsonSchema",
       "judgePeer",
@@ -125,6 +124,7 @@ const PINNED: Record<string, Record<string, readonly string[]>> = {
       "rpcError",
       "serveStdioSource",
       "transportErrorBody",
+      "uidTrust",
       "viewOf",
     ],
     "./supervise": [

@@ -8,8 +8,8 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import {
   addOwnPort,
   answerMcpPost,
+  baseEnvShape,
   boundConnections,
-  defaultUids,
   HTTP_SERVER_BOUNDS,
   hostHeaderCount,
   judgePeer,
@@ -17,8 +17,9 @@ import {
   RPC,
   rpcError,
   transportErrorBody,
-  type UidTrust,
+  uidTrust,
 } from "@roadnerd/conventions/internal";
+import { z } from "zod";
 import pkg from "../package.json" with { type: "json" };
 import { type GatewayOptions, gatewaySource } from "./gateway.ts";
 import { answerPage } from "./page/page-routes.ts";
@@ -88,19 +89,8 @@ async function answerPost(req: IncomingMessage, res: ServerResponse, source: Ret
   return answerMcpPost({ headers: req.headers, body }, source, callerGone(res));
 }
 
-/** Who may call over loopback without a token: the servers' rule, from the same ALLOWED_UIDS and SUDO_UID. */
-function gatewayTrust(env: NodeJS.ProcessEnv): UidTrust {
-  const listed = (env.ALLOWED_UIDS ?? "").trim();
-  if (listed === "*") return { allowed: "*" };
-  const uids = listed
-    ? listed
-        .split(",")
-        .map((u) => Number(u.trim()))
-        .filter((u) => Number.isInteger(u) && u >= 0)
-    : [];
-  const sudo = Number(env.SUDO_UID);
-  return { allowed: defaultUids(Number.isInteger(sudo) && sudo >= 0 ? sudo : undefined, uids) };
-}
+/** Who may call over loopback without a token: the servers' rule, read with the servers' own config fields. */
+const trustEnv = z.object({ ALLOWED_UIDS: baseEnvShape.ALLOWED_UIDS, SUDO_UID: baseEnvShape.SUDO_UID });
 
 /** The servers' bounds (kernel): connection cap, header/request/keep-alive timeouts, refused sockets destroyed. */
 export interface GatewayBounds {
@@ -113,7 +103,7 @@ export async function serveGatewayHttp(
   bounds: GatewayBounds = {},
 ): Promise<GatewayHttp> {
   const source = gatewaySource(options);
-  const trust = gatewayTrust(process.env);
+  const trust = uidTrust(trustEnv.parse(process.env));
   let allowedHosts: Set<string> = new Set();
   const http = createServer({ ...HTTP_SERVER_BOUNDS, requireHostHeader: false }, (req, res) => {
     if (hostHeaderCount(req.rawHeaders) > 1) {

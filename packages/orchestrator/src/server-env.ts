@@ -4,24 +4,15 @@
  * layer's; nothing else of the caller's shell reaches the child.
  */
 import { baseEnvShape } from "@roadnerd/conventions/internal";
+import { PROXY_VARIABLES } from "@roadnerd/proxy/tools/proxy-env-status";
 
 const OWNED_BY_ATTACH = new Set(["HOST", "PORT", "AUTH_TOKEN", "LOG_LEVEL", "ALLOW_UNAUTHENTICATED"]);
 
 /**
  * The user's proxy settings are a diagnosis input: the proxy server reports and follows the ones it was
- * started with (proxy_env_status, proxy_connectivity_test), so they reach every server as they are.
+ * started with (proxy_env_status, proxy_connectivity_test), so they reach every server as they are: the
+ * variables proxy_env_status reads (PROXY_VARIABLES), one list.
  */
-const PROXY_VARIABLES = [
-  "http_proxy",
-  "HTTP_PROXY",
-  "https_proxy",
-  "HTTPS_PROXY",
-  "no_proxy",
-  "NO_PROXY",
-  "all_proxy",
-  "ALL_PROXY",
-];
-
 export function serverEnv(ownKeys: readonly string[], env: NodeJS.ProcessEnv = process.env): Record<string, string> {
   const out: Record<string, string> = {};
   for (const key of [...Object.keys(baseEnvShape), ...ownKeys, ...PROXY_VARIABLES]) {

@@ -21,7 +21,7 @@ import { registerErrorReplies } from "./error-replies.ts";
 import { checkRequest, type GuardOptions, hasValidToken } from "./guards.ts";
 import { trackInFlight } from "./in-flight.ts";
 import { registerJsonBody } from "./json-body.ts";
-import { defaultUids, judgePeer, type UidTrust } from "./peer-uid.ts";
+import { judgePeer, type UidTrust, uidTrust } from "./peer-uid.ts";
 import { registerActions } from "./routes/actions.ts";
 import { registerMcpHttp } from "./routes/mcp-http.ts";
 import { registerMeta } from "./routes/meta.ts";
@@ -53,12 +53,6 @@ function authFailureLog(log: Logger): (request: FastifyRequest) => void {
     second = now;
     suppressed = 0;
   };
-}
-
-/** Who may call over loopback without the token (peer-uid.ts; ADR 0025). */
-function uidTrust(config: BaseConfig): UidTrust {
-  if (config.ALLOWED_UIDS === "*") return { allowed: "*" };
-  return { allowed: defaultUids(config.SUDO_UID, config.ALLOWED_UIDS) };
 }
 
 /** A local user other than ours, root or ALLOWED_UIDS gets root's view only with the token. */

@@ -75,6 +75,12 @@ export function defaultUids(sudoUid: number | undefined, extra: readonly number[
   return uids;
 }
 
+/** Who may call over loopback without the token, from the config's ALLOWED_UIDS and SUDO_UID (ADR 0025). */
+export function uidTrust(config: { ALLOWED_UIDS: readonly number[] | "*"; SUDO_UID?: number | undefined }): UidTrust {
+  if (config.ALLOWED_UIDS === "*") return { allowed: "*" };
+  return { allowed: defaultUids(config.SUDO_UID, config.ALLOWED_UIDS) };
+}
+
 const verdicts = new WeakMap<Socket, Promise<number | "ok" | "unknown">>();
 
 /**
