@@ -1,6 +1,6 @@
 /**
  * The rules planner's decision procedure on result shapes the servers return (the network and ports paths
- * also run against real worlds in eval.test.ts): topics from symptoms, the port in a symptom, every branch
+ * also run against real worlds in eval.links.test.ts): topics from symptoms, the port in a symptom, every branch
  * to a label in ≤ 3 calls, and a missing tool said plainly instead of guessed.
  */
 import { loadServer, readRegistry } from "@roadnerd/registry";

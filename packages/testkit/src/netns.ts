@@ -118,6 +118,13 @@ export class NetnsLab {
 
   /** A veth pair between two namespaces, each end configured as asked. Removed with its namespace. */
   veth(a: VethEnd, b: VethEnd): void {
+    // A root end is an interface up with a carrier in the namespace every other test file reads.
+    if ((a.ns === null || b.ns === null) && process.env.ROADNERD_WORLD === "bare") {
+      throw new Error(
+        "a veth end in the test's own namespace: name the file *.links.test.ts so `pnpm test` runs it apart " +
+          "from the files that read that namespace (docs/decisions/0029-test-worlds.md)",
+      );
+    }
     const where = (e: VethEnd) => (e.ns ? ["netns", e.ns] : []);
     // Created directly inside the target namespaces, so names only need to be unique there.
     run("ip", ["link", "add", a.name, ...where(a), "type", "veth", "peer", "name", b.name, ...where(b)]);

@@ -1,7 +1,7 @@
 /**
  * When `ip` fails, the tools say so with a typed error instead of reporting an empty machine. A fake `ip` on
  * EXEC_PATH plays each failure (these are parser fixtures for the failure paths; the live path is tested in
- * iface-info.test.ts and route-info.test.ts against real namespaces). iface_info reaches `ip` here because the
+ * iface-info.links.test.ts and route-info.links.test.ts against real namespaces). iface_info reaches `ip` here because the
  * sealed run's /sys is the host's, not this namespace's (read/ifaces.ts then spawns `ip`).
  */
 import { chmod, mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
