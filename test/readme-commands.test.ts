@@ -29,6 +29,8 @@ describe("README first commands", () => {
   it("the scripts the commands name exist", () => {
     const scripts = JSON.parse(read("package.json")).scripts as Record<string, string>;
     expect(scripts.start).toBeDefined();
-    expect(scripts.test).toMatch(/scripts\/sealed\.mjs .*vitest.* run$/);
+    expect(scripts.test).toMatch(/scripts\/sealed\.mjs scripts\/test-worlds\.mjs$/);
+    // test-worlds runs vitest (both worlds) with whatever file filters follow `pnpm test`.
+    expect(read("scripts/test-worlds.mjs")).toContain('"node_modules/vitest/vitest.mjs"), "run"');
   });
 });
