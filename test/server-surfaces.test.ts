@@ -65,15 +65,19 @@ describe.each(selectedServers())("roadnerd-$name", (s) => {
     }
   });
 
-  it("beyond loopback it needs AUTH_TOKEN (or the explicit opt-out), and says so", async () => {
+  it("beyond loopback it needs AUTH_TOKEN and TLS (or the explicit opt-outs), and says so", async () => {
     const env = { PATH: process.env.PATH ?? "/usr/bin:/bin", HOST: "0.0.0.0", PORT: "0" };
     const refused = await run(process.execPath, [serverEntry(s.name)], { env }).catch(
       (e: { code: number; stderr: string }) => e,
     );
     expect(refused).toMatchObject({ code: 2, stderr: expect.stringContaining("without AUTH_TOKEN") });
+    const inClear = await run(process.execPath, [serverEntry(s.name)], {
+      env: { ...env, AUTH_TOKEN: "a-token-of-sixteen-plus" },
+    }).catch((e: { code: number; stderr: string }) => e);
+    expect(inClear).toMatchObject({ code: 2, stderr: expect.stringContaining("without TLS") });
     const extras: Array<Record<string, string>> = [
-      { AUTH_TOKEN: "a-token-of-sixteen-plus" },
-      { ALLOW_UNAUTHENTICATED: "1" },
+      { AUTH_TOKEN: "a-token-of-sixteen-plus", ALLOW_PLAINTEXT: "1" },
+      { ALLOW_UNAUTHENTICATED: "1", ALLOW_PLAINTEXT: "1" },
     ];
     for (const extra of extras) {
       const server = await spawnServer(s.name, { env: { HOST: "0.0.0.0", ...extra } });

@@ -97,6 +97,8 @@ function daemonSet(s: RegisteredServer): Record<string, unknown> {
                 { name: "PORT", value: String(s.defaultPort) },
                 { name: "LOG_LEVEL", value: "info" },
                 { name: "AUTH_TOKEN", valueFrom: { secretKeyRef: { name: AUTH_SECRET, key: "token" } } },
+                // Plain HTTP as before (probes and scrapes over http): the header says how to serve HTTPS instead.
+                { name: "ALLOW_PLAINTEXT", value: "1" },
                 ...Object.entries(extras.environment).map(([name, value]) => ({ name, value })),
               ],
               securityContext: {
@@ -181,6 +183,8 @@ export function kubernetesFile(servers: readonly RegisteredServer[]): string {
     `#   kubectl -n ${NAMESPACE} create secret generic ${AUTH_SECRET} --from-literal=token=$(openssl rand -hex 16)`,
     "# network and ports use the node's network (and ports its PID namespace): the NetworkPolicy does not cover",
     "# them, their bearer token does. Each server binds only its pod's address.",
+    "# They serve plain HTTP (ALLOW_PLAINTEXT=1): for HTTPS, mount a kubernetes.io/tls Secret, set TLS_CERT_FILE and",
+    "# TLS_KEY_FILE to its files and drop ALLOW_PLAINTEXT (then probes and scrapes use scheme HTTPS).",
   ].join("\n");
   const docs = kubernetesDocuments(servers).map((d) => stringify(d, { lineWidth: 0 }));
   return `${header}\n---\n${docs.join("---\n")}`;

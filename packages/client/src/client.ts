@@ -1,11 +1,15 @@
 /** Typed calls to one server: healthz, the catalog, a tool, a stream. */
-import { type Dispatcher, request } from "undici";
+import { type Agent, type Dispatcher, request } from "undici";
 import { remoteErrorFrom } from "./remote-error.ts";
 import { type SseEvent, streamEvents } from "./sse.ts";
+import { type ClientTls, tlsAgent, tlsErrorOf } from "./tls.ts";
 
 export interface ClientOptions {
   /** Bearer token when the server runs with AUTH_TOKEN. */
   token?: string;
+  /** An https:// server with its own CA (TLS_CERT_FILE) or asking for client certificates (TLS_CLIENT_CA_FILE). */
+  tls?: ClientTls;
+  /** Wins over `tls`. */
   dispatcher?: Dispatcher;
 }
 
@@ -29,10 +33,19 @@ export interface ActionEntry {
 export class RoadNerdClient {
   readonly baseUrl: string;
   readonly #options: ClientOptions;
+  /** The Agent made from `tls` (closed by close()). */
+  readonly #own: Agent | undefined;
 
+  /** Throws when a TLS file cannot be read. */
   constructor(baseUrl: string, options: ClientOptions = {}) {
     this.baseUrl = baseUrl.replace(/\/+$/, "");
-    this.#options = options;
+    this.#own = options.tls && !options.dispatcher ? tlsAgent(options.tls) : undefined;
+    this.#options = this.#own ? { ...options, dispatcher: this.#own } : options;
+  }
+
+  /** Close the connections of the Agent this client made for its TLS files (a no-op otherwise). */
+  async close(): Promise<void> {
+    await this.#own?.close();
   }
 
   #headers(extra: Record<string, string> = {}): Record<string, string> {
@@ -46,6 +59,8 @@ export class RoadNerdClient {
       body: body === undefined ? undefined : JSON.stringify(body),
       signal: options.signal,
       dispatcher: this.#options.dispatcher,
+    }).catch((err: unknown) => {
+      throw tlsErrorOf(err, this.baseUrl, Boolean(this.#options.tls?.certFile)) ?? err;
     });
     const parsed = (await res.body.json().catch(() => null)) as unknown;
     if (res.statusCode !== 200) throw remoteErrorFrom(res.statusCode, parsed);

@@ -9,3 +9,4 @@ export {
 } from "./client.ts";
 export { RemoteError } from "./remote-error.ts";
 export { type SseEvent, type SseEventName, streamEvents } from "./sse.ts";
+export { type ClientTls, TlsError, tlsAgent } from "./tls.ts";

@@ -14,7 +14,8 @@ usage: roadnerd-${def.name} [--stdio] [--help]
   --stdio    serve MCP over stdin/stdout; logs go to stderr
 
 env: HOST (default 127.0.0.1), PORT (default ${def.defaultPort}; 0 = any free port), LOG_LEVEL, AUTH_TOKEN
-     (required to bind beyond loopback, or ALLOW_UNAUTHENTICATED=1), ALLOWED_HOSTS, ALLOWED_ORIGINS,
+     (required to bind beyond loopback, or ALLOW_UNAUTHENTICATED=1), TLS_CERT_FILE and TLS_KEY_FILE (HTTPS;
+     required to bind beyond loopback, or ALLOW_PLAINTEXT=1), TLS_CLIENT_CA_FILE, ALLOWED_HOSTS, ALLOWED_ORIGINS,
      ALLOWED_UIDS, OUTBOUND_ALLOW, OUTBOUND_DENY, OUTBOUND_ALLOW_SELF, MAX_CALLS, MAX_STREAMS, MAX_PROCS, EXEC_PATH${extraEnv.length ? `,\n     ${extraEnv.join(", ")}` : ""}
 `;
 }

@@ -11,7 +11,8 @@ import { DEFAULT_TIMEOUT_MS } from "@roadnerd/conventions";
 import { type Supervised, SuperviseError, superviseListening } from "@roadnerd/conventions/supervise";
 import { REPO_ROOT, type RegisteredServer } from "@roadnerd/registry";
 import { DEFAULT_ATTACH_TIMEOUT_MS, DEFAULT_IDLE_MS } from "./config.ts";
-import { AttachError, CallError, errorInfo, fieldOf } from "./errors.ts";
+import { AttachError, CallError, type ErrorInfo, errorInfo, fieldOf } from "./errors.ts";
+import { type Fleet, LOCAL_HOST, type RemoteServer } from "./hosts.ts";
 
 export interface Launch {
   argv: string[];
@@ -21,8 +22,10 @@ export interface Launch {
 export interface AttacherOptions {
   /** The registry's servers (the attach layer only starts these). */
   servers: readonly RegisteredServer[];
-  /** Servers already running elsewhere: used as they are, never spawned. */
-  remote?: ReadonlyMap<string, { url: string; token?: string }>;
+  /** This machine's servers already running elsewhere: used as they are, never spawned. */
+  remote?: ReadonlyMap<string, RemoteServer>;
+  /** Other machines (ROADNERD_HOSTS): their servers are used as they are, like `remote`, never spawned. */
+  hosts?: Fleet;
   idleMs?: number;
   attachTimeoutMs?: number;
   /** How to start a server (injectable: tests point it at a bin that never listens). */
@@ -31,6 +34,13 @@ export interface AttacherOptions {
   envFor?: (server: string) => Record<string, string>;
   /** attached / detached / restarted / exited, for progress output. */
   onEvent?: (event: AttachEvent) => void;
+}
+
+/** A host's server, as health() found it. */
+export interface HostServerHealth {
+  ok: boolean;
+  version?: string;
+  error?: ErrorInfo;
 }
 
 export interface AttachEvent {
@@ -102,6 +112,9 @@ async function boundedCall(
         hint: "the server may be stopped or overloaded",
       });
     }
+    if (fieldOf(err, "code") === "E_TLS") {
+      throw new CallError("E_ATTACH", `${server}: TLS failed under ${tool}: ${errorInfo(err).message}`, { cause: err });
+    }
     const codes = [fieldOf(err, "code"), fieldOf(fieldOf(err, "cause"), "code")];
     const failure = codes.find((c) => typeof c === "string" && CONNECTION_ERRORS.has(c));
     if (typeof failure === "string") {
@@ -110,6 +123,14 @@ async function boundedCall(
     throw err;
   }
 }
+
+const TLS_HINT =
+  "the host's `ca` in ROADNERD_HOSTS must be the CA that signed its servers' certificates, and `cert`/`key` a " +
+  "client certificate their TLS_CLIENT_CA_FILE signed";
+
+/** How a server is named in errors and events: `network`, or `network@a` on another host. */
+export const labelOf = (server: string, host: string | undefined) =>
+  host === undefined || host === LOCAL_HOST ? server : `${server}@${host}`;
 
 export function defaultLaunch(server: RegisteredServer): Launch {
   return {
@@ -127,13 +148,41 @@ export class Attacher {
     this.#options = options;
   }
 
-  #entry(server: string): Entry {
-    let e = this.#entries.get(server);
+  /** Entries of this machine's servers are keyed by name, another host's by `server@host`. */
+  #entry(server: string, host?: string): Entry {
+    const key = labelOf(server, host);
+    let e = this.#entries.get(key);
     if (!e) {
       e = { busy: 0, died: false, stopping: false };
-      this.#entries.set(server, e);
+      this.#entries.set(key, e);
     }
     return e;
+  }
+
+  /** The other machines' names (ROADNERD_HOSTS), in the file's order. */
+  hostNames(): string[] {
+    return [...(this.#options.hosts?.keys() ?? [])];
+  }
+
+  /** A host's servers and how they are reached (undefined for an unknown host; `local` is not in the fleet). */
+  hostServers(host: string): ReadonlyMap<string, RemoteServer> | undefined {
+    return this.#options.hosts?.get(host);
+  }
+
+  /** Where `server` of `host` runs: this machine's own (spawned or configured) or another host's. */
+  #remoteOf(server: string, host: string | undefined): RemoteServer | undefined {
+    if (host === undefined || host === LOCAL_HOST) return this.#options.remote?.get(server);
+    const servers = this.#options.hosts?.get(host);
+    if (!servers) {
+      const known = [LOCAL_HOST, ...this.hostNames()].join(", ");
+      throw new AttachError(labelOf(server, host), "remote", `no host ${host} (hosts: ${known})`);
+    }
+    const remote = servers.get(server);
+    if (!remote) {
+      const has = [...servers.keys()].join(", ");
+      throw new AttachError(labelOf(server, host), "remote", `host ${host} lists no ${server} server (it has: ${has})`);
+    }
+    return remote;
   }
 
   /** Is a spawned child alive right now (false for remote servers and never-attached ones)? */
@@ -151,15 +200,18 @@ export class Attacher {
     return child?.alive() ? child.pid : undefined;
   }
 
-  /** The server's client, attaching it first if needed. */
-  async ensure(server: string): Promise<Attached> {
+  /**
+   * The server's client, attaching it first if needed. `host`: another machine of ROADNERD_HOSTS, whose
+   * servers are only ever reached at their URLs (default: this machine, where attach-on-request applies).
+   */
+  async ensure(server: string, host?: string): Promise<Attached> {
     if (this.#closed) throw new AttachError(server, "spawn", "the orchestrator is shutting down");
-    const e = this.#entry(server);
+    const remote = this.#remoteOf(server, host);
+    const e = this.#entry(server, host);
     if (e.pending) return e.pending;
-    const remote = this.#options.remote?.get(server);
     if (remote) {
       if (e.client && e.remoteChecked) return { client: e.client, attached: false, restarted: false, attachMs: 0 };
-      e.pending = this.#checkRemote(server, remote, e).finally(() => {
+      e.pending = this.#checkRemote(labelOf(server, host), server, remote, e).finally(() => {
         e.pending = undefined;
       });
       return e.pending;
@@ -172,14 +224,27 @@ export class Attacher {
     return e.pending;
   }
 
-  async #checkRemote(server: string, remote: { url: string; token?: string }, e: Entry): Promise<Attached> {
+  /** A remote server's one client (its TLS Agent is made once and kept), made on first need. */
+  #remoteClient(label: string, remote: RemoteServer, e: Entry): RoadNerdClient {
+    if (e.client) return e.client;
+    try {
+      e.client = createClient(remote.url, {
+        ...(remote.token ? { token: remote.token } : {}),
+        ...(remote.tls ? { tls: remote.tls } : {}),
+      });
+    } catch (err) {
+      throw new AttachError(label, "remote", errorInfo(err).message);
+    }
+    return e.client;
+  }
+
+  async #checkRemote(label: string, server: string, remote: RemoteServer, e: Entry): Promise<Attached> {
     const started = performance.now();
-    const client = createClient(remote.url, remote.token ? { token: remote.token } : {});
-    await this.#waitHealthy(server, client, "remote");
-    e.client = client;
+    const client = this.#remoteClient(label, remote, e);
+    await this.#waitHealthy(server, client, "remote", undefined, label);
     e.remoteChecked = true;
     const ms = Math.round(performance.now() - started);
-    this.#options.onEvent?.({ server, kind: "attached", url: remote.url, ms });
+    this.#options.onEvent?.({ server: label, kind: "attached", url: remote.url, ms });
     return { client, attached: true, restarted: false, attachMs: ms };
   }
 
@@ -236,6 +301,7 @@ export class Attacher {
     client: RoadNerdClient,
     phase: "health" | "remote",
     budgetMs = this.#options.attachTimeoutMs ?? DEFAULT_ATTACH_TIMEOUT_MS,
+    label = server,
   ): Promise<void> {
     const deadline = performance.now() + Math.max(200, budgetMs);
     let last = "no answer";
@@ -248,30 +314,54 @@ export class Attacher {
         last = `healthz answered ${JSON.stringify(h).slice(0, 120)}`;
         if (h.ok) break; // Another server at that address: waiting will not help.
       } catch (err) {
+        // A certificate the CA file does not vouch for, or a client certificate refused: retrying will not help.
+        if (fieldOf(err, "code") === "E_TLS") throw new AttachError(label, "tls", errorInfo(err).message, TLS_HINT);
         last = errorInfo(err).message;
       }
       await new Promise((r) => setTimeout(r, 100));
     }
-    throw new AttachError(server, phase, `${client.baseUrl}/healthz: ${last}`);
+    throw new AttachError(label, phase, `${client.baseUrl}/healthz: ${last}`);
   }
 
-  /** Call a tool, attaching (or once restarting) its server as needed. */
+  /**
+   * One look at another host's server, now: its /healthz within the signal, no retry (a listing of the fleet
+   * must not wait out an attach timeout per host that is down). Failures are the error a call would get.
+   */
+  async health(server: string, host: string, signal: AbortSignal): Promise<HostServerHealth> {
+    const label = labelOf(server, host);
+    try {
+      const remote = this.#remoteOf(server, host);
+      if (!remote) throw new AttachError(label, "remote", "not reached at a URL");
+      const h = await this.#remoteClient(label, remote, this.#entry(server, host)).healthz({ signal });
+      if (h.ok && (h.name === server || h.name === `roadnerd-${server}`)) return { ok: true, version: h.version };
+      return { ok: false, error: { code: "E_ATTACH", message: `${remote.url} answered as ${h.name}` } };
+    } catch (err) {
+      if (signal.aborted)
+        return { ok: false, error: { code: "E_TIMEOUT", message: `${label}: /healthz did not answer in time` } };
+      if (fieldOf(err, "code") === "E_TLS") {
+        return { ok: false, error: errorInfo(new AttachError(label, "tls", errorInfo(err).message, TLS_HINT)) };
+      }
+      return { ok: false, error: errorInfo(err) };
+    }
+  }
+
+  /** Call a tool, attaching (or once restarting) its server as needed; `host` as for ensure(). */
   async call(
     server: string,
     tool: string,
     params: Record<string, unknown>,
-    options: { signal?: AbortSignal } = {},
+    options: { signal?: AbortSignal; host?: string } = {},
   ): Promise<{ result: Record<string, unknown>; attached: boolean; restarted: boolean; attachMs: number }> {
-    let a = await this.ensure(server);
-    const e = this.#entry(server);
+    let a = await this.ensure(server, options.host);
+    const e = this.#entry(server, options.host);
     e.busy += 1;
     this.#clearIdle(e);
     try {
       try {
-        const result = await boundedCall(server, a.client, tool, params, options.signal);
+        const result = await boundedCall(labelOf(server, options.host), a.client, tool, params, options.signal);
         return { result, attached: a.attached, restarted: a.restarted, attachMs: a.attachMs };
       } catch (err) {
-        if (!(await this.#diedUnder(server, err))) throw err;
+        if (!(await this.#diedUnder(e, err))) throw err;
         // It died under the call: start it again once and retry once.
         const again = await this.ensure(server);
         a = { ...again, attached: true, restarted: true, attachMs: a.attachMs + again.attachMs };
@@ -284,8 +374,7 @@ export class Attacher {
     }
   }
 
-  async #diedUnder(server: string, err: unknown): Promise<boolean> {
-    const e = this.#entry(server);
+  async #diedUnder(e: Entry, err: unknown): Promise<boolean> {
     const cause = fieldOf(err, "cause");
     const codes = [fieldOf(err, "code"), fieldOf(cause, "code"), fieldOf(fieldOf(cause, "cause"), "code")];
     if (!e.child || !codes.some((c) => typeof c === "string" && CONNECTION_ERRORS.has(c))) return false;
@@ -318,9 +407,10 @@ export class Attacher {
     this.#options.onEvent?.({ server, kind: "detached", pid });
   }
 
-  /** Detach everything; later ensure() calls fail. */
+  /** Detach everything; later ensure() calls fail. Remote servers' connections close. */
   async close(): Promise<void> {
     this.#closed = true;
     await Promise.all([...this.#entries.keys()].map((s) => this.detach(s)));
+    await Promise.all([...this.#entries.values()].map((e) => (e.child ? undefined : e.client?.close())));
   }
 }

@@ -55,6 +55,13 @@ export const orchestratorEnv = z.object({
     .min(1)
     .optional()
     .describe('JSON file {"<server>":"http://host:port",…} of servers already running (compose)'),
+  ROADNERD_HOSTS: z
+    .string()
+    .min(1)
+    .optional()
+    .describe(
+      'JSON file of other machines, {"<host>":{"servers":{"network":"https://10.0.0.2:7101"},"token":…,"ca":…}}: every tool takes host',
+    ),
 });
 
 export type OrchestratorConfig = Readonly<z.output<typeof orchestratorEnv>>;

@@ -24,17 +24,20 @@ export const ORCHESTRATOR_CODES = [
 
 export type OrchestratorCode = (typeof ORCHESTRATOR_CODES)[number];
 
-export type AttachPhase = "spawn" | "listen" | "health" | "remote";
+/** `tls`: a host's server answered with a certificate its CA file does not vouch for, or refused ours. */
+export type AttachPhase = "spawn" | "listen" | "health" | "remote" | "tls";
 
 export class AttachError extends Error {
   readonly code = "E_ATTACH" as const;
   readonly server: string;
   readonly phase: AttachPhase;
-  constructor(server: string, phase: AttachPhase, message: string) {
+  readonly hint: string | undefined;
+  constructor(server: string, phase: AttachPhase, message: string, hint?: string) {
     super(`attach ${server} (${phase}): ${message}`);
     this.name = "AttachError";
     this.server = server;
     this.phase = phase;
+    this.hint = hint;
   }
 }
 

@@ -19,6 +19,7 @@ import pkg from "../package.json" with { type: "json" };
 import type { Attacher } from "./attach.ts";
 import type { Catalog, CatalogEntry } from "./catalog.ts";
 import { errorInfo } from "./errors.ts";
+import { hostsTool, splitHost, withHostArg } from "./gateway-hosts.ts";
 import { LABELS } from "./labels.ts";
 import { resolveToolName } from "./parse-reply.ts";
 import type { Planner } from "./planners/planner.ts";
@@ -50,23 +51,27 @@ const triageInput = z.strictObject({
 const triageSpec = { name: TRIAGE_TOOL, example: { symptom: "no internet" }, inputSchema: triageInput };
 
 function triageTool(options: GatewayOptions): McpTool {
+  const hosts = options.attacher.hostNames();
+  const listed: McpTool["listed"] = {
+    name: TRIAGE_TOOL,
+    title: "triage",
+    description: `Find why the network (or a port, disk, service) misbehaves in ≤3 read-only tool calls: a label (${LABELS.join(", ")}), a reason, the evidence and a one-line category_hint for brainstorming.`,
+    inputSchema: { ...inputJsonSchema(triageInput), type: "object" },
+    outputSchema: { ...outputJsonSchema(triageToolResultSchema), type: "object" },
+    annotations: { readOnlyHint: true, openWorldHint: true },
+  };
   return {
-    listed: {
-      name: TRIAGE_TOOL,
-      title: "triage",
-      description: `Find why the network (or a port, disk, service) misbehaves in ≤3 read-only tool calls: a label (${LABELS.join(", ")}), a reason, the evidence and a one-line category_hint for brainstorming.`,
-      inputSchema: { ...inputJsonSchema(triageInput), type: "object" },
-      outputSchema: { ...outputJsonSchema(triageToolResultSchema), type: "object" },
-      annotations: { readOnlyHint: true, openWorldHint: true },
-    },
+    listed: withHostArg(listed, hosts),
     call: async (args, signal) => {
-      const { symptom, run_id } = triageInput.parse(parseInput(triageSpec, args));
+      const { host, args: own } = splitHost(args, hosts);
+      const { symptom, run_id } = triageInput.parse(parseInput(triageSpec, own));
       const outcome = await runTriage({
         planner: options.planner(),
         catalog: options.catalog,
         attacher: options.attacher,
         symptom: symptom ?? "",
         signal,
+        ...(host ? { host } : {}),
         ...(run_id ? { runId: run_id } : {}),
         ...(options.logDir ? { logDir: options.logDir } : {}),
       });
@@ -85,20 +90,26 @@ function triageView(result: Record<string, unknown>): string {
   return [`${label}: ${reason}`, ...calls].join("\n");
 }
 
-/** A server's tool, attached on its first call; its input is checked here first, so a bad call spawns nothing. */
+/**
+ * A server's tool, attached on its first call; its input is checked here first, so a bad call spawns nothing.
+ * With a fleet, `host` says whose server answers (default this machine's).
+ */
 function serverTool(entry: CatalogEntry, attacher: Attacher): McpTool {
+  const hosts = attacher.hostNames();
   return {
-    listed: { ...listedTool(entry.definition, mcpName(entry.id)), title: entry.id },
+    listed: withHostArg({ ...listedTool(entry.definition, mcpName(entry.id)), title: entry.id }, hosts),
     call: async (args, signal) => {
-      parseInput(entry.definition, args);
-      return (await attacher.call(entry.server, entry.tool, args ?? {}, { signal })).result;
+      const { host, args: own } = splitHost(args, hosts);
+      parseInput(entry.definition, own);
+      return (await attacher.call(entry.server, entry.tool, own, { signal, ...(host ? { host } : {}) })).result;
     },
     view: (result) => modelView(entry.definition, result),
   };
 }
 
 export function gatewaySource(options: GatewayOptions): McpToolSource {
-  const tools = [triageTool(options), ...options.catalog.entries.map((e) => serverTool(e, options.attacher))];
+  const fleet = options.attacher.hostNames().length ? [hostsTool(options.attacher)] : [];
+  const tools = [triageTool(options), ...fleet, ...options.catalog.entries.map((e) => serverTool(e, options.attacher))];
   const byName = new Map(tools.map((t) => [t.listed.name, t]));
   return {
     name: "roadnerd",

@@ -6,6 +6,7 @@ import { type AttachEvent, Attacher, type AttacherOptions } from "./attach.ts";
 import { type Catalog, loadCatalog } from "./catalog.ts";
 import { loadOrchestratorConfig, type OrchestratorConfig, remoteServersFromEnv } from "./config.ts";
 import { UsageError } from "./errors.ts";
+import { readHostsFile } from "./hosts.ts";
 import { runningServers } from "./running.ts";
 import { serverEnv } from "./server-env.ts";
 
@@ -80,6 +81,14 @@ export async function createOrchestrator(
   const attacher = new Attacher({
     servers,
     remote,
+    ...(config.ROADNERD_HOSTS
+      ? {
+          hosts: readHostsFile(
+            config.ROADNERD_HOSTS,
+            servers.map((s) => s.name),
+          ),
+        }
+      : {}),
     idleMs: overrides.idleMs ?? config.ROADNERD_IDLE_MS,
     attachTimeoutMs: config.ROADNERD_ATTACH_TIMEOUT_MS,
     envFor: overrides.envFor ?? ((server) => serverEnv(catalog.envKeys(server), env)),

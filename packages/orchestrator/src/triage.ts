@@ -30,6 +30,8 @@ export interface TriageOptions {
   /** Live progress: each step as it ends. */
   onStep?: (line: StepLine) => void;
   signal?: AbortSignal;
+  /** Another machine of ROADNERD_HOSTS whose servers answer every call (default: this machine). */
+  host?: string;
 }
 
 export interface TriageOutcome extends TriageReport {
@@ -177,7 +179,10 @@ async function callStep(
     valid_first_try: turn.valid_first_try,
   };
   try {
-    const r = await options.attacher.call(server, tool, sent, options.signal ? { signal: options.signal } : {});
+    const r = await options.attacher.call(server, tool, sent, {
+      ...(options.signal ? { signal: options.signal } : {}),
+      ...(options.host ? { host: options.host } : {}),
+    });
     return {
       record: { step: n, tool: id, params, ok: true, result: r.result },
       fields: {

@@ -34,7 +34,7 @@ export {
   type TestServerOptions,
 } from "./http-servers.ts";
 export { type McpSession, mcpOverHttp, mcpOverStdio, openMcp, type StdioOptions } from "./mcp-client.ts";
-export { createNetnsLab, NetnsLab, netnsSkipReason, type VethEnd } from "./netns.ts";
+export { createNetnsLab, type LabServeOptions, NetnsLab, netnsSkipReason, type VethEnd } from "./netns.ts";
 export { REPO_ROOT } from "./repo-root.ts";
 export { scaledDeadline, scaledMs } from "./scaled.ts";
 export {
@@ -56,3 +56,4 @@ export {
   type RunResult,
   systemdSkipReason,
 } from "./systemd-harness.ts";
+export { type CertFiles, createTestCa, type TestCa } from "./test-ca.ts";

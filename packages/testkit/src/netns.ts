@@ -32,6 +32,15 @@ export function netnsSkipReason(): string | undefined {
   return undefined;
 }
 
+/** How lab.serve runs a server: spawn options, and HTTPS from these files (testkit's createTestCa makes them). */
+export interface LabServeOptions extends Omit<SpawnOptions, "wrap"> {
+  tls?: {
+    certFile: string;
+    keyFile: string /** Mutual TLS: clients need a certificate this CA signed. */;
+    clientCaFile?: string;
+  };
+}
+
 let labCount = 0;
 const liveLabs = new Set<NetnsLab>();
 let hooksInstalled = false;
@@ -107,11 +116,20 @@ export class NetnsLab {
 
   /**
    * Start a built server inside `ns`; cleanup() stops it before its namespace goes. It binds a namespace
-   * address (not loopback), so it runs with an AUTH_TOKEN (server.token) as a real deployment must.
+   * address (not loopback), so it runs with an AUTH_TOKEN (server.token) as a real deployment must, and with
+   * `tls` over HTTPS; without, in plain HTTP on purpose (ALLOW_PLAINTEXT=1: the link is the test's own veth).
    */
-  async serve(ns: string, name: string, options: Omit<SpawnOptions, "wrap"> = {}): Promise<SpawnedServer> {
-    const env = { AUTH_TOKEN: `lab-${randomBytes(12).toString("hex")}`, ...options.env };
-    const server = await spawnServer(name, { ...options, env, wrap: this.wrap(ns) });
+  async serve(ns: string, name: string, options: LabServeOptions = {}): Promise<SpawnedServer> {
+    const { tls, ...spawn } = options;
+    const transport: Record<string, string> = tls
+      ? {
+          TLS_CERT_FILE: tls.certFile,
+          TLS_KEY_FILE: tls.keyFile,
+          ...(tls.clientCaFile ? { TLS_CLIENT_CA_FILE: tls.clientCaFile } : {}),
+        }
+      : { ALLOW_PLAINTEXT: "1" };
+    const env = { AUTH_TOKEN: `lab-${randomBytes(12).toString("hex")}`, ...transport, ...options.env };
+    const server = await spawnServer(name, { ...spawn, env, wrap: this.wrap(ns) });
     this.#servers.push(server);
     return server;
   }

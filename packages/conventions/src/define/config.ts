@@ -60,6 +60,18 @@ export const baseEnvShape = {
   ALLOW_UNAUTHENTICATED: flag.describe(
     "1: bind beyond loopback without AUTH_TOKEN (only for a container whose port is published on the host's loopback)",
   ),
+  TLS_CERT_FILE: z
+    .string()
+    .optional()
+    .describe("PEM certificate (chain) file: serve HTTPS instead of HTTP (with TLS_KEY_FILE)"),
+  TLS_KEY_FILE: z.string().optional().describe("PEM private key file of TLS_CERT_FILE"),
+  TLS_CLIENT_CA_FILE: z
+    .string()
+    .optional()
+    .describe("PEM CA file: with TLS, every client must present a certificate this CA signed (mutual TLS)"),
+  ALLOW_PLAINTEXT: flag.describe(
+    "1: bind beyond loopback without TLS (only where the network itself is private: a pod network, a published loopback port)",
+  ),
   MAX_CALLS: bound(DEFAULT_MAX_CALLS, 1024).describe(
     `tool calls running at once; more get 503 E_BUSY (default ${DEFAULT_MAX_CALLS})`,
   ),
@@ -98,6 +110,16 @@ export const baseEnvShape = {
 
 export type BaseConfig = z.output<z.ZodObject<typeof baseEnvShape>>;
 
+/** The TLS files come as a pair, and a client CA only means something with them: what is missing, as issue lines. */
+function tlsFileIssues(config: { TLS_CERT_FILE?: unknown; TLS_KEY_FILE?: unknown; TLS_CLIENT_CA_FILE?: unknown }) {
+  const { TLS_CERT_FILE: cert, TLS_KEY_FILE: key, TLS_CLIENT_CA_FILE: clientCa } = config;
+  const issues: string[] = [];
+  if (cert && !key) issues.push("TLS_KEY_FILE: TLS_CERT_FILE needs it");
+  if (key && !cert) issues.push("TLS_CERT_FILE: TLS_KEY_FILE needs it");
+  if (clientCa && !cert) issues.push("TLS_CLIENT_CA_FILE: client certificates need TLS_CERT_FILE and TLS_KEY_FILE");
+  return issues;
+}
+
 export function loadConfig<S extends z.ZodRawShape>(
   env: NodeJS.ProcessEnv,
   extra: S = {} as S,
@@ -106,8 +128,10 @@ export function loadConfig<S extends z.ZodRawShape>(
   // Empty strings mean "unset", as in most shells' `FOO= cmd`.
   const cleaned = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ""));
   const parsed = schema.safeParse(cleaned);
-  if (!parsed.success) {
-    const lines = parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`);
+  const lines = parsed.success
+    ? tlsFileIssues(parsed.data)
+    : parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`);
+  if (!parsed.success || lines.length) {
     throw new DiagError("E_INVALID_INPUT", `invalid environment: ${lines.join("; ")}`);
   }
   return Object.freeze(parsed.data) as Readonly<BaseConfig & z.output<z.ZodObject<S>>>;

@@ -6,6 +6,7 @@
 import type { FastifyInstance } from "fastify";
 import type { BaseConfig } from "../define/config.ts";
 import type { ServerDef } from "../define/server-def.ts";
+import { DiagError } from "../errors/errors.ts";
 import { createRuntime, type Runtime, type RuntimeOptions } from "../runtime/runtime.ts";
 import { isLoopback } from "./guards.ts";
 
@@ -43,6 +44,30 @@ function listenFailure(err: unknown, name: string, host: string, port: number): 
   return `cannot listen on ${host}:${port}: ${err instanceof Error ? err.message : String(err)}`;
 }
 
+/**
+ * A bind that other machines (or containers) can reach, anything but loopback, needs a token (anyone who
+ * reaches it could run the tools) and TLS (the token would cross the network in clear), each with an explicit
+ * opt-out for networks that are private by construction. Undefined when the bind may go ahead.
+ */
+function remoteBindRefusal(config: BaseConfig): string | undefined {
+  if (isLoopback(config.HOST.replace(/^\[|\]$/g, "").toLowerCase())) return undefined;
+  if (!config.AUTH_TOKEN && !config.ALLOW_UNAUTHENTICATED) {
+    return (
+      `refusing to bind ${config.HOST} without AUTH_TOKEN: anyone who can reach it could run these tools. ` +
+      "Set AUTH_TOKEN (16+ chars), bind 127.0.0.1, or — only for a container whose port is published on the " +
+      "host's loopback — set ALLOW_UNAUTHENTICATED=1"
+    );
+  }
+  if (!config.TLS_CERT_FILE && !config.ALLOW_PLAINTEXT) {
+    return (
+      `refusing to bind ${config.HOST} without TLS: its token and answers would cross the network in clear. ` +
+      "Set TLS_CERT_FILE and TLS_KEY_FILE (PEM), bind 127.0.0.1, or — only where the network is private by " +
+      "construction (a pod network, a container port published on the host's loopback) — set ALLOW_PLAINTEXT=1"
+    );
+  }
+  return undefined;
+}
+
 export async function hostHttp<C extends BaseConfig>(
   def: ServerDef<C>,
   options: HostHttpOptions = {},
@@ -55,22 +80,21 @@ export async function hostHttp<C extends BaseConfig>(
     throw new HostError("usage", err instanceof Error ? err.message : String(err));
   }
   const { config } = runtime;
-  // A bind that other machines (or containers) can reach: anything but loopback.
-  if (
-    !isLoopback(config.HOST.replace(/^\[|\]$/g, "").toLowerCase()) &&
-    !config.AUTH_TOKEN &&
-    !config.ALLOW_UNAUTHENTICATED
-  ) {
+  const refusal = remoteBindRefusal(config);
+  if (refusal) {
     await runtime.close();
-    throw new HostError(
-      "usage",
-      `refusing to bind ${config.HOST} without AUTH_TOKEN: anyone who can reach it could run these tools. ` +
-        "Set AUTH_TOKEN (16+ chars), bind 127.0.0.1, or — only for a container whose port is published on the " +
-        "host's loopback — set ALLOW_UNAUTHENTICATED=1",
-    );
+    throw new HostError("usage", refusal);
   }
   const { buildHttpApp } = await import("./http-app.ts");
-  const app: FastifyInstance = await buildHttpApp(runtime);
+  let app: FastifyInstance;
+  try {
+    app = await buildHttpApp(runtime);
+  } catch (err) {
+    // Unreadable or mismatched TLS files: a usage error, said in one line.
+    await runtime.close();
+    if (err instanceof DiagError) throw new HostError("usage", err.message);
+    throw err;
+  }
   if (options.around) wrapRequests(app, options.around);
   const port = config.PORT ?? def.defaultPort;
   try {
@@ -85,7 +109,8 @@ export async function hostHttp<C extends BaseConfig>(
     throw new HostError("listen", `cannot listen on ${config.HOST}:${port}: no address`);
   }
   runtime.outbound.setSelf(bound.address, bound.port);
-  const url = `http://${bound.family === "IPv6" ? `[${bound.address}]` : bound.address}:${bound.port}`;
+  const scheme = config.TLS_CERT_FILE ? "https" : "http";
+  const url = `${scheme}://${bound.family === "IPv6" ? `[${bound.address}]` : bound.address}:${bound.port}`;
   return { runtime, url, port: bound.port, close: () => app.close() };
 }
 

@@ -28,6 +28,7 @@ import { registerMeta } from "./routes/meta.ts";
 import { registerMetrics } from "./routes/metrics.ts";
 import { registerProbe } from "./routes/probe.ts";
 import { END_FLUSH_MS, registerSse, type SseTracker } from "./routes/sse.ts";
+import { serverTls } from "./tls.ts";
 
 /** Fastify's own info lines ("Server listening at …") would precede ours; it gets warn and above only. */
 function fastifyLogger(log: Logger): FastifyBaseLogger {
@@ -78,18 +79,21 @@ export async function buildHttpApp(runtime: Runtime<unknown>): Promise<FastifyIn
     allowedOrigins: config.ALLOWED_ORIGINS,
     authToken: config.AUTH_TOKEN,
   };
+  const serverOptions = {
+    headersTimeout: HEADERS_TIMEOUT_MS,
+    connectionsCheckingInterval: CONNECTIONS_CHECK_MS,
+    // A request without Host reaches our guard and gets a typed 400, instead of Node's empty one.
+    requireHostHeader: false,
+  };
+  // node:https takes node:http's options too: the same bounds whether the server speaks TLS or not.
+  const tls = serverTls(config);
   const app: FastifyInstance = Fastify({
     loggerInstance: fastifyLogger(runtime.log),
     bodyLimit: BODY_LIMIT_BYTES,
     requestTimeout: REQUEST_TIMEOUT_MS,
     // An idle keep-alive connection holds a slot of DEFAULT_MAX_CONNECTIONS: let it go soon (Fastify's default is 72 s).
     keepAliveTimeout: KEEP_ALIVE_MS,
-    http: {
-      headersTimeout: HEADERS_TIMEOUT_MS,
-      connectionsCheckingInterval: CONNECTIONS_CHECK_MS,
-      // A request without Host reaches our guard and gets a typed 400, instead of Node's empty one.
-      requireHostHeader: false,
-    },
+    ...(tls ? { https: { ...serverOptions, ...tls } } : { http: serverOptions }),
     clientErrorHandler,
     // runTool logs each call with its tool, run_id and duration; per-request lines would only repeat it.
     logController: new LogController({ disableRequestLogging: true }),

@@ -1,0 +1,108 @@
+/**
+ * A fleet behind one gateway: ROADNERD_HOSTS names a JSON file of the other machines, each with the URLs of
+ * its servers, the token they run with and the CA that signed their certificates (a client certificate and
+ * key too where they ask for one). Read and checked once at start: a bad file is one line and exit 2, a
+ * CA file that cannot be read is said then, not at the first call. The machine the gateway runs on is
+ * `local` (its servers attach on request); every other host's servers are used as they are.
+ */
+import { accessSync, constants, readFileSync } from "node:fs";
+import { dirname, resolve } from "node:path";
+import type { ClientTls } from "@roadnerd/client";
+import { z } from "zod";
+import { UsageError } from "./errors.ts";
+
+/** The gateway's own machine: the default `host` of every tool. */
+export const LOCAL_HOST = "local";
+
+/** A server reached at a URL rather than spawned: its token and, for https://, whom to trust. */
+export interface RemoteServer {
+  url: string;
+  token?: string;
+  tls?: ClientTls;
+}
+
+/** Host name → its servers (server name → how to reach it). */
+export type Fleet = ReadonlyMap<string, ReadonlyMap<string, RemoteServer>>;
+
+const hostName = z
+  .string()
+  .regex(/^[a-z0-9][a-z0-9-]{0,62}$/, "a host name is lower-case letters, digits and -, up to 63")
+  .refine((n) => n !== LOCAL_HOST, `"${LOCAL_HOST}" is the gateway's own machine`);
+
+const serverUrl = z
+  .url({ protocol: /^https?$/, error: "expected an http:// or https:// URL" })
+  .refine((u) => !/[?#]/.test(u), "expected a base URL, without query or fragment");
+
+const hostEntry = z.strictObject({
+  servers: z
+    .record(z.string(), serverUrl)
+    .refine((s) => Object.keys(s).length > 0, "name at least one server")
+    .describe('server name → base URL, e.g. {"network":"https://10.0.0.2:7101"}'),
+  token: z.string().min(16).optional().describe("the AUTH_TOKEN its servers run with"),
+  ca: z.string().min(1).optional().describe("PEM file of the CA that signed its servers' certificates"),
+  cert: z.string().min(1).optional().describe("PEM client certificate, for servers with TLS_CLIENT_CA_FILE"),
+  key: z.string().min(1).optional().describe("PEM key of `cert`"),
+});
+
+export const hostsFileSchema = z.record(hostName, hostEntry);
+export type HostsFile = z.output<typeof hostsFileSchema>;
+
+/** One line for the first thing that does not fit, with where it is. */
+function firstIssue(error: z.ZodError): string {
+  const issue = error.issues[0];
+  if (!issue) return "invalid";
+  // A bad host name: zod says "Invalid key in record" and keeps the name's own issue inside.
+  const inner = issue.code === "invalid_key" ? issue.issues[0]?.message : undefined;
+  return `${issue.path.join(".") || "(top)"}: ${inner ?? issue.message}`;
+}
+
+/** The fleet from the parsed file: paths resolved beside it, files checked, server names from the registry. */
+export function fleetFrom(file: HostsFile, where: string, known: readonly string[]): Fleet {
+  const fleet = new Map<string, ReadonlyMap<string, RemoteServer>>();
+  for (const [host, entry] of Object.entries(file)) {
+    if ((entry.cert === undefined) !== (entry.key === undefined))
+      throw new UsageError(`ROADNERD_HOSTS ${where}: ${host}: a client certificate needs both cert and key`);
+    const tls: ClientTls = {};
+    for (const [field, path] of [
+      ["caFile", entry.ca],
+      ["certFile", entry.cert],
+      ["keyFile", entry.key],
+    ] as const) {
+      if (path === undefined) continue;
+      const full = resolve(dirname(where), path);
+      try {
+        accessSync(full, constants.R_OK);
+      } catch {
+        throw new UsageError(`ROADNERD_HOSTS ${where}: ${host}: ${full} cannot be read`);
+      }
+      tls[field] = full;
+    }
+    const servers = new Map<string, RemoteServer>();
+    for (const [server, url] of Object.entries(entry.servers)) {
+      if (!known.includes(server))
+        throw new UsageError(
+          `ROADNERD_HOSTS ${where}: ${host}.servers.${server}: not a server (known: ${known.join(", ")})`,
+        );
+      servers.set(server, {
+        url,
+        ...(entry.token ? { token: entry.token } : {}),
+        ...(url.startsWith("https:") && Object.keys(tls).length ? { tls } : {}),
+      });
+    }
+    fleet.set(host, servers);
+  }
+  return fleet;
+}
+
+/** ROADNERD_HOSTS: the file read, validated and resolved, or a UsageError naming what is wrong. */
+export function readHostsFile(path: string, known: readonly string[]): Fleet {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(readFileSync(path, "utf8"));
+  } catch {
+    throw new UsageError(`ROADNERD_HOSTS ${path}: not a readable JSON file`);
+  }
+  const parsed = hostsFileSchema.safeParse(raw);
+  if (!parsed.success) throw new UsageError(`ROADNERD_HOSTS ${path}: ${firstIssue(parsed.error)}`);
+  return fleetFrom(parsed.data, path, known);
+}

@@ -1,0 +1,103 @@
+/**
+ * ROADNERD_HOSTS: the fleet file is checked once at start, each mistake one line naming where it is; paths are
+ * resolved beside the file; `host` on a gateway tool is taken off before the tool's own strict schema. The
+ * calls over HTTPS to real hosts are in fleet.links.test.ts.
+ */
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { splitHost, withHostArg } from "../src/gateway-hosts.ts";
+import { readHostsFile } from "../src/hosts.ts";
+
+const KNOWN = ["network", "ports"];
+const TOKEN = "a-fleet-token-of-24-chars";
+let dir: string;
+
+async function hostsFile(content: unknown): Promise<string> {
+  const path = join(dir, `hosts-${Math.random().toString(36).slice(2)}.json`);
+  await writeFile(path, typeof content === "string" ? content : JSON.stringify(content));
+  return path;
+}
+
+/** The UsageError's message, or a failure when the file was accepted. */
+async function refusal(content: unknown): Promise<string> {
+  const path = await hostsFile(content);
+  try {
+    readHostsFile(path, KNOWN);
+  } catch (err) {
+    expect(err).toMatchObject({ code: "E_USAGE" });
+    return String(Reflect.get(Object(err), "message")).replace(path, "<file>");
+  }
+  throw new Error("accepted");
+}
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), "rn-hosts-"));
+  await writeFile(join(dir, "ca.pem"), "-----BEGIN CERTIFICATE-----\n");
+});
+
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+describe("the hosts file", () => {
+  it("resolves each host's servers with its token, and its CA (relative to the file) for https only", async () => {
+    const path = await hostsFile({
+      a: { servers: { network: "https://10.0.0.2:7101", ports: "http://10.0.0.2:7103" }, token: TOKEN, ca: "ca.pem" },
+    });
+    const fleet = readHostsFile(path, KNOWN);
+    expect([...fleet.keys()]).toEqual(["a"]);
+    expect(fleet.get("a")?.get("network")).toEqual({
+      url: "https://10.0.0.2:7101",
+      token: TOKEN,
+      tls: { caFile: join(dir, "ca.pem") },
+    });
+    expect(fleet.get("a")?.get("ports")).toEqual({ url: "http://10.0.0.2:7103", token: TOKEN });
+  });
+
+  it("one line per mistake, naming where it is", async () => {
+    expect(await refusal("{not json")).toBe("ROADNERD_HOSTS <file>: not a readable JSON file");
+    expect(await refusal({ local: { servers: { network: "https://h:1" } } })).toMatch(
+      /local: "local" is the gateway's own machine/,
+    );
+    expect(await refusal({ "Bad Name": { servers: { network: "https://h:1" } } })).toMatch(/a host name is lower-case/);
+    expect(await refusal({ a: { servers: {} } })).toMatch(/a\.servers: name at least one server/);
+    expect(await refusal({ a: { servers: { network: "ftp://h:1" } } })).toMatch(
+      /a\.servers\.network: expected an http/,
+    );
+    expect(await refusal({ a: { servers: { network: "https://h:1" }, tokn: TOKEN } })).toMatch(/tokn/);
+    expect(await refusal({ a: { servers: { storage: "https://h:1" } } })).toBe(
+      "ROADNERD_HOSTS <file>: a.servers.storage: not a server (known: network, ports)",
+    );
+    expect(await refusal({ a: { servers: { network: "https://h:1" }, ca: "missing.pem" } })).toBe(
+      `ROADNERD_HOSTS <file>: a: ${join(dir, "missing.pem")} cannot be read`,
+    );
+    expect(await refusal({ a: { servers: { network: "https://h:1" }, cert: "ca.pem" } })).toBe(
+      "ROADNERD_HOSTS <file>: a: a client certificate needs both cert and key",
+    );
+  });
+});
+
+describe("the host argument", () => {
+  const HOSTS = ["a", "b"];
+
+  it("is listed beside a tool's parameters only when there are hosts", () => {
+    const listed = { name: "t", inputSchema: { type: "object" as const, properties: { qname: { type: "string" } } } };
+    expect(withHostArg(listed, [])).toBe(listed);
+    expect(withHostArg(listed, HOSTS).inputSchema.properties).toEqual({
+      qname: { type: "string" },
+      host: { type: "string", enum: ["local", "a", "b"], description: expect.stringContaining("a, b") },
+    });
+  });
+
+  it("is taken off the arguments; local or absent is this machine; anything else is a typed refusal", () => {
+    expect(splitHost({ host: "a", qname: "x" }, HOSTS)).toEqual({ host: "a", args: { qname: "x" } });
+    expect(splitHost({ host: "local", qname: "x" }, HOSTS)).toEqual({ host: undefined, args: { qname: "x" } });
+    expect(splitHost({ qname: "x" }, HOSTS)).toEqual({ host: undefined, args: { qname: "x" } });
+    // Without hosts it is an ordinary unknown key, for the tool's own schema to refuse.
+    expect(splitHost({ host: "a" }, [])).toEqual({ host: undefined, args: { host: "a" } });
+    expect(() => splitHost({ host: "c" }, HOSTS)).toThrow(/host: expected one of local, a, b; got "c"/);
+    expect(() => splitHost({ host: 7 }, HOSTS)).toThrow(expect.objectContaining({ code: "E_INVALID_INPUT" }));
+  });
+});
