@@ -256,8 +256,29 @@ describe("roadnerd triage", () => {
     });
     expect(pretty.code).toBe(0);
     expect(pretty.stdout).toContain(`log: ${join(home, ".local/state/roadnerd/runs/triage-rn-cli.2.jsonl")}`);
-    expect(pretty.stdout).toMatch(/^\s+hint: /m);
-    expect(pretty.stderr).toContain("storage/disk_usage");
+    expect(pretty.stdout).toMatch(/^ {2}1\. storage\/disk_usage: /m);
+  });
+
+  it("for a person: the verdict once, each call once with what it showed, nothing repeated on stderr", async () => {
+    // The symptom as plain words, as a person types it.
+    const r = await roadnerd(["triage", "no", "internet", ROOM_FLAG], { ROADNERD_LOG_DIR: logDir });
+    expect(r.code).toBe(0);
+    const both = r.stdout + r.stderr;
+    expect(both.split("no interface is up with a carrier").length - 1).toBe(1);
+    expect(both.split("network/route_info").length - 1).toBe(1);
+    expect(both.split("network/iface_info").length - 1).toBe(1);
+    const lines = r.stdout.trimEnd().split("\n");
+    expect(lines[0]).toBe("wifi: no interface is up with a carrier");
+    expect(lines[1]).toMatch(/^ {2}1\. network\/route_info: no default route .* \(\d+ ms, attached in \d+ ms\)$/);
+    expect(lines[2]).toMatch(/^ {2}2\. network\/iface_info: \d+ interfaces?, 0 up .* \(\d+ ms\)$/);
+    expect(lines[3]).toMatch(/^ {2}log: \//);
+    expect(lines).toHaveLength(4);
+    expect(r.stderr.split("\n")[0]).toBe("triage with rules: no internet");
+    const twice = await roadnerd(["triage", "no", "internet", "--symptom", "dns"]);
+    expect([twice.code, twice.stderr.split("\n")[0]]).toEqual([
+      2,
+      "roadnerd triage: the symptom twice (--symptom and words); give one (roadnerd --help for usage)",
+    ]);
   });
 
   it("a symptom the rules do not understand is unknown, with nothing called", async () => {

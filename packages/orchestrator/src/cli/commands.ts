@@ -3,11 +3,13 @@ import { errorInfo } from "../errors.ts";
 import type { Orchestrator } from "../orchestrator.ts";
 import { checkCall } from "../parse-reply.ts";
 import { runTriage } from "../triage.ts";
+import type { StepLine } from "../triage-log.ts";
 import { triageReportSchema } from "../triage-report.ts";
 import { EXIT, exitCodeFor } from "./exit-codes.ts";
-import { err, oneLine, out, stepLine } from "./output.ts";
+import { err, oneLine, out, status, stepLine } from "./output.ts";
 import { makePlanner, type PlannerName } from "./planner.ts";
 import { renderResult } from "./render.ts";
+import { triageText } from "./triage-text.ts";
 
 export function listCommand(o: Orchestrator, json: boolean): number {
   if (json) {
@@ -60,6 +62,7 @@ export interface TriageArgs {
 export async function triageCommand(o: Orchestrator, args: TriageArgs): Promise<number> {
   const planner = makePlanner(o.config, args.planner, args.script);
   err(`triage with ${planner.name}: ${args.symptom || "(no symptom: network checks)"}`);
+  const steps: StepLine[] = [];
   const outcome = await runTriage({
     planner,
     catalog: o.catalog,
@@ -69,15 +72,16 @@ export async function triageCommand(o: Orchestrator, args: TriageArgs): Promise<
     ...(args.timeoutMs !== undefined ? { timeoutMs: args.timeoutMs } : {}),
     ...(args.runId !== undefined ? { runId: args.runId } : {}),
     ...(args.logDir !== undefined ? { logDir: args.logDir } : {}),
-    onStep: (s) => err(stepLine(s)),
+    // --json: each step as a line on stderr for whoever watches. A person: a live status on a terminal only,
+    // since the text after the run lists every step once, with the verdict.
+    onStep: (s) => {
+      steps.push(s);
+      if (args.json) err(stepLine(s));
+      else if (s.requested_tool !== null) status(`${stepLine(s)} …`);
+    },
   });
   if (args.json) out(JSON.stringify(triageReportSchema.parse(outcome)));
-  else {
-    out(`${outcome.label}: ${outcome.reason}`);
-    for (const e of outcome.evidence) out(`  ${e.tool}: ${e.ok ? e.summary : `${e.error?.code} ${e.error?.message}`}`);
-    out(`  hint: ${outcome.category_hint}`);
-    if (outcome.log_path) out(`  log: ${outcome.log_path}`);
-  }
+  else out(triageText(outcome, steps));
   if (outcome.log_error) err(`(log not written: ${outcome.log_error})`);
   return EXIT.ok;
 }

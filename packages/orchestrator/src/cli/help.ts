@@ -8,11 +8,12 @@ export const COMMAND_HELP = {
   one tool; its server starts on first use (or the one \`roadnerd up\` runs is used). Tool params are
   key=value words, not flags: roadnerd call storage/top_consumers path=/var n=5
   prints the summary and a table of the main fields; --json prints the whole result for machines`,
-  triage: `roadnerd triage [--planner rules|openai|scripted] [--symptom "…"] [--script replies.json]
+  triage: `roadnerd triage [symptom words | --symptom "…"] [--planner rules|openai|scripted] [--script replies.json]
                 [--budget 3 (0: no tools, label from the symptom)] [--timeout-ms 2000]
                 [--run-id <your id: on every log line and tool call>] [--json]
-  find why the network (or a port, disk, service) misbehaves in ≤3 read-only tool calls: a label, a reason
-  and the evidence. Progress on stderr: "step N" is the N-th tool call, "verdict" the end`,
+  find why the network (or a port, disk, service) misbehaves in ≤3 read-only tool calls, e.g.
+  roadnerd triage port 8080 already in use: the label and reason, then each call once with what it showed.
+  --json: the report on stdout, and on stderr "step N" (the N-th tool call) live and "verdict" at the end`,
   mcp: `roadnerd mcp [--http] [--port 7100] [--planner …]
   the MCP gateway (every tool plus triage) over stdio (default; answers what was piped, exits on EOF)
   or Streamable HTTP on 127.0.0.1 (--http; the page at http://127.0.0.1:<port>/ too)`,
