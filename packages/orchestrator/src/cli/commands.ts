@@ -6,7 +6,7 @@ import { runTriage } from "../triage.ts";
 import type { StepLine } from "../triage-log.ts";
 import { triageReportSchema } from "../triage-report.ts";
 import { EXIT, exitCodeFor } from "./exit-codes.ts";
-import { err, oneLine, out, status, stepLine } from "./output.ts";
+import { err, errorJson, oneLine, out, status, stepLine } from "./output.ts";
 import { makePlanner, type PlannerName } from "./planner.ts";
 import { renderResult } from "./render.ts";
 import { triageText } from "./triage-text.ts";
@@ -31,7 +31,9 @@ export async function callCommand(
   const parsed = checkCall(name, Object.fromEntries(pairs), o.catalog);
   if (parsed.kind === "invalid") {
     const hint = parsed.suggestions ? `closest: ${parsed.suggestions.join(", ")}` : undefined;
-    err(oneLine({ code: parsed.code, message: parsed.message, ...(hint ? { hint } : {}) }));
+    const error = { code: parsed.code, message: parsed.message, ...(hint ? { hint } : {}) };
+    if (json) out(errorJson(error));
+    else err(oneLine(error));
     return exitCodeFor(parsed.code);
   }
   if (parsed.resolvedFrom) err(`(${parsed.resolvedFrom} → ${parsed.call.id})`);
@@ -42,7 +44,7 @@ export async function callCommand(
     return EXIT.ok;
   } catch (e) {
     const error = errorInfo(e);
-    if (json) out(JSON.stringify({ error }));
+    if (json) out(errorJson(error));
     else err(oneLine(error));
     return exitCodeFor(error.code);
   }

@@ -28,6 +28,14 @@ export function clearStatus(): void {
   showing = false;
 }
 
+/**
+ * An error for `--json`: one object on stdout, `{"error":{"code","message","hint"?}}` — the servers' HTTP error
+ * body — so a machine reads one JSON document from stdout whatever happened, and the exit code says which.
+ */
+export function errorJson(e: { code: string; message: string; hint?: string | undefined }): string {
+  return JSON.stringify({ error: { code: e.code, message: e.message, ...(e.hint ? { hint: e.hint } : {}) } });
+}
+
 /** An error as one line with its fix: `E_CODE: what happened (what to do)`. */
 export function oneLine(e: { code: string; message: string; hint?: string | undefined }): string {
   const message = e.message.replace(/\s*\n\s*/g, " ");
