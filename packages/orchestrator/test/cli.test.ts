@@ -77,6 +77,8 @@ describe("roadnerd list / call", () => {
     expect(Math.max(...lines.map((l) => l.length))).toBeLessThanOrEqual(120);
     expect(lines.length).toBeLessThan(35);
     expect(r.stdout).not.toContain("{");
+    // A count says what it counts, from the tool's schema.
+    expect(r.stdout).toMatch(/^ {2}hidden: \d+ \(pseudo filesystems, images and 0-block mounts left out\)$/m);
   });
 
   it("a tool param given as a flag (--path /tmp) is a usage error that shows the key=value it meant", async () => {

@@ -8,7 +8,7 @@ import { triageReportSchema } from "../triage-report.ts";
 import { EXIT, exitCodeFor } from "./exit-codes.ts";
 import { err, errorJson, oneLine, out, status, stepLine } from "./output.ts";
 import { makePlanner, type PlannerName } from "./planner.ts";
-import { renderResult } from "./render.ts";
+import { notesOf, renderResult } from "./render.ts";
 import { triageText } from "./triage-text.ts";
 
 export function listCommand(o: Orchestrator, json: boolean): number {
@@ -40,7 +40,7 @@ export async function callCommand(
   try {
     const { result } = await o.attacher.call(parsed.call.server, parsed.call.tool, parsed.call.params);
     if (json) out(JSON.stringify(result));
-    else out(renderResult(result, parsed.call.id));
+    else out(renderResult(result, parsed.call.id, notesOf(o.catalog.get(parsed.call.id)?.definition.output)));
     return EXIT.ok;
   } catch (e) {
     const error = errorInfo(e);
