@@ -86,6 +86,16 @@ async function listTools(entry: StdioEntry): Promise<string[]> {
   }
 }
 
+describe("bins of the installed packages", () => {
+  it("`npx roadnerd-network --help` and `npx roadnerd --version`: found by their bin names, exit 0", () => {
+    const run = (...args: string[]) =>
+      // As a person types it: an npx flag before the name (--no) would make npx take --help as its own.
+      execFileSync("npx", args, { cwd: home, env: npmEnv(), encoding: "utf8", timeout: 60_000 });
+    expect(run("roadnerd-network", "--help")).toContain("usage: roadnerd-network [--stdio]");
+    expect(run("roadnerd", "--version")).toBe("roadnerd 0.1.0\n");
+  }, 120_000);
+});
+
 describe("client configs: each command line, from the installed packages", () => {
   it("every config is one of the tested entries", () => {
     const entries = clientConfigs.flatMap((c) => JSON.stringify(c.json));

@@ -17,7 +17,7 @@ import {
 } from "@roadnerd/registry";
 import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
-import { registryPackage, serverModules } from "../scripts/lib/registry-files.ts";
+import { registryPackage, rootPackage, serverModules } from "../scripts/lib/registry-files.ts";
 import { BIN_LAUNCHER } from "../scripts/lib/skeleton.ts";
 
 const servers = readRegistry();
@@ -67,6 +67,15 @@ describe("the registry's links to the servers (written by pnpm generate and pnpm
     const without = deps(servers.filter((s) => s.name !== first.name));
     expect(without).not.toHaveProperty(first.packageName);
     expect(without).toHaveProperty("@roadnerd/conventions", "workspace:*");
+  });
+
+  it("the root depends on every server too (its bin at the root), keeping its own devDependencies", () => {
+    const deps = (list: readonly RegisteredServer[]) => JSON.parse(rootPackage(list)).devDependencies;
+    expect(deps([...servers, added])).toMatchObject({ "@roadnerd/new-one": "workspace:*" });
+    const without = deps(servers.filter((s) => s.name !== first.name));
+    expect(without).not.toHaveProperty(first.packageName);
+    expect(without).toHaveProperty("@roadnerd/orchestrator", "workspace:*");
+    expect(without).toHaveProperty("vitest");
   });
 });
 

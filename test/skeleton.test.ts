@@ -1,8 +1,8 @@
 /**
  * The skeleton `pnpm new-server` writes keeps up with the kernel: rendered into a scratch folder inside the
  * workspace (so its imports resolve), it typechecks, lints, bundles, and its example tool answers through the
- * kernel, over HTTP and over MCP. (The generator's whole run — files, install, generate, the full suite — was
- * tried by hand; see docs/adding-a-server.md.)
+ * kernel, over HTTP and over MCP. (The generator's whole run — files, install, generate, then build, bin, lint
+ * and tests — is test/docs-commands.test.ts, in a copy of the repository, from docs/adding-a-server.md.)
  */
 import { execFile } from "node:child_process";
 import { mkdir, rm, symlink, writeFile } from "node:fs/promises";

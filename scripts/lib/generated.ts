@@ -12,7 +12,14 @@ import { loadServer, REPO_ROOT, type RegisteredServer, readRegistry } from "@roa
 import { Document, isMap, isScalar } from "yaml";
 import { renderClientConfigs } from "./client-configs.ts";
 import { KUBERNETES_FILE, kubernetesFile } from "./kubernetes.ts";
-import { REGISTRY_PACKAGE, registryPackage, SERVER_MODULES_FILE, serverModules } from "./registry-files.ts";
+import {
+  REGISTRY_PACKAGE,
+  ROOT_PACKAGE,
+  registryPackage,
+  rootPackage,
+  SERVER_MODULES_FILE,
+  serverModules,
+} from "./registry-files.ts";
 
 /** The pnpm the root package.json pins (packageManager): the image installs the same one. */
 function pnpmVersion(): string {
@@ -339,6 +346,7 @@ export async function generatedFiles(): Promise<Generated[]> {
     { path: "Dockerfile", content: await dockerfile(servers) },
     { path: KUBERNETES_FILE, content: kubernetesFile(servers) },
     { path: REGISTRY_PACKAGE, content: registryPackage(servers) },
+    { path: ROOT_PACKAGE, content: rootPackage(servers) },
     { path: SERVER_MODULES_FILE, content: serverModules(servers) },
   ];
   for (const s of servers) {

@@ -1,7 +1,8 @@
 /**
  * What links the registry to the servers, made from servers/*: its package.json depends on each server
  * package, and src/servers.ts imports each server's definition through that package (`@roadnerd/<name>/server`).
- * `pnpm generate` writes both; `pnpm new-server` writes them before `pnpm install` links the new package.
+ * The root package.json depends on each server too, so its bin is linked at the root. `pnpm generate` writes
+ * them; `pnpm new-server` writes them before `pnpm install` links the new package.
  */
 import { existsSync, readFileSync } from "node:fs";
 import { writeFile } from "node:fs/promises";
@@ -48,8 +49,30 @@ export function registryPackage(servers: readonly RegisteredServer[], root: stri
   return `${JSON.stringify(pkg, null, 2)}\n`;
 }
 
-/** Write both files (new-server, before `pnpm install`). */
+export const ROOT_PACKAGE = "package.json";
+
+/**
+ * The root package.json, its devDependencies: every server package besides what it has, so pnpm links each
+ * server's bin at the root (`pnpm exec roadnerd-network`, as `pnpm exec roadnerd`). A removed server's goes.
+ */
+export function rootPackage(servers: readonly RegisteredServer[], root: string = REPO_ROOT): string {
+  const pkg = JSON.parse(readFileSync(join(root, ROOT_PACKAGE), "utf8")) as {
+    devDependencies?: Record<string, string>;
+  };
+  const server = new Set(servers.map((s) => s.packageName));
+  const isPackage = (name: string) =>
+    existsSync(join(root, "packages", name.replace(/^@roadnerd\//, ""), "package.json"));
+  const kept = Object.entries(pkg.devDependencies ?? {}).filter(
+    ([name, v]) => v !== "workspace:*" || isPackage(name) || server.has(name),
+  );
+  const deps = new Map([...kept, ...servers.map((s) => [s.packageName, "workspace:*"] as const)]);
+  pkg.devDependencies = Object.fromEntries([...deps].sort(([a], [b]) => a.localeCompare(b)));
+  return `${JSON.stringify(pkg, null, 2)}\n`;
+}
+
+/** Write the three files (new-server, before `pnpm install`). */
 export async function writeRegistryFiles(servers: readonly RegisteredServer[]): Promise<void> {
+  await writeFile(join(REPO_ROOT, ROOT_PACKAGE), rootPackage(servers));
   await writeFile(join(REPO_ROOT, REGISTRY_PACKAGE), registryPackage(servers));
   await writeFile(join(REPO_ROOT, SERVER_MODULES_FILE), serverModules(servers));
 }

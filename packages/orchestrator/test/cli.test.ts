@@ -77,6 +77,8 @@ describe("roadnerd list / call", () => {
     expect(Math.max(...lines.map((l) => l.length))).toBeLessThanOrEqual(120);
     expect(lines.length).toBeLessThan(35);
     expect(r.stdout).not.toContain("{");
+    // A count says what it counts, from the tool's schema.
+    expect(r.stdout).toMatch(/^ {2}hidden: \d+ \(pseudo filesystems, images and 0-block mounts left out\)$/m);
   });
 
   it("a tool param given as a flag (--path /tmp) is a usage error that shows the key=value it meant", async () => {
@@ -100,7 +102,8 @@ describe("roadnerd list / call", () => {
     expect(help.stdout).toMatch(/^usage: roadnerd call <server>\/<tool> \[key=value …\] \[--json\]\n/);
     expect(flag.stdout).toBe(help.stdout);
     expect(all.stdout).toContain("exit: 0 done · 1 the work failed · 2 usage or invalid input");
-    expect(all.stdout).toContain("roadnerd triage [--planner");
+    expect(all.stdout).toContain('roadnerd triage [symptom words | --symptom "…"] [--planner');
+    expect(all.stdout).toContain('--json: the result on stdout as one JSON document; a failure too, as {"error"');
     expect(unknown.code).toBe(2);
   }, 150_000);
 
@@ -151,6 +154,76 @@ describe("one exit-code table", () => {
     expect(timeout.code).toBe(1);
     expect(JSON.parse(timeout.stdout)).toEqual({ error: { code: "E_TIMEOUT", message: "ss did not answer" } });
     // Three runs of the bin: room for a loaded machine (the assertions are about exit codes, not time).
+  }, 150_000);
+
+  it("--json: every failure is one error object on stdout, stderr keeps no copy; the same exit codes", async () => {
+    const usage = await roadnerd(["call", "storage/top_consumers", "--path", "/tmp", "--json"]);
+    expect([usage.code, JSON.parse(usage.stdout), usage.stderr]).toEqual([
+      2,
+      {
+        error: {
+          code: "E_USAGE",
+          message: "--path: not a flag of `roadnerd call`; tool params are key=value words: path=/tmp",
+          hint: "roadnerd --help for usage",
+        },
+      },
+      "",
+    ]);
+    const unknown = await roadnerd(["call", "ports/who_uses_prot", "port=1", "--json"], env);
+    expect(unknown.code).toBe(2);
+    expect(JSON.parse(unknown.stdout)).toEqual({
+      error: { code: "E_UNKNOWN_TOOL", message: expect.any(String), hint: expect.stringContaining("closest: ") },
+    });
+    answer = {
+      status: 503,
+      body: { error: { code: "E_NO_BINARY", message: "ss: not installed", hint: "install iproute2" } },
+    };
+    const tool = await roadnerd(["call", "ports/who_uses_port", "port=8080", "--json"], env);
+    expect([tool.code, JSON.parse(tool.stdout)]).toEqual([
+      1,
+      { error: { code: "E_NO_BINARY", message: "ss: not installed", hint: "install iproute2" } },
+    ]);
+    const [budget, planner] = await Promise.all([
+      roadnerd(["triage", "--budget", "abc", "--json"]),
+      roadnerd(["triage", "--planner", "openai", "--json"]),
+    ]);
+    expect([budget.code, JSON.parse(budget.stdout).error]).toEqual([
+      2,
+      { code: "E_USAGE", message: "--budget: expected 0-10 tool calls, got abc", hint: "roadnerd --help for usage" },
+    ]);
+    expect([planner.code, JSON.parse(planner.stdout).error.message, planner.stderr]).toEqual([
+      2,
+      "--planner openai needs ROADNERD_OPENAI_URL and ROADNERD_OPENAI_MODEL",
+      expect.not.stringContaining("ROADNERD_OPENAI_URL"),
+    ]);
+  }, 150_000);
+
+  it("triage: a call that fails is evidence, not a failure (exit 0), in --json and for a person", async () => {
+    answer = { status: 504, body: { error: { code: "E_TIMEOUT", message: "ss did not answer" } } };
+    const script = join(logDir, "failing-call.json");
+    await writeFile(
+      script,
+      JSON.stringify([
+        { tool: "ports/who_uses_port", params: { port: 8080 } },
+        { label: "unknown", reason: "no answer" },
+      ]),
+    );
+    const args = ["triage", "--planner", "scripted", "--script", script];
+    const json = await roadnerd([...args, "--json"], { ...env, ROADNERD_LOG_DIR: logDir });
+    expect(json.code).toBe(0);
+    expect(JSON.parse(json.stdout)).toMatchObject({
+      label: "unknown",
+      steps: 1,
+      evidence: [
+        { tool: "ports/who_uses_port", ok: false, error: { code: "E_TIMEOUT", message: "ss did not answer" } },
+      ],
+    });
+    expect(json.stderr).toMatch(/step 1: ports\/who_uses_port → failed E_TIMEOUT in \d+ ms/);
+    const text = await roadnerd(args, { ...env, ROADNERD_LOG_DIR: logDir });
+    expect(text.code).toBe(0);
+    expect(text.stdout).toMatch(
+      /^unknown: no answer\n {2}1\. ports\/who_uses_port: E_TIMEOUT: ss did not answer \(\d+ ms/,
+    );
   }, 150_000);
 
   it("flags are checked by each command's schema: a flag another command takes, or a bad pair, exits 2", async () => {
@@ -256,8 +329,29 @@ describe("roadnerd triage", () => {
     });
     expect(pretty.code).toBe(0);
     expect(pretty.stdout).toContain(`log: ${join(home, ".local/state/roadnerd/runs/triage-rn-cli.2.jsonl")}`);
-    expect(pretty.stdout).toMatch(/^\s+hint: /m);
-    expect(pretty.stderr).toContain("storage/disk_usage");
+    expect(pretty.stdout).toMatch(/^ {2}1\. storage\/disk_usage: /m);
+  });
+
+  it("for a person: the verdict once, each call once with what it showed, nothing repeated on stderr", async () => {
+    // The symptom as plain words, as a person types it.
+    const r = await roadnerd(["triage", "no", "internet", ROOM_FLAG], { ROADNERD_LOG_DIR: logDir });
+    expect(r.code).toBe(0);
+    const both = r.stdout + r.stderr;
+    expect(both.split("no interface is up with a carrier").length - 1).toBe(1);
+    expect(both.split("network/route_info").length - 1).toBe(1);
+    expect(both.split("network/iface_info").length - 1).toBe(1);
+    const lines = r.stdout.trimEnd().split("\n");
+    expect(lines[0]).toBe("wifi: no interface is up with a carrier");
+    expect(lines[1]).toMatch(/^ {2}1\. network\/route_info: no default route .* \(\d+ ms, attached in \d+ ms\)$/);
+    expect(lines[2]).toMatch(/^ {2}2\. network\/iface_info: \d+ interfaces?, 0 up .* \(\d+ ms\)$/);
+    expect(lines[3]).toMatch(/^ {2}log: \//);
+    expect(lines).toHaveLength(4);
+    expect(r.stderr.split("\n")[0]).toBe("triage with rules: no internet");
+    const twice = await roadnerd(["triage", "no", "internet", "--symptom", "dns"]);
+    expect([twice.code, twice.stderr.split("\n")[0]]).toEqual([
+      2,
+      "roadnerd triage: the symptom twice (--symptom and words); give one (roadnerd --help for usage)",
+    ]);
   });
 
   it("a symptom the rules do not understand is unknown, with nothing called", async () => {

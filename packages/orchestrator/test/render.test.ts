@@ -1,6 +1,7 @@
 /** `roadnerd call`'s text for a person: the summary, plain facts one per line, lists as compact tables. */
 import { describe, expect, it } from "vitest";
-import { renderResult } from "../src/cli/render.ts";
+import { z } from "zod";
+import { notesOf, renderResult } from "../src/cli/render.ts";
 
 describe("renderResult", () => {
   it("summary, then facts, then a table of the columns that vary, aligned; quiet fields left out", () => {
@@ -35,7 +36,30 @@ describe("renderResult", () => {
     expect(lines[0]).toBe("storage/top_consumers");
     expect(lines[1]).toBe("  scanned: dirs 3, files 7");
     expect(lines[4]).toBe(`  ${"dir-0-".padEnd(27, "x")}…  0`);
-    expect(lines.at(-1)).toBe("  … 5 more (--json for everything)");
+    expect(lines.at(-1)).toBe("  … 5 more rows (--json for all of them)");
     expect(lines).toHaveLength(3 + 1 + 20 + 1);
+  });
+
+  it("a bare count says what it counts (the tool's schema), and a list the server cut says how to get more", () => {
+    const notes = notesOf({
+      hidden: z.number().describe("pseudo filesystems, images and 0-block mounts left out"),
+      source: z.string().describe("where the list came from"),
+    });
+    const text = renderResult(
+      { summary: "none full", hidden: 14, source: "proc", mounts: [{ mount: "/" }], truncated: true, omitted: 3 },
+      "storage/disk_usage",
+      notes,
+    );
+    expect(text.split("\n")).toEqual([
+      "none full",
+      "  hidden: 14 (pseudo filesystems, images and 0-block mounts left out)",
+      "  source: proc",
+      "mounts (1):",
+      "  mount",
+      "  /",
+      "  … 3 more the server did not send (limit= raises its cap)",
+    ]);
+    // No schema at hand: the number as it is.
+    expect(renderResult({ hidden: 2 }, "t")).toBe("t\n  hidden: 2");
   });
 });

@@ -81,7 +81,8 @@ const commandLine = z.discriminatedUnion("command", [
     "timeout-ms": intFlag(MIN_TIMEOUT_MS, MAX_TIMEOUT_MS, `expected ${MIN_TIMEOUT_MS}-${MAX_TIMEOUT_MS}`).optional(),
     // The caller's own id (RoadNerd's), so its logs join ours: the servers' rule for a run_id.
     "run-id": runIdField,
-    args: none,
+    // `roadnerd triage no internet`: the words are the symptom, as --symptom is.
+    args: z.array(z.string()),
   }),
   z.strictObject({ command: z.literal("mcp"), http: z.boolean().default(false), port, planner, args: none }),
   z.strictObject({
@@ -161,9 +162,16 @@ export function parseCommandLine(argv: readonly string[]): CommandLine | HelpReq
   }
   const input = { command, ...flags, args };
   const parsed = commandLine.safeParse(input);
-  if (parsed.success) return parsed.data;
+  if (parsed.success) return symptomWords(parsed.data);
   const [first] = parsed.error.issues;
   throw new UsageError(first ? describe(first, input, args) : `roadnerd ${command}: invalid arguments`);
+}
+
+/** triage's positional words as its symptom; both forms at once is ambiguous. */
+function symptomWords(line: CommandLine): CommandLine {
+  if (line.command !== "triage" || line.args.length === 0) return line;
+  if (line.symptom) throw new UsageError("roadnerd triage: the symptom twice (--symptom and words); give one");
+  return { ...line, symptom: line.args.join(" "), args: [] };
 }
 
 function split(argv: readonly string[]) {

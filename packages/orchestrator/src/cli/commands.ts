@@ -3,11 +3,13 @@ import { errorInfo } from "../errors.ts";
 import type { Orchestrator } from "../orchestrator.ts";
 import { checkCall } from "../parse-reply.ts";
 import { runTriage } from "../triage.ts";
+import type { StepLine } from "../triage-log.ts";
 import { triageReportSchema } from "../triage-report.ts";
 import { EXIT, exitCodeFor } from "./exit-codes.ts";
-import { err, oneLine, out, stepLine } from "./output.ts";
+import { err, errorJson, oneLine, out, status, stepLine } from "./output.ts";
 import { makePlanner, type PlannerName } from "./planner.ts";
-import { renderResult } from "./render.ts";
+import { notesOf, renderResult } from "./render.ts";
+import { triageText } from "./triage-text.ts";
 
 export function listCommand(o: Orchestrator, json: boolean): number {
   if (json) {
@@ -29,18 +31,20 @@ export async function callCommand(
   const parsed = checkCall(name, Object.fromEntries(pairs), o.catalog);
   if (parsed.kind === "invalid") {
     const hint = parsed.suggestions ? `closest: ${parsed.suggestions.join(", ")}` : undefined;
-    err(oneLine({ code: parsed.code, message: parsed.message, ...(hint ? { hint } : {}) }));
+    const error = { code: parsed.code, message: parsed.message, ...(hint ? { hint } : {}) };
+    if (json) out(errorJson(error));
+    else err(oneLine(error));
     return exitCodeFor(parsed.code);
   }
   if (parsed.resolvedFrom) err(`(${parsed.resolvedFrom} → ${parsed.call.id})`);
   try {
     const { result } = await o.attacher.call(parsed.call.server, parsed.call.tool, parsed.call.params);
     if (json) out(JSON.stringify(result));
-    else out(renderResult(result, parsed.call.id));
+    else out(renderResult(result, parsed.call.id, notesOf(o.catalog.get(parsed.call.id)?.definition.output)));
     return EXIT.ok;
   } catch (e) {
     const error = errorInfo(e);
-    if (json) out(JSON.stringify({ error }));
+    if (json) out(errorJson(error));
     else err(oneLine(error));
     return exitCodeFor(error.code);
   }
@@ -60,6 +64,7 @@ export interface TriageArgs {
 export async function triageCommand(o: Orchestrator, args: TriageArgs): Promise<number> {
   const planner = makePlanner(o.config, args.planner, args.script);
   err(`triage with ${planner.name}: ${args.symptom || "(no symptom: network checks)"}`);
+  const steps: StepLine[] = [];
   const outcome = await runTriage({
     planner,
     catalog: o.catalog,
@@ -69,15 +74,16 @@ export async function triageCommand(o: Orchestrator, args: TriageArgs): Promise<
     ...(args.timeoutMs !== undefined ? { timeoutMs: args.timeoutMs } : {}),
     ...(args.runId !== undefined ? { runId: args.runId } : {}),
     ...(args.logDir !== undefined ? { logDir: args.logDir } : {}),
-    onStep: (s) => err(stepLine(s)),
+    // --json: each step as a line on stderr for whoever watches. A person: a live status on a terminal only,
+    // since the text after the run lists every step once, with the verdict.
+    onStep: (s) => {
+      steps.push(s);
+      if (args.json) err(stepLine(s));
+      else if (s.requested_tool !== null) status(`${stepLine(s)} …`);
+    },
   });
   if (args.json) out(JSON.stringify(triageReportSchema.parse(outcome)));
-  else {
-    out(`${outcome.label}: ${outcome.reason}`);
-    for (const e of outcome.evidence) out(`  ${e.tool}: ${e.ok ? e.summary : `${e.error?.code} ${e.error?.message}`}`);
-    out(`  hint: ${outcome.category_hint}`);
-    if (outcome.log_path) out(`  log: ${outcome.log_path}`);
-  }
+  else out(triageText(outcome, steps));
   if (outcome.log_error) err(`(log not written: ${outcome.log_error})`);
   return EXIT.ok;
 }

@@ -8,11 +8,12 @@ export const COMMAND_HELP = {
   one tool; its server starts on first use (or the one \`roadnerd up\` runs is used). Tool params are
   key=value words, not flags: roadnerd call storage/top_consumers path=/var n=5
   prints the summary and a table of the main fields; --json prints the whole result for machines`,
-  triage: `roadnerd triage [--planner rules|openai|scripted] [--symptom "…"] [--script replies.json]
-                [--budget 3 (0: no tools, label from the symptom)] [--timeout-ms 2000]
+  triage: `roadnerd triage [symptom words | --symptom "…"] [--planner rules|openai|scripted]
+                [--script replies.json] [--budget 3 (0: no tools, label from the symptom)] [--timeout-ms 2000]
                 [--run-id <your id: on every log line and tool call>] [--json]
-  find why the network (or a port, disk, service) misbehaves in ≤3 read-only tool calls: a label, a reason
-  and the evidence. Progress on stderr: "step N" is the N-th tool call, "verdict" the end`,
+  find why the network (or a port, disk, service) misbehaves in ≤3 read-only tool calls, e.g.
+  roadnerd triage port 8080 already in use: the label and reason, then each call once with what it showed.
+  --json: the report on stdout, and on stderr "step N" (the N-th tool call) live and "verdict" at the end`,
   mcp: `roadnerd mcp [--http] [--port 7100] [--planner …]
   the MCP gateway (every tool plus triage) over stdio (default; answers what was piped, exits on EOF)
   or Streamable HTTP on 127.0.0.1 (--http; the page at http://127.0.0.1:<port>/ too)`,
@@ -29,8 +30,10 @@ export type HelpTopic = keyof typeof COMMAND_HELP;
 export const isHelpTopic = (word: string | undefined): word is HelpTopic =>
   word !== undefined && Object.hasOwn(COMMAND_HELP, word);
 
-const EXIT_TEXT =
-  "exit: 0 done · 1 the work failed · 2 usage or invalid input (wherever it was caught) · 130 interrupted";
+const EXIT_TEXT = `exit: 0 done · 1 the work failed · 2 usage or invalid input (wherever it was caught) · 130 interrupted
+      (triage: a label is done, unknown included; a call that failed is part of its evidence)
+--json: the result on stdout as one JSON document; a failure too, as {"error":{"code","message","hint"}}
+      (the servers' error body), with the exit code above; progress and notes stay on stderr`;
 
 const ENV_TEXT = `env: ROADNERD_LOG_DIR, ROADNERD_IDLE_MS, ROADNERD_ATTACH_TIMEOUT_MS, ROADNERD_PLANNER,
      ROADNERD_OPENAI_URL, ROADNERD_OPENAI_MODEL, ROADNERD_OPENAI_KEY, ROADNERD_MODEL_PROFILE (3b|13b|20b),

@@ -11,20 +11,33 @@ import { type CommandLine, parseCommandLine } from "./args.ts";
 import { callCommand, listCommand, triageCommand } from "./commands.ts";
 import { EXIT, exitCodeFor } from "./exit-codes.ts";
 import { commandHelp, HELP } from "./help.ts";
-import { err, oneLine, out } from "./output.ts";
+import { err, errorJson, oneLine, out } from "./output.ts";
 import { makePlanner } from "./planner.ts";
 import { mcpHttp, mcpStdio } from "./serve.ts";
 
 const DEFAULT_GATEWAY_PORT = 7100;
 
-/** A failure as one line (a usage error says itself; anything else with its code) and its exit code. */
-function failed(e: unknown): number {
-  const { code, message } = errorInfo(e);
-  err(code === "E_USAGE" ? `${message} (roadnerd --help for usage)` : `roadnerd: ${oneLine(errorInfo(e))}`);
-  return exitCodeFor(code);
+const USAGE_HINT = "roadnerd --help for usage";
+
+/**
+ * A failure and its exit code: one line on stderr (a usage error says itself; anything else with its code), or
+ * with --json one error object on stdout (output.ts, errorJson).
+ */
+function failed(e: unknown, json: boolean): number {
+  const info = errorInfo(e);
+  if (json) out(errorJson(info.code === "E_USAGE" && !info.hint ? { ...info, hint: USAGE_HINT } : info));
+  else err(info.code === "E_USAGE" ? `${info.message} (${USAGE_HINT})` : `roadnerd: ${oneLine(info)}`);
+  return exitCodeFor(info.code);
+}
+
+/** --json among the flags (before a `--`), known even when the rest of the line does not parse. */
+function wantsJson(argv: readonly string[]): boolean {
+  const end = argv.indexOf("--");
+  return (end === -1 ? argv : argv.slice(0, end)).includes("--json");
 }
 
 export async function runCli(argv: readonly string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
+  const json = wantsJson(argv);
   try {
     const line = parseCommandLine(argv);
     if ("version" in line) {
@@ -46,7 +59,7 @@ export async function runCli(argv: readonly string[], env: NodeJS.ProcessEnv = p
     }
     return await withOrchestrator(line, env);
   } catch (e) {
-    return failed(e);
+    return failed(e, json);
   }
 }
 

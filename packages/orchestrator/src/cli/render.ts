@@ -77,12 +77,23 @@ export function table(rows: readonly Row[]): string[] {
       .join("  ")
       .trimEnd()}`;
   const out = [line(cols), ...shown.map(line)];
-  if (rows.length > MAX_ROWS) out.push(`  … ${rows.length - MAX_ROWS} more (--json for everything)`);
+  if (rows.length > MAX_ROWS) out.push(`  … ${rows.length - MAX_ROWS} more rows (--json for all of them)`);
   return out;
 }
 
-/** The summary, then `key: value` for plain fields, then each non-empty list of objects as a table. */
-export function renderResult(result: Row, fallbackTitle: string): string {
+/** What a field means, from the tool's output schema (its `.describe()` text), when known. */
+export type FieldNotes = (key: string) => string | undefined;
+
+/** The notes of a tool's output shape: each field's description. */
+export function notesOf(shape: Readonly<Record<string, { description?: string | undefined }>> | undefined): FieldNotes {
+  return (key) => (shape && Object.hasOwn(shape, key) ? shape[key]?.description : undefined);
+}
+
+/**
+ * The summary, then `key: value` for plain fields, then each non-empty list of objects as a table. A bare number
+ * says nothing on its own (`hidden: 14`): it comes with what the tool's schema says it counts.
+ */
+export function renderResult(result: Row, fallbackTitle: string, notes: FieldNotes = () => undefined): string {
   const lines: string[] = [typeof result.summary === "string" ? result.summary : fallbackTitle];
   const lists: Array<[string, Row[]]> = [];
   const facts: string[] = [];
@@ -90,10 +101,15 @@ export function renderResult(result: Row, fallbackTitle: string): string {
     if (QUIET.has(key)) continue;
     if (Array.isArray(value) && value.length > 0 && value.every(isRow)) lists.push([key, value]);
     else if (Array.isArray(value) && value.length === 0) continue;
-    else facts.push(`  ${key}: ${fact(value)}`);
+    else {
+      const note = typeof value === "number" ? notes(key) : undefined;
+      facts.push(`  ${key}: ${fact(value)}${note ? ` (${note})` : ""}`);
+    }
   }
   lines.push(...facts);
   for (const [key, rows] of lists) lines.push(`${key} (${rows.length}):`, ...table(rows));
-  if (result.truncated === true) lines.push(`  (truncated: ${cell(result.omitted)} more not listed; see limit=)`);
+  if (result.truncated === true) {
+    lines.push(`  … ${cell(result.omitted)} more the server did not send (limit= raises its cap)`);
+  }
   return lines.join("\n");
 }

@@ -10,6 +10,7 @@ import { z } from "zod";
 import { errorInfo } from "../errors.ts";
 import type { GatewayOptions } from "../gateway.ts";
 import { runTriage } from "../triage.ts";
+import { FAVICON_SVG } from "./favicon.ts";
 import { PAGE_CSS, PAGE_HTML } from "./page-html.ts";
 import { PAGE_JS } from "./page-script.ts";
 import { sendScreenshot } from "./screenshot.ts";
@@ -25,6 +26,8 @@ const STATIC: Record<string, { type: string; body: string }> = {
   "/": { type: "text/html; charset=utf-8", body: PAGE_HTML },
   "/page.js": { type: "text/javascript; charset=utf-8", body: PAGE_JS },
   "/page.css": { type: "text/css; charset=utf-8", body: PAGE_CSS },
+  "/favicon.svg": { type: "image/svg+xml", body: FAVICON_SVG },
+  "/favicon.ico": { type: "image/svg+xml", body: FAVICON_SVG },
 };
 
 function json(res: ServerResponse, status: number, body: unknown): void {
