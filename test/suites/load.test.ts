@@ -4,8 +4,9 @@
  * on an idle server but the deliberate 503 E_BUSY, subprocesses never above MAX_PROCS (counted from /proc,
  * outside the server), /healthz answered throughout. LOAD_SECONDS sets the duration (CI: 8; the bench: 60).
  */
-import { pidsWhere, rssMb } from "@roadnerd/conventions/testing";
+
 import { MAX_TIMEOUT_MS } from "@roadnerd/conventions";
+import { pidsWhere, rssMb } from "@roadnerd/conventions/testing";
 import { loadServer, selectedServers } from "@roadnerd/registry";
 import { scaledMs, spawnServer } from "@roadnerd/testkit";
 import autocannon from "autocannon";

@@ -38,7 +38,7 @@ const EXIT_TEXT = `exit: 0 done · 1 the work failed · 2 usage or invalid input
 const ENV_TEXT = `env: ROADNERD_LOG_DIR, ROADNERD_IDLE_MS, ROADNERD_ATTACH_TIMEOUT_MS, ROADNERD_PLANNER,
      ROADNERD_OPENAI_URL, ROADNERD_OPENAI_MODEL, ROADNERD_OPENAI_KEY, ROADNERD_MODEL_PROFILE (3b|13b|20b),
      ROADNERD_EVAL_MODELS (3b=…,13b=…,20b=…), ROADNERD_PROBE_HOST, ROADNERD_GATEWAY_TOKEN,
-     ROADNERD_SERVERS_FILE, ROADNERD_SERVER_<NAME>_URL / _TOKEN,
+     ROADNERD_SERVERS_FILE, ROADNERD_SERVER_<NAME>_URL / _TOKEN, ROADNERD_HOSTS (a fleet: hosts.json),
      ROADNERD_<SERVER>_<VAR> (up: one server's setting, e.g. ROADNERD_WEBCHECK_OUTBOUND_ALLOW=127.0.0.1)`;
 
 export const HELP = `roadnerd: attach RoadNerd servers on request, triage, serve one MCP gateway, evaluate.
