@@ -1,9 +1,13 @@
 /** What every bench section shares: starting processes on loopback, timing series, percentiles, load, RSS. */
 import type { ChildProcess } from "node:child_process";
+import { loadavg as osLoadavg } from "node:os";
 import { spawnListening } from "@roadnerd/testkit";
 import autocannon from "autocannon";
 
-export const quick = process.argv.includes("--quick");
+/** `--full`: the long trees, the soaks and more rounds (~30 min); the default run is sized to end within 5 min. */
+export const full = process.argv.includes("--full");
+/** Kept for old command lines: the default run is now the quick one. */
+export const quick = !full;
 
 export const ms = (t0: bigint) => Number(process.hrtime.bigint() - t0) / 1e6;
 export const f1 = (x: number) => x.toFixed(1);
@@ -50,6 +54,46 @@ export async function series(fn: () => Promise<unknown>, n: number): Promise<num
   }
   return out;
 }
+
+/**
+ * Interleaved pairs (order alternating, so drift on a shared machine hits both sides alike) until `n` pairs or
+ * `budgetMs` is spent, with at least `min` pairs; after a short warm-up of each side.
+ */
+export async function pairs(
+  a: () => Promise<unknown>,
+  b: () => Promise<unknown>,
+  opts: { n: number; budgetMs: number; min?: number; warmup?: number },
+): Promise<{ a: number[]; b: number[] }> {
+  for (let i = 0; i < (opts.warmup ?? Math.min(10, opts.n)); i++) {
+    await a();
+    await b();
+  }
+  const out = { a: [] as number[], b: [] as number[] };
+  const t0 = process.hrtime.bigint();
+  for (let i = 0; i < opts.n; i++) {
+    if (i >= (opts.min ?? 10) && ms(t0) > opts.budgetMs) break;
+    for (const side of i % 2 ? (["a", "b"] as const) : (["b", "a"] as const)) {
+      const t = process.hrtime.bigint();
+      await (side === "a" ? a() : b());
+      out[side].push(ms(t));
+    }
+  }
+  return out;
+}
+
+/** `p50 1.2 p95 3.4` of a series. */
+export const p5095 = (xs: readonly number[]) => `p50 ${f1(pct(xs, 50)).padStart(6)} p95 ${f1(pct(xs, 95)).padStart(6)}`;
+
+/** ours ÷ baseline at p50 and p95, marked against the issue's limits (≤ 1.0 at p50, ≤ 1.2 at p95). */
+export function ratios(ours: readonly number[], base: readonly number[], limits = { p50: 1.0, p95: 1.2 }): string {
+  const r50 = pct(ours, 50) / pct(base, 50);
+  const r95 = pct(ours, 95) / pct(base, 95);
+  const mark = (r: number, lim: number) => `${r.toFixed(2)}×${r <= lim ? "" : "!"}`;
+  return `p50 ${mark(r50, limits.p50)} p95 ${mark(r95, limits.p95)}`;
+}
+
+/** The 1-minute load average, printed next to every figure: on a shared machine it says how far to trust it. */
+export const loadavg = (): string => `load ${osLoadavg()[0]?.toFixed(1)}`;
 
 export async function post(url: string, body: unknown, headers: Record<string, string> = {}): Promise<void> {
   const res = await fetch(url, {
