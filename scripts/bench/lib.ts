@@ -1,5 +1,5 @@
 /** What every bench section shares: starting processes on loopback, timing series, percentiles, load, RSS. */
-import type { ChildProcess } from "node:child_process";
+import { type ChildProcess, spawnSync } from "node:child_process";
 import { loadavg as osLoadavg } from "node:os";
 import { spawnListening } from "@roadnerd/testkit";
 import autocannon from "autocannon";
@@ -33,14 +33,39 @@ process.once("exit", () => {
 for (const signal of ["SIGINT", "SIGTERM"] as const) process.once(signal, () => process.exit(130));
 
 /** Start `node args…` with an explicit environment (nothing from the developer's shell) and wait for `listening`. */
-export async function start(node: string, args: string[], env: Record<string, string> = {}): Promise<Proc> {
-  const { url, pid, child } = await spawnListening([node, ...args], {
+export async function start(
+  node: string,
+  args: string[],
+  env: Record<string, string> = {},
+  wrap: (argv: string[]) => string[] = (argv) => argv,
+): Promise<Proc> {
+  const { url, pid, child } = await spawnListening(wrap([node, ...args]), {
     env: { LOG_LEVEL: "warn", ...env },
     timeoutMs: 20_000,
   });
   children.add(child);
   child.once("exit", () => children.delete(child));
   return { url, pid, child, kill: () => child.kill("SIGKILL") };
+}
+
+/**
+ * The sealed run's /sys is the host's (a new network namespace does not remount it), so the network tools that
+ * read /sys would fall back to `ip`. A server started through this gets a private mount namespace with the sysfs
+ * of its own network namespace, as on a real machine; unchanged where `unshare -m` is not allowed.
+ */
+const canRemount = spawnSync("unshare", ["-m", "true"], { stdio: "ignore" }).status === 0;
+export function withOwnSysfs(argv: string[]): string[] {
+  if (!canRemount) return argv;
+  return [
+    "unshare",
+    "-m",
+    "--propagation",
+    "private",
+    "sh",
+    "-c",
+    'mount -t sysfs sysfs /sys && exec "$0" "$@"',
+    ...argv,
+  ];
 }
 
 /** n timed runs after a short warm-up. */
