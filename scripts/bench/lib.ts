@@ -5,9 +5,7 @@ import { spawnListening } from "@roadnerd/testkit";
 import autocannon from "autocannon";
 
 /** `--full`: the long trees, the soaks and more rounds (~30 min); the default run is sized to end within 5 min. */
-export const full = process.argv.includes("--full");
-/** Kept for old command lines: the default run is now the quick one. */
-export const quick = !full;
+export const full = process.argv.includes("--full") || process.argv.includes("--long"); // --long: its old name
 
 export const ms = (t0: bigint) => Number(process.hrtime.bigint() - t0) / 1e6;
 export const f1 = (x: number) => x.toFixed(1);
