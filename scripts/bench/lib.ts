@@ -1,9 +1,11 @@
 /** What every bench section shares: starting processes on loopback, timing series, percentiles, load, RSS. */
-import type { ChildProcess } from "node:child_process";
+import { type ChildProcess, spawnSync } from "node:child_process";
+import { loadavg as osLoadavg } from "node:os";
 import { spawnListening } from "@roadnerd/testkit";
 import autocannon from "autocannon";
 
-export const quick = process.argv.includes("--quick");
+/** `--full`: the long trees, the soaks and more rounds (~30 min); the default run is sized to end within 5 min. */
+export const full = process.argv.includes("--full") || process.argv.includes("--long"); // --long: its old name
 
 export const ms = (t0: bigint) => Number(process.hrtime.bigint() - t0) / 1e6;
 export const f1 = (x: number) => x.toFixed(1);
@@ -29,14 +31,39 @@ process.once("exit", () => {
 for (const signal of ["SIGINT", "SIGTERM"] as const) process.once(signal, () => process.exit(130));
 
 /** Start `node args…` with an explicit environment (nothing from the developer's shell) and wait for `listening`. */
-export async function start(node: string, args: string[], env: Record<string, string> = {}): Promise<Proc> {
-  const { url, pid, child } = await spawnListening([node, ...args], {
+export async function start(
+  node: string,
+  args: string[],
+  env: Record<string, string> = {},
+  wrap: (argv: string[]) => string[] = (argv) => argv,
+): Promise<Proc> {
+  const { url, pid, child } = await spawnListening(wrap([node, ...args]), {
     env: { LOG_LEVEL: "warn", ...env },
     timeoutMs: 20_000,
   });
   children.add(child);
   child.once("exit", () => children.delete(child));
   return { url, pid, child, kill: () => child.kill("SIGKILL") };
+}
+
+/**
+ * The sealed run's /sys is the host's (a new network namespace does not remount it), so the network tools that
+ * read /sys would fall back to `ip`. A server started through this gets a private mount namespace with the sysfs
+ * of its own network namespace, as on a real machine; unchanged where `unshare -m` is not allowed.
+ */
+const canRemount = spawnSync("unshare", ["-m", "true"], { stdio: "ignore" }).status === 0;
+export function withOwnSysfs(argv: string[]): string[] {
+  if (!canRemount) return argv;
+  return [
+    "unshare",
+    "-m",
+    "--propagation",
+    "private",
+    "sh",
+    "-c",
+    'mount -t sysfs sysfs /sys && exec "$0" "$@"',
+    ...argv,
+  ];
 }
 
 /** n timed runs after a short warm-up. */
@@ -50,6 +77,46 @@ export async function series(fn: () => Promise<unknown>, n: number): Promise<num
   }
   return out;
 }
+
+/**
+ * Interleaved pairs (order alternating, so drift on a shared machine hits both sides alike) until `n` pairs or
+ * `budgetMs` is spent, with at least `min` pairs; after a short warm-up of each side.
+ */
+export async function pairs(
+  a: () => Promise<unknown>,
+  b: () => Promise<unknown>,
+  opts: { n: number; budgetMs: number; min?: number; warmup?: number },
+): Promise<{ a: number[]; b: number[] }> {
+  for (let i = 0; i < (opts.warmup ?? Math.min(10, opts.n)); i++) {
+    await a();
+    await b();
+  }
+  const out = { a: [] as number[], b: [] as number[] };
+  const t0 = process.hrtime.bigint();
+  for (let i = 0; i < opts.n; i++) {
+    if (i >= (opts.min ?? 10) && ms(t0) > opts.budgetMs) break;
+    for (const side of i % 2 ? (["a", "b"] as const) : (["b", "a"] as const)) {
+      const t = process.hrtime.bigint();
+      await (side === "a" ? a() : b());
+      out[side].push(ms(t));
+    }
+  }
+  return out;
+}
+
+/** `p50 1.2 p95 3.4` of a series. */
+export const p5095 = (xs: readonly number[]) => `p50 ${f1(pct(xs, 50)).padStart(6)} p95 ${f1(pct(xs, 95)).padStart(6)}`;
+
+/** ours ÷ baseline at p50 and p95, marked against the issue's limits (≤ 1.0 at p50, ≤ 1.2 at p95). */
+export function ratios(ours: readonly number[], base: readonly number[], limits = { p50: 1.0, p95: 1.2 }): string {
+  const r50 = pct(ours, 50) / pct(base, 50);
+  const r95 = pct(ours, 95) / pct(base, 95);
+  const mark = (r: number, lim: number) => `${r.toFixed(2)}×${r <= lim ? "" : "!"}`;
+  return `p50 ${mark(r50, limits.p50)} p95 ${mark(r95, limits.p95)}`;
+}
+
+/** The 1-minute load average, printed next to every figure: on a shared machine it says how far to trust it. */
+export const loadavg = (): string => `load ${osLoadavg()[0]?.toFixed(1)}`;
 
 export async function post(url: string, body: unknown, headers: Record<string, string> = {}): Promise<void> {
   const res = await fetch(url, {

@@ -5,7 +5,7 @@
  */
 import type { AnyTool } from "@roadnerd/conventions";
 import { inputJsonSchema, outputJsonSchema } from "@roadnerd/conventions/internal";
-import { f1, load, pct, post, series } from "./lib.ts";
+import { f1, load, loadavg, pairs, pct } from "./lib.ts";
 
 const MCP_HEADERS = { accept: "application/json, text/event-stream" };
 
@@ -17,8 +17,20 @@ export async function benchMcpCost(
   seconds: number,
 ): Promise<void> {
   const rpc = { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: tool, arguments: args } };
-  const actions = await series(() => post(`${url}/actions/${tool}`, args), n);
-  const mcp = await series(() => post(`${url}/mcp`, rpc, MCP_HEADERS), n);
+  // Any answer counts (a typed E_UNSUPPORTED where no systemd runs is still a call served through both surfaces).
+  const send = async (path: string, b: unknown, headers: Record<string, string> = {}) => {
+    const res = await fetch(`${url}${path}`, {
+      method: "POST",
+      headers: { "content-type": "application/json", ...headers },
+      body: JSON.stringify(b),
+    });
+    return (await res.arrayBuffer()).byteLength;
+  };
+  const { a: actions, b: mcp } = await pairs(
+    () => send(`/actions/${tool}`, args),
+    () => send("/mcp", rpc, MCP_HEADERS),
+    { n, budgetMs: 2_000 },
+  );
   const body = (b: unknown) => ({
     url: "",
     method: "POST" as const,
@@ -30,11 +42,11 @@ export async function benchMcpCost(
     { ...body(rpc), url: `${url}/mcp`, headers: { "content-type": "application/json", ...MCP_HEADERS } },
     seconds,
   );
+  const seq = pct(actions, 50) / pct(mcp, 50);
+  const conc = m.rps / a.rps;
+  const mark = (r: number) => `${r.toFixed(2)}×${r >= 0.9 ? "" : "!"}`;
   console.log(
-    `  ${tool} sequential p50: /mcp ${f1(pct(mcp, 50))} ms vs /actions ${f1(pct(actions, 50))} ms (×${(pct(mcp, 50) / pct(actions, 50)).toFixed(2)})`,
-  );
-  console.log(
-    `  ${tool} 16 connections: /mcp ${Math.round(m.rps)} req/s vs /actions ${Math.round(a.rps)} req/s → /actions is ×${(a.rps / m.rps).toFixed(2)} (non-2xx ${m.non2xx}/${a.non2xx})`,
+    `  ${tool.padEnd(20)} /mcp ÷ /actions speed: 1 connection p50 ${f1(pct(mcp, 50))} vs ${f1(pct(actions, 50))} ms ${mark(seq)}, 16 connections ${Math.round(m.rps)} vs ${Math.round(a.rps)} req/s ${mark(conc)} (target ≥ 0.9; bytes ${await send("/mcp", rpc, MCP_HEADERS)} vs ${await send(`/actions/${tool}`, args)}; non-2xx ${m.non2xx}/${a.non2xx}; ${loadavg()})`,
   );
 }
 

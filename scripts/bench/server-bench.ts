@@ -1,17 +1,20 @@
-/** The BenchContext a server's own bench module (servers/<name>/bench/latency.ts) gets: start it, call it, time pairs. */
+/**
+ * The BenchContext a server's own bench module (servers/<name>/bench/latency.ts) gets: start it, call it, and
+ * time a tool against the command or source underneath in interleaved pairs (p50 and p95, ours ÷ theirs).
+ */
 import type { BenchContext } from "@roadnerd/testkit";
-import { f1, pct, post, series, start } from "./lib.ts";
+import { loadavg, p5095, pairs, post, ratios, start, withOwnSysfs } from "./lib.ts";
 
-export function benchContext(node: string, entry: string, n: number): BenchContext {
+/** n pairs at most, and no more than budgetMs of pairs per tool once 10 are in (a du of a big tree is slow). */
+export function benchContext(node: string, entry: string, n: number, budgetMs: number): BenchContext {
   return {
-    start: (env) => start(node, [entry], env),
+    // Its own sysfs: iface_info and route_info read /sys as they would on the host.
+    start: (env) => start(node, [entry], env, withOwnSysfs),
     call: (server, tool, input) => post(`${server.url}/actions/${tool}`, input),
     async pair(name, tool, sourceLabel, source) {
-      const t = await series(tool, n);
-      const s = await series(source, n);
-      const [t50, s50] = [pct(t, 50), pct(s, 50)];
+      const { a, b } = await pairs(tool, source, { n, budgetMs });
       console.log(
-        `  ${name.padEnd(21)} p50 ${f1(t50).padStart(6)} p99 ${f1(pct(t, 99)).padStart(6)} ms | ${sourceLabel.padEnd(30)} p50 ${f1(s50).padStart(6)} p99 ${f1(pct(s, 99)).padStart(6)} ms | ×${(t50 / s50).toFixed(2)}`,
+        `  ${name.padEnd(21)} ${p5095(a)} ms | ${sourceLabel.padEnd(30)} ${p5095(b)} ms | ${ratios(a, b)} (${a.length} pairs, ${loadavg()})`,
       );
     },
   };

@@ -1,20 +1,18 @@
 /**
- * Start-up (the orchestrator's attach latency): spawn → `listening` → /healthz answered, interleaved with
- * `node -e 0`. On Node 24: cold (an empty compile cache) and warm (the cache the previous start flushed right
- * after its listening line, even though it was then killed).
+ * Attach (what the orchestrator waits for): spawn → `listening` → /healthz answered, for a server's bundle and for
+ * the bare Fastify + zod bundle built the same way (scripts/bench/bare-bundle.ts), interleaved, each cold (an
+ * empty compile cache) and warm (the cache its previous start flushed). Target: server ≤ 0.85× bare.
+ * `--stdio` to an answered initialize (what an MCP client such as Claude Desktop waits for) in --full.
  */
-import { execFile, spawn } from "node:child_process";
+import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { promisify } from "node:util";
-import { f1, ms, pct, start } from "./lib.ts";
+import { f1, loadavg, ms, pct, start } from "./lib.ts";
 
-const run = promisify(execFile);
-
-async function startOnce(node: string, entry: string, env: Record<string, string>): Promise<number> {
+async function attachOnce(node: string, main: string, env: Record<string, string>): Promise<number> {
   const t0 = process.hrtime.bigint();
-  const p = await start(node, [entry], env);
+  const p = await start(node, [main], env);
   const res = await fetch(`${p.url}/healthz`);
   await res.arrayBuffer();
   const took = ms(t0);
@@ -23,7 +21,18 @@ async function startOnce(node: string, entry: string, env: Record<string, string
   return took;
 }
 
-/** spawn --stdio → an initialize answered on stdout: what an MCP client such as Claude Desktop waits for. */
+/** Cold then warm start of one bundle with a fresh compile cache. */
+async function coldWarm(node: string, main: string): Promise<[number, number]> {
+  const cache = mkdtempSync(join(tmpdir(), "rn-bench-cache-"));
+  try {
+    const cold = await attachOnce(node, main, { NODE_COMPILE_CACHE: cache });
+    const warm = await attachOnce(node, main, { NODE_COMPILE_CACHE: cache });
+    return [cold, warm];
+  } finally {
+    rmSync(cache, { recursive: true, force: true });
+  }
+}
+
 function stdioOnce(node: string, entry: string): Promise<number> {
   const t0 = process.hrtime.bigint();
   const child = spawn(node, [entry, "--stdio"], {
@@ -48,29 +57,38 @@ function stdioOnce(node: string, entry: string): Promise<number> {
   });
 }
 
-export async function benchStartup(node: string, label: string, entry: string, starts: number): Promise<void> {
-  const bare: number[] = [];
-  const cold: number[] = [];
-  const warm: number[] = [];
+export async function benchAttach(
+  node: string,
+  label: string,
+  name: string,
+  entry: string,
+  bareMain: string,
+  starts: number,
+  withStdio = false,
+): Promise<void> {
+  const s = { cold: [] as number[], warm: [] as number[] };
+  const b = { cold: [] as number[], warm: [] as number[] };
   for (let i = 0; i < starts; i++) {
-    // Interleaved so drift on the machine hits every series alike.
-    const t0 = process.hrtime.bigint();
-    await run(node, ["-e", "0"]);
-    bare.push(ms(t0));
-    const cache = mkdtempSync(join(tmpdir(), "rn-bench-cache-"));
-    try {
-      cold.push(await startOnce(node, entry, { NODE_COMPILE_CACHE: cache }));
-      warm.push(await startOnce(node, entry, { NODE_COMPILE_CACHE: cache }));
-    } finally {
-      rmSync(cache, { recursive: true, force: true });
+    // Alternating which goes first, so drift on the machine hits both alike.
+    const order = i % 2 ? [entry, bareMain] : [bareMain, entry];
+    for (const main of order) {
+      const [cold, warm] = await coldWarm(node, main);
+      const into = main === entry ? s : b;
+      into.cold.push(cold);
+      into.warm.push(warm);
     }
   }
-  const stdio: number[] = [];
-  for (let i = 0; i < starts; i++) stdio.push(await stdioOnce(node, entry));
-  const b = pct(bare, 50);
-  const c = pct(cold, 50);
-  const w = pct(warm, 50);
+  const r = (k: "cold" | "warm") => {
+    const x = pct(s[k], 50) / pct(b[k], 50);
+    return `${f1(pct(s[k], 50))} vs ${f1(pct(b[k], 50))} ms ${x.toFixed(2)}×${x <= 0.85 ? "" : "!"}`;
+  };
+  let stdio = "";
+  if (withStdio) {
+    const xs: number[] = [];
+    for (let i = 0; i < starts; i++) xs.push(await stdioOnce(node, entry));
+    stdio = ` | --stdio to initialize ${f1(pct(xs, 50))} ms`;
+  }
   console.log(
-    `  start-up ${label.padEnd(9)} cold p50 ${f1(c)} ms, warm cache ${f1(w)} ms (${((1 - w / c) * 100).toFixed(0)}% less) | node -e 0 ${f1(b)} ms → server adds ${f1(w - b)}–${f1(c - b)} ms | --stdio to initialize ${f1(pct(stdio, 50))} ms`,
+    `  ${name.padEnd(10)} ${label.padEnd(9)} attach p50 warm ${r("warm")}, cold ${r("cold")} (bare fastify+zod; ${starts} each, ${loadavg()})${stdio}`,
   );
 }

@@ -6,6 +6,7 @@
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
+import { loadavg } from "node:os";
 import { join } from "node:path";
 import { REPO_ROOT } from "@roadnerd/registry";
 
@@ -130,7 +131,7 @@ export async function benchUpMemory(calls: number, quietS: number): Promise<void
     );
   }
   console.log(
-    `  calls served: one process ${one.served}, --processes ${many.served}; targets: idle ≤ 100, after calls ≤ 150`,
+    `  calls served: one process ${one.served}, --processes ${many.served}; targets: idle ≤ 100, after calls ≤ 150, after quiet within 10% of idle (load ${loadavg()[0]?.toFixed(1)})`,
   );
 }
 

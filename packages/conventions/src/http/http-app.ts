@@ -1,10 +1,16 @@
 /** buildApp: the Fastify app of one server, every route reading the same runtime. Only main.ts listens. */
 import fastifySse from "@fastify/sse";
-import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyRequest, LogController } from "fastify";
+import Fastify, {
+  type FastifyBaseLogger,
+  type FastifyInstance,
+  type FastifyReply,
+  type FastifyRequest,
+  LogController,
+} from "fastify";
 import type { BaseConfig } from "../define/config.ts";
 import { BODY_LIMIT_BYTES } from "../define/limits.ts";
 import type { ServerDef } from "../define/server-def.ts";
-import { DiagError } from "../errors/errors.ts";
+import { DiagError, toDiagError } from "../errors/errors.ts";
 import type { Logger } from "../runtime/logger.ts";
 import { maskUrl } from "../runtime/mask.ts";
 import { createRuntime, type Runtime, type RuntimeOptions } from "../runtime/runtime.ts";
@@ -56,9 +62,15 @@ function authFailureLog(log: Logger): (request: FastifyRequest) => void {
   };
 }
 
+/** /healthz, with or without a trailing slash or a query: the route the local-user rule leaves open. */
+function isHealthz(url: string): boolean {
+  // The common case without allocating: exactly "/healthz".
+  if (url === "/healthz") return true;
+  return url.split("?")[0]?.replace(/\/$/, "") === "/healthz";
+}
+
 /** A local user other than ours, root or ALLOWED_UIDS gets root's view only with the token. */
 async function checkLocalUser(request: FastifyRequest, trust: UidTrust, guard: GuardOptions): Promise<void> {
-  if (request.url.split("?")[0]?.replace(/\/$/, "") === "/healthz") return;
   if (guard.authToken && hasValidToken(request.headers.authorization, guard.authToken)) return;
   const verdict = await judgePeer(request.raw.socket, trust);
   if (typeof verdict !== "number") return;
@@ -97,6 +109,9 @@ export async function buildHttpApp(runtime: Runtime<unknown>): Promise<FastifyIn
     clientErrorHandler,
     // runTool logs each call with its tool, run_id and duration; per-request lines would only repeat it.
     logController: new LogController({ disableRequestLogging: true }),
+    // No per-request child logger (a pino child with redaction on every request, ADR 0033): with request logging
+    // off, its reqId would label only the rare E_INTERNAL line, which carries the error itself.
+    childLoggerFactory: (logger) => logger,
     // On close, cut what is left once the streams have said `end` (see preClose below).
     forceCloseConnections: true,
   });
@@ -105,16 +120,25 @@ export async function buildHttpApp(runtime: Runtime<unknown>): Promise<FastifyIn
   registerJsonBody(app);
   const authFailures = authFailureLog(runtime.log);
   const trust = uidTrust(config);
-  app.addHook("onRequest", async (request, reply) => {
+  const refuse = (request: FastifyRequest, reply: FastifyReply, err: unknown): Error => {
+    if (err instanceof DiagError && err.code === "E_UNAUTHORIZED") authFailures(request);
+    // A refused caller does not keep its connection (a table of idle refused connections locks everyone out).
+    void reply.header("connection", "close");
+    return err instanceof Error ? err : toDiagError(err);
+  };
+  // Callback-style, not async (ADR 0033): the synchronous guards run on every request without a promise, and
+  // only routes the local-user rule covers (all but /healthz) wait for the peer's uid. Every guard still runs.
+  app.addHook("onRequest", (request, reply, done) => {
     try {
       checkRequest(request, guard);
-      await checkLocalUser(request, trust, guard);
     } catch (err) {
-      if (err instanceof DiagError && err.code === "E_UNAUTHORIZED") authFailures(request);
-      // A refused caller does not keep its connection (a table of idle refused connections locks everyone out).
-      void reply.header("connection", "close");
-      throw err;
+      return done(refuse(request, reply, err));
     }
+    if (isHealthz(request.url)) return done();
+    checkLocalUser(request, trust, guard).then(
+      () => done(),
+      (err: unknown) => done(refuse(request, reply, err)),
+    );
   });
   // Before CORS: the plugin's preflight route must answer refusals with our error body too.
   registerErrorReplies(app, BODY_LIMIT_BYTES);

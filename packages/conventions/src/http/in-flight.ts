@@ -30,11 +30,14 @@ function shutdownAnswer(request: FastifyRequest, reply: FastifyReply): void {
 
 export function trackInFlight(app: FastifyInstance): InFlight {
   const open = new Map<FastifyReply, { request: FastifyRequest; done: Promise<void> }>();
-  app.addHook("preHandler", async (request, reply) => {
-    if (request.method !== "POST") return;
-    const done = new Promise<void>((resolve) => reply.raw.once("close", () => resolve()));
-    open.set(reply, { request, done });
-    void done.then(() => open.delete(reply));
+  // Callback-style: a GET (/healthz, /sse…) passes without a promise being made for it (ADR 0033).
+  app.addHook("preHandler", (request, reply, next) => {
+    if (request.method === "POST") {
+      const done = new Promise<void>((resolve) => reply.raw.once("close", () => resolve()));
+      open.set(reply, { request, done });
+      void done.then(() => open.delete(reply));
+    }
+    next();
   });
   return {
     async drain() {

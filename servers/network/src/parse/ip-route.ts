@@ -23,7 +23,8 @@ export interface RouteRow {
   dev: string | null;
   family: 4 | 6;
   metric: number;
-  proto: string;
+  /** netlink's alone: absent when the routes came from /proc (read/routes.ts). */
+  proto?: string;
   type: string;
   /** Only on rows that came from a multipath route: one row per nexthop. */
   weight?: number;

@@ -1,5 +1,11 @@
 // route_info against the real server running inside a network namespace this test builds, so every
-// route is known exactly. The test reaches the server over a veth to the root namespace.
+// route is known exactly. The test reaches the server over a veth to the root namespace. `detail: true` asks
+// netlink (`ip`): every field exactly. The default reads /proc and /sys; a second server with no `ip` on its
+// EXEC_PATH proves it spawns nothing (a fallback would be E_NO_BINARY), and its answer must be netlink's minus
+// what the files cannot say (proto, weights, an IPv4 multipath route's later nexthops).
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { createClient, type RoadNerdClient } from "@roadnerd/client";
 import type { ResultOf } from "@roadnerd/conventions";
 import { createNetnsLab, type NetnsLab, netnsSkipReason } from "@roadnerd/testkit";
@@ -34,10 +40,28 @@ describe.skipIf(skip)(`route_info in a network namespace${skip ? ` (skipped: ${s
   let host: string;
   let router: string;
   let client: RoadNerdClient;
+  let noIp: RoadNerdClient;
+  let emptyPath: string;
   let net30: string;
-  const call = () => client.call<RouteInfo>("route_info");
+  const call = () => client.call<RouteInfo>("route_info", { detail: true });
+  const fromFiles = () => noIp.call<RouteInfo>("route_info");
+  /** netlink's answer as the kernel's files give it (the summary's count aside). */
+  const asFiles = ({ summary: _s, ...res }: RouteInfo): Omit<RouteInfo, "summary"> => {
+    const seen = new Set<string>();
+    const routes = res.routes
+      .filter((x) => {
+        // /proc/net/route shows an IPv4 multipath route's first nexthop only.
+        if (x.family !== 4 || x.weight === undefined) return true;
+        if (seen.has(x.dst)) return false;
+        seen.add(x.dst);
+        return true;
+      })
+      .map(({ proto: _p, weight: _w, ...rest }) => rest);
+    return { ...res, routes };
+  };
 
   beforeAll(async () => {
+    emptyPath = await mkdtemp(join(tmpdir(), "rn-noip-"));
     lab = createNetnsLab();
     try {
       host = lab.addNs();
@@ -54,6 +78,8 @@ describe.skipIf(skip)(`route_info in a network namespace${skip ? ` (skipped: ${s
       );
       const served = await lab.serve(host, "network", { env: { HOST: nsAddr } });
       client = createClient(served.url, { token: served.token });
+      const withoutIp = await lab.serve(host, "network", { env: { HOST: nsAddr, EXEC_PATH: emptyPath } });
+      noIp = createClient(withoutIp.url, { token: withoutIp.token });
     } catch (err) {
       await lab.cleanup();
       throw err;
@@ -62,6 +88,7 @@ describe.skipIf(skip)(`route_info in a network namespace${skip ? ` (skipped: ${s
 
   afterAll(async () => {
     await lab?.cleanup();
+    await rm(emptyPath, { recursive: true, force: true });
   });
 
   it("no default route: default_gateway is null and only on-link routes are listed", async () => {
@@ -76,6 +103,7 @@ describe.skipIf(skip)(`route_info in a network namespace${skip ? ` (skipped: ${s
     ]);
     expect(res).toMatchObject({ truncated: false, omitted: 0 });
     expect(res.summary).toMatch(/^no default route/);
+    expect(asFiles(await fromFiles())).toEqual(asFiles(res));
   });
 
   it("only an IPv6 default: the gateway is the IPv6 one", async () => {
@@ -83,6 +111,7 @@ describe.skipIf(skip)(`route_info in a network namespace${skip ? ` (skipped: ${s
     const res = await call();
     expect(res.default_gateway).toEqual({ via: "2001:db8:10::1", dev: "wan0", family: 6, linkdown: false });
     expect(res.routes[0]).toEqual(r("default", "2001:db8:10::1", "wan0", 6));
+    expect(asFiles(await fromFiles())).toEqual(asFiles(res));
   });
 
   it("IPv4 defaults win by lowest metric; multipath becomes one row per nexthop", async () => {
@@ -110,10 +139,17 @@ describe.skipIf(skip)(`route_info in a network namespace${skip ? ` (skipped: ${s
       r("fe80::/64", null, "wan0", 6, { proto: "kernel", metric: 256 }),
     ]);
     expect(res.summary).toBe("default via 192.0.2.1 dev wan0 (IPv4); 11 routes");
+    // An unreachable route's type is netlink's alone: the default call needs ip, and here there is none.
+    const failed = await fromFiles().then(
+      () => "answered",
+      (e: { code?: string }) => e.code,
+    );
+    expect(failed).toBe("E_NO_BINARY");
+    expect(await client.call<RouteInfo>("route_info")).toEqual(res);
   });
 
   it("limit cuts the list, defaults first, and says how many were left out", async () => {
-    const res = await client.call<RouteInfo>("route_info", { limit: 2 });
+    const res = await client.call<RouteInfo>("route_info", { limit: 2, detail: true });
     expect(res.routes.map((x) => `${x.dst} ${x.via}`)).toEqual(["default 192.0.2.1", "default 198.51.100.1"]);
     expect(res).toMatchObject({ truncated: true, omitted: 9 });
     expect(res.default_gateway?.via).toBe("192.0.2.1");
@@ -135,6 +171,24 @@ describe.skipIf(skip)(`route_info in a network namespace${skip ? ` (skipped: ${s
         "2001:db8:10::/64 wan0",
         "fe80::/64 wan0",
       ]);
+    } finally {
+      lab.ip(router, "link", "set", "wan0p", "up");
+    }
+  });
+
+  it("from the files: no ip run, multipath as its first nexthop, linkdown from the carrier", async () => {
+    lab.ip(host, "route", "del", "unreachable", "198.18.0.0/15");
+    const res = await fromFiles();
+    expect(asFiles(res)).toEqual(asFiles(await call()));
+    expect(res.routes.filter((x) => x.dst === "203.0.113.0/24")).toEqual([
+      { dst: "203.0.113.0/24", via: "192.0.2.1", dev: "wan0", family: 4, metric: 0, type: "unicast", linkdown: false },
+    ]);
+    lab.ip(router, "link", "set", "wan0p", "down");
+    try {
+      const down = await fromFiles();
+      expect(asFiles(down)).toEqual(asFiles(await call()));
+      expect(down.default_gateway).toEqual({ via: "192.0.2.1", dev: "wan0", family: 4, linkdown: true });
+      expect(down.routes.filter((x) => x.linkdown).length).toBe(6);
     } finally {
       lab.ip(router, "link", "set", "wan0p", "up");
     }

@@ -10,11 +10,15 @@ export function registerMeta(app: FastifyInstance, runtime: Runtime<unknown>): v
   const { def, config } = runtime;
   const live = { ok: true, name: `roadnerd-${def.name}`, version: def.version };
   let capabilities: Promise<Capabilities> | undefined;
+  /** The whole answer once capabilities are known: the same object every time after that. */
+  let full: (typeof live & { capabilities: Capabilities }) | undefined;
   app.get("/healthz", async (request) => {
     // With AUTH_TOKEN set, /healthz stays open but tells only liveness to callers without the token.
     if (config.AUTH_TOKEN && !hasValidToken(request.headers.authorization, config.AUTH_TOKEN)) return live;
+    if (full) return full;
     capabilities ??= detectCapabilities(binariesOf(def.commands), config.EXEC_PATH);
-    return { ...live, capabilities: await capabilities };
+    full = { ...live, capabilities: await capabilities };
+    return full;
   });
 
   // Someone who opens the bare URL learns where everything is.

@@ -1,0 +1,105 @@
+/**
+ * top_consumers against `du -x -d 2` on the same tree: /usr warm (default), and in --full /usr cold (page cache
+ * dropped before each side, order alternated) and a 1-million-file tree the bench builds. Sizes are checked too:
+ * the walk's allocated total and every directory it lists must equal du's to the KiB. Target: ≥ 1.0× du's speed.
+ */
+import { execFile } from "node:child_process";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { promisify } from "node:util";
+import { f1, loadavg, ms, type Proc, pct } from "./lib.ts";
+
+const run = promisify(execFile);
+
+interface Walk {
+  entries: Array<{ name: string; type: string; size_mb: number }>;
+  scanned: { bytes: number };
+  truncated: boolean;
+}
+
+async function topConsumers(srv: Proc, path: string): Promise<Walk> {
+  const res = await fetch(`${srv.url}/actions/top_consumers`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ path, depth: 2, n: 20, timeout_ms: 15_000 }),
+  });
+  if (res.status !== 200) throw new Error(`top_consumers ${path}: ${res.status} ${await res.text()}`);
+  return (await res.json()) as Walk;
+}
+
+/** du -x -d 2 -B1 PATH → bytes per path. */
+async function du(path: string): Promise<Map<string, number>> {
+  const { stdout } = await run("du", ["-x", "-d", "2", "-B1", path], { maxBuffer: 64 * 1024 * 1024 });
+  const out = new Map<string, number>();
+  for (const line of stdout.split("\n")) {
+    const tab = line.indexOf("\t");
+    if (tab > 0) out.set(line.slice(tab + 1), Number(line.slice(0, tab)));
+  }
+  return out;
+}
+
+/** Empty string when the sizes agree; else what differs. */
+function compare(path: string, walk: Walk, sizes: Map<string, number>): string {
+  const diffs: string[] = [];
+  const total = sizes.get(path) ?? -1;
+  if (Math.floor(walk.scanned.bytes / 1024) !== Math.floor(total / 1024))
+    diffs.push(`total ${walk.scanned.bytes} vs du ${total}`);
+  for (const e of walk.entries) {
+    if (e.type !== "dir") continue;
+    const bytes = sizes.get(join(path, e.name));
+    if (bytes === undefined || Math.round((bytes * 100) / 1048576) / 100 !== e.size_mb)
+      diffs.push(`${e.name} ${e.size_mb} MiB vs du ${bytes}`);
+  }
+  if (walk.truncated) diffs.push("walk truncated");
+  return diffs.slice(0, 3).join("; ");
+}
+
+function dropCaches(): void {
+  writeFileSync("/proc/sys/vm/drop_caches", "3");
+}
+
+export async function benchDu(srv: Proc, path: string, label: string, pairsN: number, cold: boolean): Promise<void> {
+  const ours: number[] = [];
+  const theirs: number[] = [];
+  let sizes = "";
+  if (!cold) {
+    await topConsumers(srv, path);
+    await du(path);
+  }
+  for (let i = 0; i < pairsN; i++) {
+    for (const side of i % 2 ? ["ours", "du"] : ["du", "ours"]) {
+      if (cold) dropCaches();
+      const t = process.hrtime.bigint();
+      if (side === "ours") {
+        const walk = await topConsumers(srv, path);
+        ours.push(ms(t));
+        // Sizes against the du of the same round (nothing writes under the tree meanwhile).
+        if (i === 0) sizes = compare(path, walk, await du(path));
+      } else {
+        await du(path);
+        theirs.push(ms(t));
+      }
+    }
+  }
+  const speed = pct(theirs, 50) / pct(ours, 50);
+  console.log(
+    `  top_consumers d=2 ${label.padEnd(24)} p50 ${f1(pct(ours, 50))} ms vs du -x -d 2 ${f1(pct(theirs, 50))} ms → ${speed.toFixed(2)}× du's speed${speed >= 1 ? "" : "!"} (target ≥ 1.0; ${pairsN} pairs; sizes ${sizes ? `DIFFER: ${sizes}` : "equal to the KiB"}; ${loadavg()})`,
+  );
+}
+
+/** dirs × 10 subdirectories × files: a tree of dirs*10*files files in the temp dir. */
+export function buildTree(files: number): { base: string; path: string; remove(): void } {
+  const base = mkdtempSync(join(tmpdir(), "rn-bench-tree-"));
+  const root = join(base, "tree");
+  const perDir = 100;
+  const dirs = Math.ceil(files / perDir / 10);
+  for (let i = 0; i < dirs; i++) {
+    for (let j = 0; j < 10; j++) {
+      const dir = join(root, `d${i}`, `s${j}`);
+      mkdirSync(dir, { recursive: true });
+      for (let k = 0; k < perDir; k++) writeFileSync(join(dir, `f${k}`), k % 10 ? "" : "x".repeat(k * 40));
+    }
+  }
+  return { base, path: root, remove: () => rmSync(base, { recursive: true, force: true }) };
+}

@@ -1,0 +1,81 @@
+/**
+ * The hot path: /healthz throughput of a server against the bare Fastify + zod bundle (autocannon, rounds
+ * alternating; target ≥ 0.9×), and the spawn stall: a server's own /healthz p99 while eight calls that spawn run
+ * in it, against the same server and the bare one while another process spawns the same command eight at a
+ * time (the external-contention control; target ≤ 3 ms).
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import { f1, load, loadavg, ms, pct } from "./lib.ts";
+
+export async function benchHealthz(ourUrl: string, bareUrl: string, rounds: number, seconds: number): Promise<void> {
+  const ours: number[] = [];
+  const bare: number[] = [];
+  await load({ url: `${ourUrl}/healthz` }, 1, 50);
+  await load({ url: `${bareUrl}/healthz` }, 1, 50);
+  for (let i = 0; i < rounds; i++) {
+    for (const side of i % 2 ? ["ours", "bare"] : ["bare", "ours"]) {
+      const r = await load({ url: `${side === "ours" ? ourUrl : bareUrl}/healthz` }, seconds, 50);
+      (side === "ours" ? ours : bare).push(r.rps);
+    }
+  }
+  const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
+  const ratio = sum(ours) / sum(bare);
+  console.log(
+    `  /healthz 50 connections: ${Math.round(sum(ours) / rounds)} req/s vs bare fastify+zod ${Math.round(sum(bare) / rounds)} req/s → ${ratio.toFixed(2)}×${ratio >= 0.9 ? "" : "!"} (target ≥ 0.9; rounds ${ours.map((o, i) => (o / (bare[i] ?? 1)).toFixed(2)).join(" ")}; ${loadavg()})`,
+  );
+}
+
+/** Sequential GET /healthz for `seconds`: the latencies. */
+async function probe(url: string, seconds: number): Promise<number[]> {
+  const out: number[] = [];
+  const end = process.hrtime.bigint() + BigInt(seconds * 1e9);
+  for (let i = 0; i < 100_000 && process.hrtime.bigint() < end; i++) {
+    const t = process.hrtime.bigint();
+    const res = await fetch(`${url}/healthz`);
+    await res.arrayBuffer();
+    out.push(ms(t));
+  }
+  return out;
+}
+
+/** Another process spawning `argv` eight at a time until killed (bounded: 10 minutes). */
+function externalSpawner(argv: readonly string[]): ChildProcess {
+  const script = `
+    const { execFile } = require("node:child_process");
+    const [cmd, ...args] = ${JSON.stringify(argv)};
+    const end = Date.now() + 600000;
+    const one = () => { if (Date.now() < end) execFile(cmd, args, one); };
+    for (let i = 0; i < 8; i++) one();`;
+  return spawn(process.execPath, ["-e", script], { stdio: "ignore" });
+}
+
+/**
+ * `call` is one HTTP call of the server that spawns `argv` (listening_sockets with SOCKETS_SOURCE=ss spawns `ss`).
+ */
+export async function benchSpawnStall(
+  ourUrl: string,
+  bareUrl: string,
+  call: () => Promise<void>,
+  argv: readonly string[],
+  seconds: number,
+): Promise<void> {
+  const p99 = (xs: number[]) => `p99 ${f1(pct(xs, 99))} ms (p50 ${f1(pct(xs, 50))}, n ${xs.length})`;
+  const idle = await probe(ourUrl, seconds);
+  let stop = false;
+  const loops = Array.from({ length: 8 }, async () => {
+    for (let i = 0; i < 100_000 && !stop; i++) await call().catch(() => undefined);
+  });
+  const inside = await probe(ourUrl, seconds);
+  const la1 = loadavg();
+  stop = true;
+  await Promise.all(loops);
+  const ext = externalSpawner(argv);
+  const oursExt = await probe(ourUrl, seconds);
+  const bareExt = await probe(bareUrl, seconds);
+  const la2 = loadavg();
+  ext.kill("SIGKILL");
+  const bareIdle = await probe(bareUrl, seconds);
+  console.log(`  /healthz while 8 calls spawn ${argv[0]} in the server: ${p99(inside)} (target ≤ 3; ${la1})`);
+  console.log(`    same server, idle: ${p99(idle)}; another process spawning 8 at a time: ${p99(oursExt)}`);
+  console.log(`    bare fastify+zod: idle ${p99(bareIdle)}; another process spawning: ${p99(bareExt)} (${la2})`);
+}
