@@ -60,6 +60,7 @@ describe("Kubernetes manifests", () => {
         "prometheus.io/scrape": "true",
         "prometheus.io/port": String(s.defaultPort),
         "prometheus.io/path": "/metrics",
+        "prometheus.io/scheme": "https",
       });
     }
   });
@@ -81,8 +82,14 @@ describe("Kubernetes manifests", () => {
         allowPrivilegeEscalation: false,
         capabilities: { drop: ["ALL"] },
       });
-      expect(c?.livenessProbe?.httpGet?.path).toBe("/healthz");
-      expect(c?.readinessProbe?.httpGet?.path).toBe("/healthz");
+      expect(c?.livenessProbe?.httpGet).toMatchObject({ path: "/healthz", scheme: "HTTPS" });
+      expect(c?.readinessProbe?.httpGet).toMatchObject({ path: "/healthz", scheme: "HTTPS" });
+      // A pod address is a remote bind: HTTPS from the TLS Secret, never ALLOW_PLAINTEXT (ADR 0031).
+      expect(c?.env?.find((e) => e.name === "TLS_CERT_FILE")?.value).toBe("/etc/roadnerd/tls/tls.crt");
+      expect(c?.env?.find((e) => e.name === "TLS_KEY_FILE")?.value).toBe("/etc/roadnerd/tls/tls.key");
+      expect(c?.env?.some((e) => e.name === "ALLOW_PLAINTEXT")).toBe(false);
+      expect(pod?.volumes?.find((v) => v.name === "tls")?.secret?.secretName).toBe("roadnerd-tls");
+      expect(ds.spec?.template.metadata?.annotations?.["prometheus.io/scheme"]).toBe("https");
       for (const m of c?.volumeMounts ?? []) if (m.name.startsWith("host-")) expect(m.readOnly).toBe(true);
       // Bound to the pod's address, with the token from the Secret.
       expect(c?.env?.find((e) => e.name === "HOST")?.valueFrom?.fieldRef?.fieldPath).toBe("status.podIP");

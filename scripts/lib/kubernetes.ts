@@ -13,6 +13,9 @@ export const KUBERNETES_FILE = "deploy/kubernetes/roadnerd.yaml";
 export const NAMESPACE = "roadnerd";
 /** The Secret (key `token`) the operator creates: every server requires the token off loopback. */
 export const AUTH_SECRET = "roadnerd-auth";
+/** A kubernetes.io/tls Secret (tls.crt, tls.key): every server serves HTTPS, its token never crosses in clear. */
+export const TLS_SECRET = "roadnerd-tls";
+const TLS_DIR = "/etc/roadnerd/tls";
 export const IMAGE = "roadnerd-mcp:latest";
 
 /**
@@ -54,12 +57,17 @@ function daemonSet(s: RegisteredServer): Record<string, unknown> {
   const hostNetwork = HOST_NETWORK.has(s.name);
   const root = extras.user === "root";
   const mounts = hostPaths(s.name, extras.volumes);
+  const tls = {
+    volume: { name: "tls", secret: { secretName: TLS_SECRET, defaultMode: 0o444 } },
+    mount: { name: "tls", mountPath: TLS_DIR, readOnly: true },
+  };
   const tmpfs = extras.tmpfs.map((mountPath, i) => ({
     volume: { name: `tmp-${i}`, emptyDir: { medium: "Memory", sizeLimit: "256Mi" } },
     mount: { name: `tmp-${i}`, mountPath },
   }));
+  // The kubelet probes over HTTPS without verifying the certificate; /healthz needs no token.
   const probe = (periodSeconds: number) => ({
-    httpGet: { path: "/healthz", port: "http" },
+    httpGet: { path: "/healthz", port: "https", scheme: "HTTPS" },
     periodSeconds,
     timeoutSeconds: 3,
   });
@@ -76,6 +84,7 @@ function daemonSet(s: RegisteredServer): Record<string, unknown> {
             "prometheus.io/scrape": "true",
             "prometheus.io/port": String(s.defaultPort),
             "prometheus.io/path": "/metrics",
+            "prometheus.io/scheme": "https",
           },
         },
         spec: {
@@ -90,15 +99,16 @@ function daemonSet(s: RegisteredServer): Record<string, unknown> {
               image: IMAGE,
               imagePullPolicy: "IfNotPresent",
               args: [s.entry],
-              ports: [{ name: "http", containerPort: s.defaultPort, protocol: "TCP" }],
+              ports: [{ name: "https", containerPort: s.defaultPort, protocol: "TCP" }],
               env: [
                 // The pod's own address (the node's, on the host network): never every interface.
                 { name: "HOST", valueFrom: { fieldRef: { fieldPath: "status.podIP" } } },
                 { name: "PORT", value: String(s.defaultPort) },
                 { name: "LOG_LEVEL", value: "info" },
                 { name: "AUTH_TOKEN", valueFrom: { secretKeyRef: { name: AUTH_SECRET, key: "token" } } },
-                // Plain HTTP as before (probes and scrapes over http): the header says how to serve HTTPS instead.
-                { name: "ALLOW_PLAINTEXT", value: "1" },
+                // A remote bind needs TLS (ADR 0031): the certificate and key from the TLS Secret.
+                { name: "TLS_CERT_FILE", value: `${TLS_DIR}/tls.crt` },
+                { name: "TLS_KEY_FILE", value: `${TLS_DIR}/tls.key` },
                 ...Object.entries(extras.environment).map(([name, value]) => ({ name, value })),
               ],
               securityContext: {
@@ -113,10 +123,10 @@ function daemonSet(s: RegisteredServer): Record<string, unknown> {
                 requests: { cpu: "10m", memory: "64Mi" },
                 limits: { memory: s.runtime.length ? "1Gi" : "256Mi" },
               },
-              ...([...mounts, ...tmpfs].length ? { volumeMounts: [...mounts, ...tmpfs].map((m) => m.mount) } : {}),
+              volumeMounts: [...mounts, ...tmpfs, tls].map((m) => m.mount),
             },
           ],
-          ...([...mounts, ...tmpfs].length ? { volumes: [...mounts, ...tmpfs].map((m) => m.volume) } : {}),
+          volumes: [...mounts, ...tmpfs, tls].map((m) => m.volume),
         },
       },
     },
@@ -132,7 +142,7 @@ function service(s: RegisteredServer): Record<string, unknown> {
       selector: labelsOf(s.name),
       // One endpoint per node: ask a node's own server, not any (internalTrafficPolicy keeps it on the node).
       internalTrafficPolicy: "Local",
-      ports: [{ name: "http", port: s.defaultPort, targetPort: "http", protocol: "TCP" }],
+      ports: [{ name: "https", port: s.defaultPort, targetPort: "https", protocol: "TCP" }],
     },
   };
 }
@@ -183,8 +193,9 @@ export function kubernetesFile(servers: readonly RegisteredServer[]): string {
     `#   kubectl -n ${NAMESPACE} create secret generic ${AUTH_SECRET} --from-literal=token=$(openssl rand -hex 16)`,
     "# network and ports use the node's network (and ports its PID namespace): the NetworkPolicy does not cover",
     "# them, their bearer token does. Each server binds only its pod's address.",
-    "# They serve plain HTTP (ALLOW_PLAINTEXT=1): for HTTPS, mount a kubernetes.io/tls Secret, set TLS_CERT_FILE and",
-    "# TLS_KEY_FILE to its files and drop ALLOW_PLAINTEXT (then probes and scrapes use scheme HTTPS).",
+    `# They serve HTTPS with the kubernetes.io/tls Secret ${TLS_SECRET} (a certificate for the nodes' and pods'`,
+    "# addresses, from your CA or cert-manager), so the token never crosses the network in clear:",
+    `#   kubectl -n ${NAMESPACE} create secret tls ${TLS_SECRET} --cert=roadnerd.crt --key=roadnerd.key`,
   ].join("\n");
   const docs = kubernetesDocuments(servers).map((d) => stringify(d, { lineWidth: 0 }));
   return `${header}\n---\n${docs.join("---\n")}`;
