@@ -45,9 +45,13 @@ const pnpm = (...argv: string[]) => {
   const r = spawnSync("pnpm", argv, { cwd: REPO_ROOT, stdio: "inherit" });
   if (r.status !== 0) throw new Error(`pnpm ${argv.join(" ")} failed`);
 };
-// Link the new package into the workspace (every dependency is already in the store).
-const offline = spawnSync("pnpm", ["install", "--offline"], { cwd: REPO_ROOT, stdio: "inherit" });
-if (offline.status !== 0) pnpm("install");
+// Link the new package into the workspace (every dependency is already in the store). Adding a package changes
+// the lockfile on purpose, which pnpm refuses by default where CI=true: say so explicitly.
+const offline = spawnSync("pnpm", ["install", "--offline", "--no-frozen-lockfile"], {
+  cwd: REPO_ROOT,
+  stdio: "inherit",
+});
+if (offline.status !== 0) pnpm("install", "--no-frozen-lockfile");
 pnpm("generate");
 pnpm("exec", "biome", "check", "--write", `servers/${name}`);
 console.log(`\nnext: replace servers/${name}/src/tools/uptime.ts with real tools, then pnpm test`);
