@@ -18,11 +18,13 @@ import { z } from "zod";
 import pkg from "../package.json" with { type: "json" };
 import type { Attacher } from "./attach.ts";
 import type { Catalog, CatalogEntry } from "./catalog.ts";
+import { stepLine } from "./cli/output.ts";
 import { errorInfo } from "./errors.ts";
 import { LABELS } from "./labels.ts";
 import { resolveToolName } from "./parse-reply.ts";
 import type { Planner } from "./planners/planner.ts";
 import { runTriage } from "./triage.ts";
+import type { StepLine } from "./triage-log.ts";
 import { triageToolResultSchema } from "./triage-report.ts";
 
 export const TRIAGE_TOOL = "triage";
@@ -59,7 +61,9 @@ function triageTool(options: GatewayOptions): McpTool {
       outputSchema: { ...outputJsonSchema(triageToolResultSchema), type: "object" },
       annotations: { readOnlyHint: true, openWorldHint: true },
     },
-    call: async (args, signal) => {
+    // Every step is news (at most budget + 1 of them): none is held back by the rate of notifications.
+    progressEveryMs: 0,
+    call: async (args, signal, onProgress) => {
       const { symptom, run_id } = triageInput.parse(parseInput(triageSpec, args));
       const outcome = await runTriage({
         planner: options.planner(),
@@ -67,6 +71,10 @@ function triageTool(options: GatewayOptions): McpTool {
         attacher: options.attacher,
         symptom: symptom ?? "",
         signal,
+        // A caller that passed a progressToken gets one notifications/progress per step, as the CLI prints them.
+        ...(onProgress
+          ? { onStep: (line: StepLine) => onProgress({ progress: line.step, message: stepLine(line) }) }
+          : {}),
         ...(run_id ? { runId: run_id } : {}),
         ...(options.logDir ? { logDir: options.logDir } : {}),
       });
@@ -85,7 +93,10 @@ function triageView(result: Record<string, unknown>): string {
   return [`${label}: ${reason}`, ...calls].join("\n");
 }
 
-/** A server's tool, attached on its first call; its input is checked here first, so a bad call spawns nothing. */
+/**
+ * A server's tool, attached on its first call; its input is checked here first, so a bad call spawns nothing.
+ * Its progress is not relayed: the call goes over POST /actions, which has no progress (that is /sse/<tool>).
+ */
 function serverTool(entry: CatalogEntry, attacher: Attacher): McpTool {
   return {
     listed: { ...listedTool(entry.definition, mcpName(entry.id)), title: entry.id },

@@ -7,6 +7,7 @@
  */
 
 import type { IncomingHttpHeaders } from "node:http";
+import { PassThrough, type Readable } from "node:stream";
 import {
   type JSONRPCMessage,
   type JSONRPCRequest,
@@ -27,6 +28,7 @@ import {
 } from "./adapter.ts";
 import { checkMessage } from "./guard.ts";
 import { MuxTransport } from "./mux.ts";
+import { progressTokenOf } from "./progress.ts";
 import { RPC, rpcError, transportErrorBody } from "./rpc.ts";
 import { LineTransport } from "./stdio.ts";
 
@@ -60,8 +62,34 @@ export interface McpPost {
   body: unknown;
 }
 
-/** What to answer: a status, a JSON body (none for 202) and extra headers; undefined when the caller went away. */
-export type McpAnswer = { status: number; body?: unknown; headers?: Record<string, string> } | undefined;
+/**
+ * What to answer: a status, a JSON body (none for 202) and extra headers, or instead of the body an SSE `stream`
+ * to pipe to the caller (a tools/call that asked for progress); undefined when the caller went away.
+ */
+export type McpAnswer =
+  | { status: number; body?: unknown; headers?: Record<string, string>; stream?: Readable }
+  | undefined;
+
+/**
+ * A tools/call with a progressToken, answered as Streamable HTTP allows: an SSE stream on the POST carrying the
+ * call's notifications/progress, then its response, then the end. No event ids: there is nothing to resume,
+ * so a client does not reconnect. The tool runs as on the JSON path (callTool), only its reports have a channel.
+ */
+function streamedCall(source: McpToolSource, request: JSONRPCRequest, signal: AbortSignal): NonNullable<McpAnswer> {
+  const stream = new PassThrough();
+  const write = (message: unknown) => {
+    if (!stream.writableEnded) stream.write(`event: message\ndata: ${JSON.stringify(message)}\n\n`);
+  };
+  const progress = (params: unknown) => write({ jsonrpc: "2.0", method: "notifications/progress", params });
+  void callTool(source, request.params as CallParams, signal, progress)
+    .then(
+      (result) => write({ jsonrpc: "2.0", id: request.id, result }),
+      (err: unknown) => write(rpcError(request.id, RPC.InternalError, toDiagError(err).message, "E_INTERNAL")),
+    )
+    .finally(() => stream.end());
+  const headers = { "content-type": "text/event-stream", "cache-control": "no-cache" };
+  return { status: 200, stream, headers };
+}
 
 const transportError = (status: number, message: string): McpAnswer => ({ status, body: transportErrorBody(message) });
 
@@ -102,6 +130,9 @@ export async function answerMcpPost(post: McpPost, source: McpToolSource, signal
       return { status: busy.status, body, headers: { "retry-after": String(busy.retryAfterS) } };
     }
   }
+  if (rpcRequest.method === "tools/call" && progressTokenOf(rpcRequest.params?._meta) !== undefined) {
+    return streamedCall(source, rpcRequest, signal);
+  }
   // tools/list and tools/call, already checked, go straight to the same handlers the Server uses: the SDK's
   // request machinery (three more schema parses, a result parse) would double the cost of a call.
   const direct = directResult(source, rpcRequest, signal);
@@ -115,17 +146,19 @@ export async function handleMcpPost(
   request: FastifyRequest,
   reply: FastifyReply,
   runtime: Runtime<unknown>,
-): Promise<void> {
+): Promise<FastifyReply | undefined> {
   const answer = await answerMcpPost(
     { headers: request.headers, body: request.body },
     runtimeSource(runtime),
     callerGone(reply),
   );
-  if (!answer) return;
-  void reply
+  if (!answer) return undefined;
+  // The reply itself goes back to the route: Fastify then waits for it (a stream is still being written)
+  // instead of ending it with an empty body.
+  return reply
     .code(answer.status)
     .headers(answer.headers ?? {})
-    .send(answer.body);
+    .send(answer.stream ?? answer.body);
 }
 
 /** MCP on stdio for a source; `closed` resolves when the client is done (stdin ended, every request answered). */
