@@ -11,9 +11,21 @@ import type { FastifyInstance } from "fastify";
 import { request } from "undici";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { buildApp } from "../src/http/http-app.ts";
+import { SHUTDOWN_GRACE_MS } from "../src/http/in-flight.ts";
 import { type ProgressParams, progressReporter, progressTokenOf } from "../src/mcp/progress.ts";
 import { silentLogger } from "../src/testing/silent-logger.ts";
 import { demoServer } from "./fixtures/demo-server.ts";
+
+/** The JSON of each `message` event of an SSE body; a comment (`: …`) is no event. */
+function sseMessages(text: string): Array<Record<string, unknown>> {
+  return text
+    .split("\n\n")
+    .filter((e) => e && !e.startsWith(":"))
+    .map((e) => {
+      expect(e).toMatch(/^event: message\ndata: /);
+      return JSON.parse(e.slice(e.indexOf("data: ") + 6));
+    });
+}
 
 describe("progressReporter", () => {
   afterEach(() => vi.useRealTimers());
@@ -137,13 +149,7 @@ describe("progress over /mcp (Streamable HTTP)", () => {
     expect(res.statusCode).toBe(200);
     expect(res.headers["content-type"]).toMatch(/^text\/event-stream/);
     const text = await res.body.text();
-    const events = text
-      .split("\n\n")
-      .filter(Boolean)
-      .map((e) => {
-        expect(e).toMatch(/^event: message\ndata: /);
-        return JSON.parse(e.slice(e.indexOf("data: ") + 6));
-      });
+    const events = sseMessages(text);
     expect(events).toEqual([
       {
         jsonrpc: "2.0",
@@ -172,10 +178,43 @@ describe("progress over /mcp (Streamable HTTP)", () => {
       method: "tools/call",
       params: { name: "sleepy", arguments: { ms: -1 }, _meta: { progressToken: 1 } },
     });
-    const text = await res.body.text();
-    expect(text).not.toContain("notifications/progress");
-    const answer = JSON.parse(text.slice(text.indexOf("data: ") + 6));
+    const events = sseMessages(await res.body.text());
+    expect(events).toHaveLength(1);
+    const answer = events[0];
     expect(answer).toMatchObject({ id: 11, result: { isError: true } });
-    expect(answer.result.content[0].text).toContain("E_INVALID_INPUT");
+    expect(JSON.stringify(answer)).toContain("E_INVALID_INPUT");
   });
+});
+
+describe("a streamed answer at shutdown", () => {
+  it("a call that outlives the grace period ends its stream with the E_BUSY error, as the JSON path answers", async () => {
+    const app = await buildApp(demoServer, { env: {}, logger: silentLogger() });
+    await app.listen({ host: "127.0.0.1", port: 0 });
+    const url = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}/mcp`;
+    const res = await request(url, {
+      method: "POST",
+      headers: { "content-type": "application/json", accept: "application/json, text/event-stream" },
+      body: JSON.stringify({
+        jsonrpc: "2.0",
+        id: 12,
+        method: "tools/call",
+        params: {
+          name: "sleepy",
+          arguments: { ms: SHUTDOWN_GRACE_MS * 10, timeout_ms: 15_000 },
+          _meta: { progressToken: 1 },
+        },
+      }),
+    });
+    expect(res.headers["content-type"]).toMatch(/^text\/event-stream/);
+    const text = res.body.text();
+    await app.close();
+    const events = sseMessages(await text);
+    expect(events).toEqual([
+      {
+        jsonrpc: "2.0",
+        id: 12,
+        error: { code: -32603, message: expect.stringContaining("shutting down"), data: { code: "E_BUSY" } },
+      },
+    ]);
+  }, 30_000);
 });

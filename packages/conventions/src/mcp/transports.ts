@@ -17,6 +17,7 @@ import type { FastifyReply, FastifyRequest } from "fastify";
 import { BODY_LIMIT_BYTES } from "../define/limits.ts";
 import { toDiagError } from "../errors/errors.ts";
 import { callerGone } from "../http/caller-gone.ts";
+import { SHUTDOWN_GRACE_MS } from "../http/in-flight.ts";
 import type { Runtime } from "../runtime/runtime.ts";
 import {
   type CallParams,
@@ -72,29 +73,67 @@ export type McpAnswer =
 
 /**
  * A tools/call with a progressToken, answered as Streamable HTTP allows: an SSE stream on the POST carrying the
- * call's notifications/progress, then its response, then the end. No event ids: there is nothing to resume,
+ * call's notifications/progress, then its response, then the end (after a first comment line that sends the
+ * headers at once). No event ids: there is nothing to resume,
  * so a client does not reconnect. The tool runs as on the JSON path (callTool), only its reports have a channel.
  */
-function streamedCall(source: McpToolSource, request: JSONRPCRequest, signal: AbortSignal): NonNullable<McpAnswer> {
+function streamedCall(
+  source: McpToolSource,
+  request: JSONRPCRequest,
+  signal: AbortSignal,
+  closing?: AbortSignal,
+): NonNullable<McpAnswer> {
   const stream = new PassThrough();
+  // A comment first, so the 200 and its headers leave now, not with the first event: the client knows the call
+  // is under way, and a shutdown meets a started answer (this stream ends it) rather than a half-sent one.
+  stream.write(": tools/call\n\n");
   const write = (message: unknown) => {
     if (!stream.writableEnded) stream.write(`event: message\ndata: ${JSON.stringify(message)}\n\n`);
   };
+  const respond = (message: unknown) => {
+    write(message);
+    stream.end();
+  };
+  // A 200 is already out, so a shutdown cannot answer 503: past the grace period the response is the same
+  // JSON-RPC error the JSON path gets (E_BUSY), and the stream ends, instead of a cut that leaves the client waiting.
+  let grace: NodeJS.Timeout | undefined;
+  const onClosing = () => {
+    grace = setTimeout(
+      () => respond(rpcError(request.id, RPC.InternalError, SHUTTING_DOWN, "E_BUSY")),
+      SHUTDOWN_GRACE_MS,
+    ).unref();
+  };
+  if (closing?.aborted) onClosing();
+  else closing?.addEventListener("abort", onClosing, { once: true });
   const progress = (params: unknown) => write({ jsonrpc: "2.0", method: "notifications/progress", params });
   void callTool(source, request.params as CallParams, signal, progress)
     .then(
-      (result) => write({ jsonrpc: "2.0", id: request.id, result }),
-      (err: unknown) => write(rpcError(request.id, RPC.InternalError, toDiagError(err).message, "E_INTERNAL")),
+      (result) => respond({ jsonrpc: "2.0", id: request.id, result }),
+      (err: unknown) => respond(rpcError(request.id, RPC.InternalError, toDiagError(err).message, "E_INTERNAL")),
     )
-    .finally(() => stream.end());
+    .finally(() => {
+      clearTimeout(grace);
+      closing?.removeEventListener("abort", onClosing);
+    });
   const headers = { "content-type": "text/event-stream", "cache-control": "no-cache" };
   return { status: 200, stream, headers };
 }
 
+/** What a call cut by a shutdown is told (as on the JSON path, http/in-flight.ts). */
+const SHUTTING_DOWN = "server shutting down; call again (roadnerd restarts it)";
+
 const transportError = (status: number, message: string): McpAnswer => ({ status, body: transportErrorBody(message) });
 
-/** One stateless Streamable HTTP POST against a source, independent of the HTTP framework that carries it. */
-export async function answerMcpPost(post: McpPost, source: McpToolSource, signal: AbortSignal): Promise<McpAnswer> {
+/**
+ * One stateless Streamable HTTP POST against a source, independent of the HTTP framework that carries it.
+ * `closing`: the host's shutdown, which a streamed answer (it cannot turn into a 503) ends with E_BUSY.
+ */
+export async function answerMcpPost(
+  post: McpPost,
+  source: McpToolSource,
+  signal: AbortSignal,
+  closing?: AbortSignal,
+): Promise<McpAnswer> {
   const accept = post.headers.accept ?? "";
   if (!accept.includes("application/json") || !accept.includes("text/event-stream")) {
     return transportError(406, "Not Acceptable: Client must accept both application/json and text/event-stream");
@@ -131,7 +170,7 @@ export async function answerMcpPost(post: McpPost, source: McpToolSource, signal
     }
   }
   if (rpcRequest.method === "tools/call" && progressTokenOf(rpcRequest.params?._meta) !== undefined) {
-    return streamedCall(source, rpcRequest, signal);
+    return streamedCall(source, rpcRequest, signal, closing);
   }
   // tools/list and tools/call, already checked, go straight to the same handlers the Server uses: the SDK's
   // request machinery (three more schema parses, a result parse) would double the cost of a call.
@@ -151,6 +190,7 @@ export async function handleMcpPost(
     { headers: request.headers, body: request.body },
     runtimeSource(runtime),
     callerGone(reply),
+    runtime.closing,
   );
   if (!answer) return undefined;
   // The reply itself goes back to the route: Fastify then waits for it (a stream is still being written)
