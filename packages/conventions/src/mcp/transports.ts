@@ -6,6 +6,7 @@
  * applies them. The MCP conformance suite checks the result.
  */
 
+import { setMaxListeners } from "node:events";
 import type { IncomingHttpHeaders } from "node:http";
 import { PassThrough, type Readable } from "node:stream";
 import {
@@ -81,7 +82,7 @@ function streamedCall(
   source: McpToolSource,
   request: JSONRPCRequest,
   signal: AbortSignal,
-  closing?: AbortSignal,
+  graceOver?: AbortSignal,
 ): NonNullable<McpAnswer> {
   const stream = new PassThrough();
   // A comment first, so the 200 and its headers leave now, not with the first event: the client knows the call
@@ -96,25 +97,16 @@ function streamedCall(
   };
   // A 200 is already out, so a shutdown cannot answer 503: past the grace period the response is the same
   // JSON-RPC error the JSON path gets (E_BUSY), and the stream ends, instead of a cut that leaves the client waiting.
-  let grace: NodeJS.Timeout | undefined;
-  const onClosing = () => {
-    grace = setTimeout(
-      () => respond(rpcError(request.id, RPC.InternalError, SHUTTING_DOWN, "E_BUSY")),
-      SHUTDOWN_GRACE_MS,
-    ).unref();
-  };
-  if (closing?.aborted) onClosing();
-  else closing?.addEventListener("abort", onClosing, { once: true });
+  const onGraceOver = () => respond(rpcError(request.id, RPC.InternalError, SHUTTING_DOWN, "E_BUSY"));
+  if (graceOver?.aborted) onGraceOver();
+  else graceOver?.addEventListener("abort", onGraceOver, { once: true });
   const progress = (params: unknown) => write({ jsonrpc: "2.0", method: "notifications/progress", params });
   void callTool(source, request.params as CallParams, signal, progress)
     .then(
       (result) => respond({ jsonrpc: "2.0", id: request.id, result }),
       (err: unknown) => respond(rpcError(request.id, RPC.InternalError, toDiagError(err).message, "E_INTERNAL")),
     )
-    .finally(() => {
-      clearTimeout(grace);
-      closing?.removeEventListener("abort", onClosing);
-    });
+    .finally(() => graceOver?.removeEventListener("abort", onGraceOver));
   const headers = { "content-type": "text/event-stream", "cache-control": "no-cache" };
   return { status: 200, stream, headers };
 }
@@ -122,17 +114,37 @@ function streamedCall(
 /** What a call cut by a shutdown is told (as on the JSON path, http/in-flight.ts). */
 const SHUTTING_DOWN = "server shutting down; call again (roadnerd restarts it)";
 
+const graceSignals = new WeakMap<Runtime<unknown>, AbortSignal>();
+
+/**
+ * Aborts SHUTDOWN_GRACE_MS after the runtime starts closing: when streamed answers still running end with E_BUSY.
+ * One signal per runtime, with as many listeners as calls in flight (bounded by MAX_CALLS, not by this signal).
+ */
+function graceOver(runtime: Runtime<unknown>): AbortSignal {
+  let signal = graceSignals.get(runtime);
+  if (!signal) {
+    const over = new AbortController();
+    setMaxListeners(0, over.signal);
+    const start = () => setTimeout(() => over.abort(), SHUTDOWN_GRACE_MS).unref();
+    if (runtime.closing.aborted) start();
+    else runtime.closing.addEventListener("abort", start, { once: true });
+    signal = over.signal;
+    graceSignals.set(runtime, signal);
+  }
+  return signal;
+}
+
 const transportError = (status: number, message: string): McpAnswer => ({ status, body: transportErrorBody(message) });
 
 /**
  * One stateless Streamable HTTP POST against a source, independent of the HTTP framework that carries it.
- * `closing`: the host's shutdown, which a streamed answer (it cannot turn into a 503) ends with E_BUSY.
+ * `graceOver`: the host's shutdown grace is over: a streamed answer (it cannot turn into a 503) ends with E_BUSY.
  */
 export async function answerMcpPost(
   post: McpPost,
   source: McpToolSource,
   signal: AbortSignal,
-  closing?: AbortSignal,
+  graceOver?: AbortSignal,
 ): Promise<McpAnswer> {
   const accept = post.headers.accept ?? "";
   if (!accept.includes("application/json") || !accept.includes("text/event-stream")) {
@@ -170,7 +182,7 @@ export async function answerMcpPost(
     }
   }
   if (rpcRequest.method === "tools/call" && progressTokenOf(rpcRequest.params?._meta) !== undefined) {
-    return streamedCall(source, rpcRequest, signal, closing);
+    return streamedCall(source, rpcRequest, signal, graceOver);
   }
   // tools/list and tools/call, already checked, go straight to the same handlers the Server uses: the SDK's
   // request machinery (three more schema parses, a result parse) would double the cost of a call.
@@ -190,7 +202,7 @@ export async function handleMcpPost(
     { headers: request.headers, body: request.body },
     runtimeSource(runtime),
     callerGone(reply),
-    runtime.closing,
+    graceOver(runtime),
   );
   if (!answer) return undefined;
   // The reply itself goes back to the route: Fastify then waits for it (a stream is still being written)
