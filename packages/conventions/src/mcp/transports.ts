@@ -75,8 +75,8 @@ export type McpAnswer =
 /**
  * A tools/call with a progressToken, answered as Streamable HTTP allows: an SSE stream on the POST carrying the
  * call's notifications/progress, then its response, then the end (after a first comment line that sends the
- * headers at once). No event ids: there is nothing to resume,
- * so a client does not reconnect. The tool runs as on the JSON path (callTool), only its reports have a channel.
+ * headers at once). No event ids: there is nothing to resume, so a client does not reconnect. The tool runs as
+ * on the JSON path (callTool); only its reports have a channel.
  */
 function streamedCall(
   source: McpToolSource,
