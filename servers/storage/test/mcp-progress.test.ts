@@ -51,7 +51,7 @@ describe.each(["http", "stdio"] as const)("top_consumers progress over MCP %s", 
 
       const plain = await mcp.client.callTool({ name: "top_consumers", arguments: args });
       expect(plain.structuredContent).toMatchObject({ path: many, truncated: false });
-      expect(errors).toEqual([]);
+      expect(errors.map((e) => e.message)).toEqual([]);
     } finally {
       await mcp.close();
     }
