@@ -13,6 +13,7 @@ import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import {
   CallToolRequestSchema,
   type CallToolResult,
+  EmptyResultSchema,
   ListToolsRequestSchema,
   type ListToolsResult,
 } from "@modelcontextprotocol/sdk/types.js";
@@ -97,6 +98,9 @@ export function errorResult(err: CodedError, runId?: string): CallToolResult {
 const noElicitation: jsonSchemaValidator = {
   getValidator: () => () => ({ valid: false, data: undefined, errorMessage: "these servers do not elicit input" }),
 };
+
+/** How long a result waits for the client's answer to the ping that follows its progress notifications. */
+export const SETTLE_PING_MS = 1_000;
 
 /** A tool's listing: its compact schemas and annotations, under its own name or the one a gateway gives it. */
 export function listedTool(tool: AnyTool, name = tool.name): ListedTool {
@@ -196,11 +200,20 @@ export function createSourceServer(source: McpToolSource): Server {
     { capabilities: { tools: {} }, instructions: source.instructions, jsonSchemaValidator: noElicitation },
   );
   server.setRequestHandler(ListToolsRequestSchema, async () => listTools(source));
-  server.setRequestHandler(CallToolRequestSchema, (request, extra) =>
-    callTool(source, request.params, extra.signal, (params) => {
+  server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
+    let notified = false;
+    const result = await callTool(source, request.params, extra.signal, (params) => {
+      notified = true;
       void extra.sendNotification({ method: "notifications/progress", params }).catch(() => {});
-    }),
-  );
+    });
+    // The SDK's client handles a notification a microtask late but a response at once: read in one chunk
+    // (stdio, a busy client), the last progress would find its handler gone. A ping answered means the client
+    // has handled everything sent before it; bounded, for a client that stopped reading.
+    if (notified) {
+      await extra.sendRequest({ method: "ping" }, EmptyResultSchema, { timeout: SETTLE_PING_MS }).catch(() => {});
+    }
+    return result;
+  });
   return server;
 }
 
