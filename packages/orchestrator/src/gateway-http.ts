@@ -33,6 +33,12 @@ export interface GatewayHttp {
 }
 
 function send(res: ServerResponse, answer: NonNullable<McpAnswer>): void {
+  // A tools/call that asked for progress: the kernel's SSE stream of notifications, then the result.
+  if (answer.stream) {
+    res.writeHead(answer.status, answer.headers);
+    answer.stream.pipe(res);
+    return;
+  }
   const json = answer.body === undefined ? {} : { "content-type": "application/json" };
   res.writeHead(answer.status, { ...json, ...answer.headers });
   res.end(answer.body === undefined ? undefined : JSON.stringify(answer.body));

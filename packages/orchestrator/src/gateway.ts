@@ -18,12 +18,14 @@ import { z } from "zod";
 import pkg from "../package.json" with { type: "json" };
 import type { Attacher } from "./attach.ts";
 import type { Catalog, CatalogEntry } from "./catalog.ts";
+import { stepLine } from "./cli/output.ts";
 import { errorInfo } from "./errors.ts";
 import { hostsTool, splitHost, withHostArg } from "./gateway-hosts.ts";
 import { LABELS } from "./labels.ts";
 import { resolveToolName } from "./parse-reply.ts";
 import type { Planner } from "./planners/planner.ts";
 import { runTriage } from "./triage.ts";
+import type { StepLine } from "./triage-log.ts";
 import { triageToolResultSchema } from "./triage-report.ts";
 
 export const TRIAGE_TOOL = "triage";
@@ -62,7 +64,9 @@ function triageTool(options: GatewayOptions): McpTool {
   };
   return {
     listed: withHostArg(listed, hosts),
-    call: async (args, signal) => {
+    // Every step is news (at most budget + 1 of them): none is held back by the rate of notifications.
+    progressEveryMs: 0,
+    call: async (args, signal, onProgress) => {
       const { host, args: own } = splitHost(args, hosts);
       const { symptom, run_id } = triageInput.parse(parseInput(triageSpec, own));
       const outcome = await runTriage({
@@ -72,6 +76,10 @@ function triageTool(options: GatewayOptions): McpTool {
         symptom: symptom ?? "",
         signal,
         ...(host ? { host } : {}),
+        // A caller that passed a progressToken gets one notifications/progress per step, as the CLI prints them.
+        ...(onProgress
+          ? { onStep: (line: StepLine) => onProgress({ progress: line.step, message: stepLine(line) }) }
+          : {}),
         ...(run_id ? { runId: run_id } : {}),
         ...(options.logDir ? { logDir: options.logDir } : {}),
       });
@@ -92,7 +100,8 @@ function triageView(result: Record<string, unknown>): string {
 
 /**
  * A server's tool, attached on its first call; its input is checked here first, so a bad call spawns nothing.
- * With a fleet, `host` says whose server answers (default this machine's).
+ * With a fleet, `host` says whose server answers (default this machine's). Its progress is not relayed: the
+ * call goes over POST /actions, which has no progress (that is /sse/<tool>).
  */
 function serverTool(entry: CatalogEntry, attacher: Attacher): McpTool {
   const hosts = attacher.hostNames();

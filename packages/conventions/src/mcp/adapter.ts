@@ -5,13 +5,15 @@
  * calls go through the source's own call (runTool for a runtime: one validation path for every surface);
  * failures are isError results that carry our code, never the SDK's own text or a stack. A result's text
  * content is its model view (the verdict first, a few fields: what a small model reads) and its
- * structuredContent the full typed result, so nothing is sent twice. Only the `tools`
+ * structuredContent the full typed result, so nothing is sent twice. A caller that sends `_meta.progressToken`
+ * gets the tool's progress reports as notifications/progress before the result (progress.ts). Only the `tools`
  * capability is declared: the tool list is fixed, so there is no `listChanged` to promise.
  */
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import {
   CallToolRequestSchema,
   type CallToolResult,
+  EmptyResultSchema,
   ListToolsRequestSchema,
   type ListToolsResult,
 } from "@modelcontextprotocol/sdk/types.js";
@@ -23,10 +25,19 @@ import { toDiagError } from "../errors/errors.ts";
 import { unknownTool } from "../errors/suggest.ts";
 import { runTool } from "../runtime/run-tool.ts";
 import type { Runtime } from "../runtime/runtime.ts";
+import { type ProgressParams, progressReporter, progressTokenOf } from "./progress.ts";
 
 export type ListedTool = ListToolsResult["tools"][number];
 
-export type CallParams = { name: string; arguments?: Record<string, unknown> | undefined };
+export type CallParams = {
+  name: string;
+  arguments?: Record<string, unknown> | undefined;
+  /** The caller's request metadata: a `progressToken` asks for notifications/progress. */
+  _meta?: Record<string, unknown> | undefined;
+};
+
+/** How a call's progress notifications leave: the SDK's `extra.sendNotification`, or the HTTP answer's stream. */
+export type SendProgress = (params: ProgressParams) => void;
 
 /** A coded failure: the kernel's DiagError, or a code passed through from a server behind a gateway. */
 export interface CodedError {
@@ -38,7 +49,13 @@ export interface CodedError {
 /** One tool as an MCP surface serves it: how it is listed, and how a call runs (a result, or a throw). */
 export interface McpTool {
   readonly listed: ListedTool;
-  call(args: Record<string, unknown> | undefined, signal: AbortSignal): Promise<Record<string, unknown>>;
+  call(
+    args: Record<string, unknown> | undefined,
+    signal: AbortSignal,
+    onProgress?: (progress: Record<string, unknown>) => void,
+  ): Promise<Record<string, unknown>>;
+  /** The least time between two progress notifications (default PROGRESS_EVERY_MS; 0: every report). */
+  readonly progressEveryMs?: number;
   /** The result's model view: the text content beside structuredContent. */
   view(result: Record<string, unknown>): string;
 }
@@ -82,6 +99,9 @@ const noElicitation: jsonSchemaValidator = {
   getValidator: () => () => ({ valid: false, data: undefined, errorMessage: "these servers do not elicit input" }),
 };
 
+/** How long a result waits for the client's answer to the ping that follows its progress notifications. */
+export const SETTLE_PING_MS = 1_000;
+
 /** A tool's listing: its compact schemas and annotations, under its own name or the one a gateway gives it. */
 export function listedTool(tool: AnyTool, name = tool.name): ListedTool {
   return {
@@ -107,11 +127,16 @@ export function listTools(source: McpToolSource): ListToolsResult {
   return list;
 }
 
-/** tools/call: a result with structuredContent and its model view, or an isError result with our code. */
+/**
+ * tools/call: a result with structuredContent and its model view, or an isError result with our code. With a
+ * progressToken and a way to send, the tool's progress reports go out as notifications/progress, all of them
+ * before the result (the reporter is finished before this returns).
+ */
 export async function callTool(
   source: McpToolSource,
   params: CallParams,
   signal: AbortSignal,
+  sendProgress?: SendProgress,
 ): Promise<CallToolResult> {
   const args = params.arguments;
   const tool = source.find ? source.find(params.name) : source.tools.find((t) => t.listed.name === params.name);
@@ -122,10 +147,15 @@ export async function callTool(
         source.tools.map((t) => t.listed.name),
       ),
     );
+  const token = progressTokenOf(params._meta);
+  const reporter =
+    token === undefined || !sendProgress ? undefined : progressReporter(token, sendProgress, tool.progressEveryMs);
   try {
-    const result = await tool.call(args, signal);
+    const result = await tool.call(args, signal, reporter?.report);
+    reporter?.finish();
     return toolResult(result, tool.view(result));
   } catch (err) {
+    reporter?.finish();
     return errorResult((source.errorOf ?? toDiagError)(err), validRunId(args?.run_id));
   }
 }
@@ -142,7 +172,8 @@ export function runtimeSource(runtime: Runtime<unknown>): McpToolSource {
         t,
         {
           listed: listedTool(t),
-          call: (args, signal) => runTool(t, args, runtime, { signal }),
+          // A caller that asked for progress gets its own execution (runTool): a shared one reports to no one.
+          call: (args, signal, onProgress) => runTool(t, args, runtime, { signal, onProgress }),
           view: (result) => modelView(t, result),
         },
       ]),
@@ -169,7 +200,20 @@ export function createSourceServer(source: McpToolSource): Server {
     { capabilities: { tools: {} }, instructions: source.instructions, jsonSchemaValidator: noElicitation },
   );
   server.setRequestHandler(ListToolsRequestSchema, async () => listTools(source));
-  server.setRequestHandler(CallToolRequestSchema, (request, extra) => callTool(source, request.params, extra.signal));
+  server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
+    let notified = false;
+    const result = await callTool(source, request.params, extra.signal, (params) => {
+      notified = true;
+      void extra.sendNotification({ method: "notifications/progress", params }).catch(() => {});
+    });
+    // The SDK's client handles a notification a microtask late but a response at once: read in one chunk
+    // (stdio, a busy client), the last progress would find its handler gone. A ping answered means the client
+    // has handled everything sent before it; bounded, for a client that stopped reading.
+    if (notified) {
+      await extra.sendRequest({ method: "ping" }, EmptyResultSchema, { timeout: SETTLE_PING_MS }).catch(() => {});
+    }
+    return result;
+  });
   return server;
 }
 

@@ -2,8 +2,8 @@
  * One long-lived MCP `Server` per runtime, fed by many stateless HTTP requests at once. Each request's id is
  * swapped for a unique internal one on the way in and back on the way out, so concurrent clients that all
  * say `"id": 1` never meet; a client that hangs up cancels its call (notifications/cancelled). What the server
- * would send on its own (progress, logging) has no channel in stateless HTTP and is dropped, as the SDK's
- * JSON-response mode does.
+ * would send on its own (logging) has no channel in stateless HTTP and is dropped, as the SDK's JSON-response
+ * mode does; tools/call never comes here (transports.ts answers it, as an SSE stream when it asks for progress).
  */
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";

@@ -6,7 +6,9 @@
  * applies them. The MCP conformance suite checks the result.
  */
 
+import { setMaxListeners } from "node:events";
 import type { IncomingHttpHeaders } from "node:http";
+import { PassThrough, type Readable } from "node:stream";
 import {
   type JSONRPCMessage,
   type JSONRPCRequest,
@@ -16,6 +18,7 @@ import type { FastifyReply, FastifyRequest } from "fastify";
 import { BODY_LIMIT_BYTES } from "../define/limits.ts";
 import { toDiagError } from "../errors/errors.ts";
 import { callerGone } from "../http/caller-gone.ts";
+import { SHUTDOWN_GRACE_MS } from "../http/in-flight.ts";
 import type { Runtime } from "../runtime/runtime.ts";
 import {
   type CallParams,
@@ -27,6 +30,7 @@ import {
 } from "./adapter.ts";
 import { checkMessage } from "./guard.ts";
 import { MuxTransport } from "./mux.ts";
+import { progressTokenOf } from "./progress.ts";
 import { RPC, rpcError, transportErrorBody } from "./rpc.ts";
 import { LineTransport } from "./stdio.ts";
 
@@ -60,13 +64,88 @@ export interface McpPost {
   body: unknown;
 }
 
-/** What to answer: a status, a JSON body (none for 202) and extra headers; undefined when the caller went away. */
-export type McpAnswer = { status: number; body?: unknown; headers?: Record<string, string> } | undefined;
+/**
+ * What to answer: a status, a JSON body (none for 202) and extra headers, or instead of the body an SSE `stream`
+ * to pipe to the caller (a tools/call that asked for progress); undefined when the caller went away.
+ */
+export type McpAnswer =
+  | { status: number; body?: unknown; headers?: Record<string, string>; stream?: Readable }
+  | undefined;
+
+/**
+ * A tools/call with a progressToken, answered as Streamable HTTP allows: an SSE stream on the POST carrying the
+ * call's notifications/progress, then its response, then the end (after a first comment line that sends the
+ * headers at once). No event ids: there is nothing to resume, so a client does not reconnect. The tool runs as
+ * on the JSON path (callTool); only its reports have a channel.
+ */
+function streamedCall(
+  source: McpToolSource,
+  request: JSONRPCRequest,
+  signal: AbortSignal,
+  graceOver?: AbortSignal,
+): NonNullable<McpAnswer> {
+  const stream = new PassThrough();
+  // A comment first, so the 200 and its headers leave now, not with the first event: the client knows the call
+  // is under way, and a shutdown meets a started answer (this stream ends it) rather than a half-sent one.
+  stream.write(": tools/call\n\n");
+  const write = (message: unknown) => {
+    if (!stream.writableEnded) stream.write(`event: message\ndata: ${JSON.stringify(message)}\n\n`);
+  };
+  const respond = (message: unknown) => {
+    write(message);
+    stream.end();
+  };
+  // A 200 is already out, so a shutdown cannot answer 503: past the grace period the response is the same
+  // JSON-RPC error the JSON path gets (E_BUSY), and the stream ends, instead of a cut that leaves the client waiting.
+  const onGraceOver = () => respond(rpcError(request.id, RPC.InternalError, SHUTTING_DOWN, "E_BUSY"));
+  if (graceOver?.aborted) onGraceOver();
+  else graceOver?.addEventListener("abort", onGraceOver, { once: true });
+  const progress = (params: unknown) => write({ jsonrpc: "2.0", method: "notifications/progress", params });
+  void callTool(source, request.params as CallParams, signal, progress)
+    .then(
+      (result) => respond({ jsonrpc: "2.0", id: request.id, result }),
+      (err: unknown) => respond(rpcError(request.id, RPC.InternalError, toDiagError(err).message, "E_INTERNAL")),
+    )
+    .finally(() => graceOver?.removeEventListener("abort", onGraceOver));
+  const headers = { "content-type": "text/event-stream", "cache-control": "no-cache" };
+  return { status: 200, stream, headers };
+}
+
+/** What a call cut by a shutdown is told (as on the JSON path, http/in-flight.ts). */
+const SHUTTING_DOWN = "server shutting down; call again (roadnerd restarts it)";
+
+const graceSignals = new WeakMap<Runtime<unknown>, AbortSignal>();
+
+/**
+ * Aborts SHUTDOWN_GRACE_MS after the runtime starts closing: when streamed answers still running end with E_BUSY.
+ * One signal per runtime, with as many listeners as calls in flight (bounded by MAX_CALLS, not by this signal).
+ */
+function graceOver(runtime: Runtime<unknown>): AbortSignal {
+  let signal = graceSignals.get(runtime);
+  if (!signal) {
+    const over = new AbortController();
+    setMaxListeners(0, over.signal);
+    const start = () => setTimeout(() => over.abort(), SHUTDOWN_GRACE_MS).unref();
+    if (runtime.closing.aborted) start();
+    else runtime.closing.addEventListener("abort", start, { once: true });
+    signal = over.signal;
+    graceSignals.set(runtime, signal);
+  }
+  return signal;
+}
 
 const transportError = (status: number, message: string): McpAnswer => ({ status, body: transportErrorBody(message) });
 
-/** One stateless Streamable HTTP POST against a source, independent of the HTTP framework that carries it. */
-export async function answerMcpPost(post: McpPost, source: McpToolSource, signal: AbortSignal): Promise<McpAnswer> {
+/**
+ * One stateless Streamable HTTP POST against a source, independent of the HTTP framework that carries it.
+ * `graceOver`: the host's shutdown grace is over: a streamed answer (it cannot turn into a 503) ends with E_BUSY.
+ */
+export async function answerMcpPost(
+  post: McpPost,
+  source: McpToolSource,
+  signal: AbortSignal,
+  graceOver?: AbortSignal,
+): Promise<McpAnswer> {
   const accept = post.headers.accept ?? "";
   if (!accept.includes("application/json") || !accept.includes("text/event-stream")) {
     return transportError(406, "Not Acceptable: Client must accept both application/json and text/event-stream");
@@ -102,6 +181,9 @@ export async function answerMcpPost(post: McpPost, source: McpToolSource, signal
       return { status: busy.status, body, headers: { "retry-after": String(busy.retryAfterS) } };
     }
   }
+  if (rpcRequest.method === "tools/call" && progressTokenOf(rpcRequest.params?._meta) !== undefined) {
+    return streamedCall(source, rpcRequest, signal, graceOver);
+  }
   // tools/list and tools/call, already checked, go straight to the same handlers the Server uses: the SDK's
   // request machinery (three more schema parses, a result parse) would double the cost of a call.
   const direct = directResult(source, rpcRequest, signal);
@@ -115,17 +197,20 @@ export async function handleMcpPost(
   request: FastifyRequest,
   reply: FastifyReply,
   runtime: Runtime<unknown>,
-): Promise<void> {
+): Promise<FastifyReply | undefined> {
   const answer = await answerMcpPost(
     { headers: request.headers, body: request.body },
     runtimeSource(runtime),
     callerGone(reply),
+    graceOver(runtime),
   );
-  if (!answer) return;
-  void reply
+  if (!answer) return undefined;
+  // The reply itself goes back to the route: Fastify then waits for it (a stream is still being written)
+  // instead of ending it with an empty body.
+  return reply
     .code(answer.status)
     .headers(answer.headers ?? {})
-    .send(answer.body);
+    .send(answer.stream ?? answer.body);
 }
 
 /** MCP on stdio for a source; `closed` resolves when the client is done (stdin ended, every request answered). */

@@ -38,7 +38,7 @@ export function registerMcpHttp(app: FastifyInstance, runtime: Runtime<unknown>)
     },
     async (request, reply) => {
       const { handleMcpPost } = await import("../../mcp/transports.ts");
-      await handleMcpPost(request, reply, runtime);
+      return handleMcpPost(request, reply, runtime);
     },
   );
   app.route({
