@@ -118,6 +118,7 @@ const PINNED: Record<string, Record<string, readonly string[]>> = {
       "outputJsonSchema",
       "parseInput",
       "parseServerPackage",
+      "peerUid",
       "renderErrorTable",
       "renderMetadataTable",
       "renderServerReference",
