@@ -57,3 +57,52 @@ describe("SIGTERM answers every call in flight", () => {
     expect(await action).toMatchObject({ status: 200, body: { waited: 1200 } });
   }, 30_000);
 });
+
+/**
+ * Regression: over stdio a signal ended the process at once (process.exit), so a tools/call in flight got no
+ * answer at all. Now drain() answers it: its result within the grace period, else a JSON-RPC error carrying
+ * E_BUSY with the request's id; a late result for that id is never sent as a second answer.
+ */
+describe("SIGTERM over stdio: drain() answers every request in flight", () => {
+  const INIT = { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "t", version: "1" } };
+
+  async function session() {
+    const { PassThrough } = await import("node:stream");
+    const { serveStdioSource } = await import("../src/mcp/transports.ts");
+    const { runtimeSource } = await import("../src/mcp/adapter.ts");
+    const input = new PassThrough();
+    const output = new PassThrough();
+    const answers: Array<{ id?: number; result?: { structuredContent?: unknown }; error?: unknown }> = [];
+    output.on("data", (d: Buffer) => {
+      for (const line of d.toString().split("\n").filter(Boolean)) answers.push(JSON.parse(line));
+    });
+    const stdio = await serveStdioSource(runtimeSource(testRuntime(demoServer)), input, output);
+    const send = (m: unknown) => input.write(`${JSON.stringify(m)}\n`);
+    send({ jsonrpc: "2.0", id: 1, method: "initialize", params: INIT });
+    send({ jsonrpc: "2.0", method: "notifications/initialized" });
+    return { stdio, send, answers };
+  }
+
+  it("a call that outlives the grace period gets E_BUSY with its id, once", async () => {
+    const { stdio, send, answers } = await session();
+    send({ jsonrpc: "2.0", id: 7, method: "tools/call", params: { name: "sleepy", arguments: { ms: 1500 } } });
+    await new Promise((r) => setTimeout(r, 100));
+    await stdio.drain(200);
+    expect(answers.filter((a) => a.id === 7)).toEqual([
+      { jsonrpc: "2.0", id: 7, error: expect.objectContaining({ data: expect.objectContaining({ code: "E_BUSY" }) }) },
+    ]);
+    // The handler finishing later does not answer id 7 a second time.
+    await new Promise((r) => setTimeout(r, 1600));
+    expect(answers.filter((a) => a.id === 7)).toHaveLength(1);
+    await stdio.close();
+  }, 10_000);
+
+  it("a call that finishes within the grace period gets its result", async () => {
+    const { stdio, send, answers } = await session();
+    send({ jsonrpc: "2.0", id: 8, method: "tools/call", params: { name: "sleepy", arguments: { ms: 300 } } });
+    await new Promise((r) => setTimeout(r, 50));
+    await stdio.drain(SHUTDOWN_GRACE_MS);
+    expect(answers.find((a) => a.id === 8)?.result?.structuredContent).toEqual({ waited: 300, summary: "waited 300" });
+    await stdio.close();
+  }, 10_000);
+});

@@ -24,6 +24,7 @@ import pkg from "../package.json" with { type: "json" };
 import { ClientShare, clientKey } from "./client-share.ts";
 import { orchestratorEnv } from "./config.ts";
 import { type GatewayOptions, gatewaySource } from "./gateway.ts";
+import { GatewayInFlight } from "./gateway-in-flight.ts";
 import { answerPage } from "./page/page-routes.ts";
 import { tokenRefusal } from "./page/page-token.ts";
 
@@ -35,6 +36,8 @@ export interface GatewayHttp {
 }
 
 function send(res: ServerResponse, answer: NonNullable<McpAnswer>): void {
+  // Already answered (a shutdown answer won the race): the late answer is dropped, never a second reply.
+  if (res.headersSent) return;
   const json = answer.body === undefined ? {} : { "content-type": "application/json" };
   res.writeHead(answer.status, { ...json, ...answer.headers });
   res.end(answer.body === undefined ? undefined : JSON.stringify(answer.body));
@@ -105,6 +108,7 @@ async function answerPost(
   res: ServerResponse,
   source: ReturnType<typeof gatewaySource>,
   share: ClientShare,
+  inFlight: GatewayInFlight,
 ) {
   const text = await readBody(req);
   if (text === undefined) {
@@ -120,6 +124,7 @@ async function answerPost(
       return { status: 400, body: rpcError(null, RPC.ParseError, "Parse error: body is not JSON", "E_INVALID_INPUT") };
     }
   }
+  inFlight.setRpcId(res, rpcIdOf(body));
   // Only tool calls take a slot: listing tools or initializing never waits for a server.
   if (isToolCall(body) && !(await holdShare(req, res, share))) return overShare(share.cap, rpcIdOf(body));
   return answerMcpPost({ headers: req.headers, body }, source, callerGone(res));
@@ -149,6 +154,7 @@ export async function serveGatewayHttp(
   const source = gatewaySource(options);
   const trust = uidTrust(trustEnv.parse(process.env));
   const share = new ClientShare(bounds.clientCalls ?? shareEnv.parse(process.env).ROADNERD_CLIENT_CALLS);
+  const inFlight = new GatewayInFlight();
   let allowedHosts: Set<string> = new Set();
   const http = createServer({ ...HTTP_SERVER_BOUNDS, requireHostHeader: false }, (req, res) => {
     if (hostHeaderCount(req.rawHeaders) > 1) {
@@ -193,6 +199,7 @@ export async function serveGatewayHttp(
   });
 
   function route(req: IncomingMessage, res: ServerResponse, path: string | undefined): void {
+    if (req.method === "POST") inFlight.track(res);
     if (req.method === "POST" && PAGE_CALL.test(path ?? "")) {
       holdShare(req, res, share).then(
         (held) => (held ? answerPage(req, res, options, callerGone(res)) : send(res, overShare(share.cap))),
@@ -214,7 +221,7 @@ export async function serveGatewayHttp(
       send(res, { status: 405, body, headers: { allow: "POST" } });
       return;
     }
-    answerPost(req, res, source, share)
+    answerPost(req, res, source, share, inFlight)
       .then((answer) => answer && send(res, answer))
       .catch(() => {
         if (!res.headersSent)
@@ -233,10 +240,12 @@ export async function serveGatewayHttp(
   addOwnPort(bound);
   return {
     url: `http://127.0.0.1:${bound}/mcp`,
-    close: () =>
-      new Promise<void>((resolve) => {
-        http.closeAllConnections();
-        http.close(() => resolve());
-      }),
+    // SIGTERM: no new connection; the calls in flight answered (result or E_BUSY), then every connection cut.
+    close: async () => {
+      const closed = new Promise<void>((resolve) => http.close(() => resolve()));
+      await inFlight.drain();
+      http.closeAllConnections();
+      await closed;
+    },
   };
 }
