@@ -13,6 +13,21 @@ export const SHUTDOWN_GRACE_MS = 2_000;
 /** What a call still running at the end of the grace period is told, on every surface (E_BUSY, 503). */
 export const SHUTDOWN_MESSAGE = "server shutting down; call again (roadnerd restarts it)";
 
+/**
+ * A handler's work, unless its call was answered at shutdown meanwhile: then its late result or failure is
+ * dropped (undefined), instead of a second send that Fastify logs as FST_ERR_REP_ALREADY_SENT (or "Promise
+ * errored, but reply.sent = true").
+ */
+export async function unlessAnswered<T>(reply: FastifyReply, work: Promise<T>): Promise<T | undefined> {
+  try {
+    const result = await work;
+    return reply.sent ? undefined : result;
+  } catch (err) {
+    if (reply.sent) return undefined;
+    throw err;
+  }
+}
+
 export interface InFlight {
   /** Wait up to the grace period, then answer whatever is left with the shutdown error. */
   drain(): Promise<void>;

@@ -122,7 +122,8 @@ export async function handleMcpPost(
     runtimeSource(runtime),
     callerGone(reply),
   );
-  if (!answer) return;
+  // Gone, or answered at shutdown while it ran (http/in-flight.ts): no second send.
+  if (!answer || reply.sent) return;
   void reply
     .code(answer.status)
     .headers(answer.headers ?? {})
