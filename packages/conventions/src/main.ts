@@ -73,10 +73,20 @@ async function serveStdioMain<C extends BaseConfig>(def: ServerDef<C>): Promise<
   const runtime = runtimeOrExit(def, 2);
   if (!runtime) return;
   const { serveStdio } = await import("./mcp/transports.ts");
-  await serveStdio(runtime);
+  const session = await serveStdio(runtime);
   runtime.log.info({ transport: "stdio" }, "serving MCP over stdio");
-  // Exit on a signal through process.exit, so the exec module's exit hook kills any live process group.
-  for (const signal of ["SIGTERM", "SIGINT", "SIGHUP"] as const) process.once(signal, () => process.exit(0));
+  // A signal: the calls in flight are answered (their result within the grace period, else E_BUSY), then the
+  // exit goes through process.exit, so the exec module's exit hook kills any live process group. A second
+  // signal does not wait.
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) return process.exit(0);
+    stopping = true;
+    runtime.log.info({ signal }, "closing");
+    runtime.shutdown();
+    session.drain().finally(() => process.exit(0));
+  };
+  for (const signal of ["SIGTERM", "SIGINT", "SIGHUP"] as const) process.on(signal, () => stop(signal));
 }
 
 async function serveHttpMain<C extends BaseConfig>(def: ServerDef<C>): Promise<void> {

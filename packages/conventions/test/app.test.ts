@@ -229,13 +229,18 @@ describe("Host / Origin / token guards", () => {
 
   it("ALLOWED_HOSTS and ALLOWED_ORIGINS extend the lists", async () => {
     const other = await buildApp(demoServer, {
-      env: { ALLOWED_HOSTS: "diag.lan", ALLOWED_ORIGINS: "https://inspector.example" },
+      env: { ALLOWED_HOSTS: "diag.lan", ALLOWED_ORIGINS: "https://inspector.example,http://127.0.0.1:8080" },
       logger: silentLogger(),
     });
     expect((await other.inject({ url: "/actions", headers: { host: "diag.lan" } })).statusCode).toBe(200);
     expect((await other.inject({ url: "/actions", headers: { origin: "https://inspector.example" } })).statusCode).toBe(
       200,
     );
+    // A tool stream from a page on another loopback port: only when that origin is listed exactly.
+    const stream = (origin: string) =>
+      other.inject({ url: "/sse/ticks?interval_ms=50&duration_ms=200", headers: { origin } });
+    expect((await stream("http://127.0.0.1:8080")).statusCode).toBe(200);
+    expect((await stream("http://127.0.0.1:8081")).statusCode).toBe(403);
     await other.close();
   });
 

@@ -82,6 +82,22 @@ describe("a GET that runs a tool, from a browser", () => {
     expect(res.body).toContain("E_FORBIDDEN");
   });
 
+  // Regression (attacker review): any loopback origin could open tool streams, so a page served on another
+  // loopback port (a dev server, another user's web app) ran tools with an EventSource or fetch.
+  it.each([
+    [
+      "an EventSource from a page on another loopback port",
+      "Origin: http://127.0.0.1:8080\r\nSec-Fetch-Site: same-site\r\n",
+    ],
+    ["the same through localhost", "Origin: http://localhost:3000\r\nSec-Fetch-Site: cross-site\r\n"],
+    ["a fetch with no Sec-Fetch-Site from another loopback port", "Origin: http://127.0.0.1:8080\r\n"],
+    ["an origin with no port (80)", "Origin: http://localhost\r\n"],
+  ])("%s is refused", async (_, headers) => {
+    const res = await sse(`${headers}Sec-Fetch-Mode: cors\r\nSec-Fetch-Dest: empty\r\n`);
+    expect(res.status).toBe(403);
+    expect(res.body).toContain("another origin");
+  });
+
   it("an EventSource from an allowed origin, and curl, still stream", async () => {
     const es = await sse(
       `Origin: http://localhost:${port}\r\nSec-Fetch-Site: same-site\r\nSec-Fetch-Mode: cors\r\nSec-Fetch-Dest: empty\r\nAccept: text/event-stream\r\n`,

@@ -44,3 +44,29 @@ describe("the secrets corpus through every masker", () => {
     expect(maskUrl("https://app.example/cb?code=4/0AX4XfWh")).toBe("https://app.example/cb?code=%5Bmasked%5D");
   });
 });
+
+/**
+ * Regression (attacker review): a header split over argv elements in other ways than whitespace shows
+ * (`"Authorization: Bearer"` as one element, the token the next) let the token through maskArgv.
+ */
+describe("a credential split across argv elements", () => {
+  it.each([
+    [["curl", "-H", "Authorization: Bearer", "Tq8zSplitTok"]],
+    [["curl", "-H", "Authorization:", "Bearer", "Tq8zSplitTok"]],
+    [["curl", "-H", "Proxy-Authorization:", "Tq8zSplitTok"]],
+    [["http", "https://api.example/", "Authorization:Basic", "Tq8zSplitTok"]],
+  ])("%j", (argv) => {
+    expect(maskArgv(argv).join(" ")).not.toContain("Tq8zSplitTok");
+    expect(maskCommandLine(argv)).not.toContain("Tq8zSplitTok");
+  });
+
+  it("the scheme and the header's name stay readable", () => {
+    expect(maskArgv(["curl", "-H", "Authorization: Bearer", "Tq8zSplitTok", "https://api.example/"])).toEqual([
+      "curl",
+      "-H",
+      "Authorization: Bearer",
+      "[masked]",
+      "https://api.example/",
+    ]);
+  });
+});

@@ -11,6 +11,8 @@ export const DEFAULT_STEP_BUDGET = 3;
 /** A planner may loop: no run makes more calls than this, whatever it is given. */
 export const MAX_STEP_BUDGET = 10;
 export const DEFAULT_PROBE_HOST = "example.com";
+/** Tool calls one gateway client may have in flight (half a server's default MAX_CALLS): see client-share.ts. */
+export const DEFAULT_CLIENT_CALLS = 8;
 
 const ms = (fallback: number, max: number) => z.coerce.number().int().min(1).max(max).default(fallback);
 
@@ -50,6 +52,13 @@ export const orchestratorEnv = z.object({
     .min(16)
     .optional()
     .describe("bearer token the gateway (/mcp, the page, /api) requires; the page takes it as ?token="),
+  ROADNERD_CLIENT_CALLS: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(1000)
+    .default(DEFAULT_CLIENT_CALLS)
+    .describe("tool calls one client (a local uid, or an address) may have in flight at the gateway"),
   ROADNERD_SERVERS_FILE: z
     .string()
     .min(1)

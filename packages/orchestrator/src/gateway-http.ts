@@ -21,7 +21,10 @@ import {
 } from "@roadnerd/conventions/internal";
 import { z } from "zod";
 import pkg from "../package.json" with { type: "json" };
+import { ClientShare, clientKey } from "./client-share.ts";
+import { orchestratorEnv } from "./config.ts";
 import { type GatewayOptions, gatewaySource } from "./gateway.ts";
+import { GatewayInFlight } from "./gateway-in-flight.ts";
 import { answerPage } from "./page/page-routes.ts";
 import { tokenRefusal } from "./page/page-token.ts";
 
@@ -33,6 +36,8 @@ export interface GatewayHttp {
 }
 
 function send(res: ServerResponse, answer: NonNullable<McpAnswer>): void {
+  // Already answered (a shutdown answer won the race): the late answer is dropped, never a second reply.
+  if (res.headersSent) return;
   // A tools/call that asked for progress: the kernel's SSE stream of notifications, then the result.
   if (answer.stream) {
     res.writeHead(answer.status, answer.headers);
@@ -76,8 +81,41 @@ function callerGone(res: ServerResponse): AbortSignal {
   return gone.signal;
 }
 
+/** The excess over a client's share: 503 E_BUSY with Retry-After, as a JSON-RPC error on /mcp. */
+function overShare(cap: number, rpcId?: string | number | null): NonNullable<McpAnswer> {
+  const message = `this client already has ${cap} tool calls in flight at the gateway: retry later`;
+  const hint = "wait for an answer before sending more (ROADNERD_CLIENT_CALLS sets the share)";
+  const body =
+    rpcId === undefined
+      ? { error: { code: "E_BUSY", message, hint } }
+      : rpcError(rpcId, RPC.InternalError, message, "E_BUSY");
+  return { status: 503, body, headers: { "retry-after": "1" } };
+}
+
+/** Holds a slot of the client's share until the answer is done; false when the share is used up. */
+async function holdShare(req: IncomingMessage, res: ServerResponse, share: ClientShare): Promise<boolean> {
+  const release = share.take(await clientKey(req.socket));
+  if (!release) return false;
+  res.once("close", release);
+  return true;
+}
+
+const rpcIdOf = (body: unknown): string | number | null => {
+  const id = typeof body === "object" && body !== null ? Reflect.get(body, "id") : null;
+  return typeof id === "string" || typeof id === "number" ? id : null;
+};
+
+const isToolCall = (body: unknown) =>
+  typeof body === "object" && body !== null && Reflect.get(body, "method") === "tools/call";
+
 /** A POST to /mcp: the body read and parsed as JSON (when it says it is JSON), then the kernel's answer. */
-async function answerPost(req: IncomingMessage, res: ServerResponse, source: ReturnType<typeof gatewaySource>) {
+async function answerPost(
+  req: IncomingMessage,
+  res: ServerResponse,
+  source: ReturnType<typeof gatewaySource>,
+  share: ClientShare,
+  inFlight: GatewayInFlight,
+) {
   const text = await readBody(req);
   if (text === undefined) {
     const tooLarge = rpcError(null, RPC.InvalidRequest, `body larger than ${MAX_BODY} bytes`, "E_INVALID_INPUT");
@@ -92,15 +130,26 @@ async function answerPost(req: IncomingMessage, res: ServerResponse, source: Ret
       return { status: 400, body: rpcError(null, RPC.ParseError, "Parse error: body is not JSON", "E_INVALID_INPUT") };
     }
   }
+  inFlight.setRpcId(res, rpcIdOf(body));
+  // Only tool calls take a slot: listing tools or initializing never waits for a server.
+  if (isToolCall(body) && !(await holdShare(req, res, share))) return overShare(share.cap, rpcIdOf(body));
   return answerMcpPost({ headers: req.headers, body }, source, callerGone(res));
 }
 
 /** Who may call over loopback without a token: the servers' rule, read with the servers' own config fields. */
 const trustEnv = z.object({ ALLOWED_UIDS: baseEnvShape.ALLOWED_UIDS, SUDO_UID: baseEnvShape.SUDO_UID });
+const shareEnv = z.object({ ROADNERD_CLIENT_CALLS: orchestratorEnv.shape.ROADNERD_CLIENT_CALLS });
 
-/** The servers' bounds (kernel): connection cap, header/request/keep-alive timeouts, refused sockets destroyed. */
+/** The page's routes that run tools (a call, a triage): they take a slot of the client's share as /mcp does. */
+const PAGE_CALL = /^\/api\/(call\/|triage$)/;
+
+/**
+ * The servers' bounds (kernel): connection cap, header/request/keep-alive timeouts, refused sockets destroyed;
+ * and a share per client of the tool calls in flight (default ROADNERD_CLIENT_CALLS, else 8).
+ */
 export interface GatewayBounds {
   maxConnections?: number;
+  clientCalls?: number;
 }
 
 export async function serveGatewayHttp(
@@ -110,6 +159,8 @@ export async function serveGatewayHttp(
 ): Promise<GatewayHttp> {
   const source = gatewaySource(options);
   const trust = uidTrust(trustEnv.parse(process.env));
+  const share = new ClientShare(bounds.clientCalls ?? shareEnv.parse(process.env).ROADNERD_CLIENT_CALLS);
+  const inFlight = new GatewayInFlight();
   let allowedHosts: Set<string> = new Set();
   const http = createServer({ ...HTTP_SERVER_BOUNDS, requireHostHeader: false }, (req, res) => {
     if (hostHeaderCount(req.rawHeaders) > 1) {
@@ -154,6 +205,14 @@ export async function serveGatewayHttp(
   });
 
   function route(req: IncomingMessage, res: ServerResponse, path: string | undefined): void {
+    if (req.method === "POST") inFlight.track(res);
+    if (req.method === "POST" && PAGE_CALL.test(path ?? "")) {
+      holdShare(req, res, share).then(
+        (held) => (held ? answerPage(req, res, options, callerGone(res)) : send(res, overShare(share.cap))),
+        () => send(res, { status: 500, body: { error: { code: "E_INTERNAL", message: "client check failed" } } }),
+      );
+      return;
+    }
     // The local page (GET /) and its API (/api/*).
     if (path !== "/mcp" && answerPage(req, res, options, callerGone(res))) return;
     if (path !== "/mcp") {
@@ -168,7 +227,7 @@ export async function serveGatewayHttp(
       send(res, { status: 405, body, headers: { allow: "POST" } });
       return;
     }
-    answerPost(req, res, source)
+    answerPost(req, res, source, share, inFlight)
       .then((answer) => answer && send(res, answer))
       .catch(() => {
         if (!res.headersSent)
@@ -187,10 +246,12 @@ export async function serveGatewayHttp(
   addOwnPort(bound);
   return {
     url: `http://127.0.0.1:${bound}/mcp`,
-    close: () =>
-      new Promise<void>((resolve) => {
-        http.closeAllConnections();
-        http.close(() => resolve());
-      }),
+    // SIGTERM: no new connection; the calls in flight answered (result or E_BUSY), then every connection cut.
+    close: async () => {
+      const closed = new Promise<void>((resolve) => http.close(() => resolve()));
+      await inFlight.drain();
+      http.closeAllConnections();
+      await closed;
+    },
   };
 }

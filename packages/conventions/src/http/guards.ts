@@ -80,19 +80,49 @@ export function hostHeaderCount(rawHeaders: readonly string[]): number {
   return n;
 }
 
+/** The port a URL or Host header names, its scheme's default when it names none. */
+function portOf(hostPort: string, scheme: string): string {
+  const m = /:(\d{1,5})$/.exec(hostPort.replace(/^\[[^\]]*\]/, ""));
+  return m?.[1] ?? (scheme === "https:" ? "443" : "80");
+}
+
+/** An Origin that is this very server: the same port, and the same name or both loopback (localhost vs 127.0.0.1). */
+function isOwnOrigin(origin: string, hostHeader: string): boolean {
+  try {
+    const url = new URL(origin);
+    const ours = hostnameOf(hostHeader);
+    const theirs = hostnameOf(url.host);
+    const sameName = theirs === ours || (isLoopback(theirs) && isLoopback(ours));
+    return sameName && portOf(url.host, url.protocol) === portOf(hostHeader.trim(), "http:");
+  } catch {
+    return false;
+  }
+}
+
 /**
  * A GET that runs a tool (`/sse/<tool>`) may come from a browser only as a script's CORS request (EventSource,
  * fetch: Sec-Fetch-Mode cors, destination empty), which carries an Origin the check above judges. A navigation,
  * a frame, an <img> or a no-cors fetch is refused whatever its site: a page (or a headless browser told to open
- * the URL) must not run tools with a link.
+ * the URL) must not run tools with a link. And the Origin must be this server or listed in ALLOWED_ORIGINS:
+ * any loopback origin will do for POST (the MCP Inspector on localhost:6274), but a page served on another
+ * loopback port (a dev server, another user's web app) must not open tool streams here. A GET with neither
+ * Fetch Metadata nor an Origin (curl; a browser older than Fetch Metadata) cannot be told from a client and is
+ * served: see docs/security.md.
  */
-function checkBrowserGet(request: FastifyRequest): void {
+function checkBrowserGet(request: FastifyRequest, options: GuardOptions): void {
   if (request.method !== "GET" || !request.url.startsWith("/sse/")) return;
   const mode = request.headers["sec-fetch-mode"];
   const dest = request.headers["sec-fetch-dest"];
   if ((mode !== undefined && mode !== "cors") || (dest !== undefined && dest !== "empty")) {
     throw new DiagError("E_FORBIDDEN", `a browser ${mode ?? dest} request may not run a tool`, {
       hint: "open streams with EventSource or fetch from a page whose origin is allowed (ALLOWED_ORIGINS)",
+    });
+  }
+  const origin = request.headers.origin;
+  if (origin === undefined || options.allowedOrigins.includes(origin)) return;
+  if (!isOwnOrigin(origin, request.headers.host ?? "")) {
+    throw new DiagError("E_FORBIDDEN", "a page on another origin may not open a tool stream", {
+      hint: "list the page's origin in ALLOWED_ORIGINS (exactly, with its port)",
     });
   }
 }
@@ -124,7 +154,7 @@ export function checkRequest(request: FastifyRequest, options: GuardOptions): vo
       hint: "call from a page whose origin is allowed (ALLOWED_ORIGINS)",
     });
   }
-  checkBrowserGet(request);
+  checkBrowserGet(request, options);
   // A browser's CORS preflight never carries credentials: it is answered (for allowed origins only) without.
   const preflight = request.method === "OPTIONS" && request.headers["access-control-request-method"] !== undefined;
   if (

@@ -10,6 +10,24 @@ import { RPC, rpcError } from "../mcp/rpc.ts";
 /** How long calls in flight get to finish once the server is told to stop. */
 export const SHUTDOWN_GRACE_MS = 2_000;
 
+/** What a call still running at the end of the grace period is told, on every surface (E_BUSY, 503). */
+export const SHUTDOWN_MESSAGE = "server shutting down; call again (roadnerd restarts it)";
+
+/**
+ * A handler's work, unless its call was answered at shutdown meanwhile: then its late result or failure is
+ * dropped (undefined), instead of a second send that Fastify logs as FST_ERR_REP_ALREADY_SENT (or "Promise
+ * errored, but reply.sent = true").
+ */
+export async function unlessAnswered<T>(reply: FastifyReply, work: Promise<T>): Promise<T | undefined> {
+  try {
+    const result = await work;
+    return reply.sent ? undefined : result;
+  } catch (err) {
+    if (reply.sent) return undefined;
+    throw err;
+  }
+}
+
 export interface InFlight {
   /** Wait up to the grace period, then answer whatever is left with the shutdown error. */
   drain(): Promise<void>;
@@ -17,7 +35,7 @@ export interface InFlight {
 
 function shutdownAnswer(request: FastifyRequest, reply: FastifyReply): void {
   if (reply.sent || reply.raw.headersSent) return;
-  const error = new DiagError("E_BUSY", "server shutting down; call again (roadnerd restarts it)");
+  const error = new DiagError("E_BUSY", SHUTDOWN_MESSAGE);
   void reply.code(503).header("connection", "close").header("retry-after", "1");
   if (request.url.startsWith("/mcp")) {
     const body = request.body as { id?: unknown } | undefined;

@@ -81,6 +81,31 @@ export function uidTrust(config: { ALLOWED_UIDS: readonly number[] | "*"; SUDO_U
   return { allowed: defaultUids(config.SUDO_UID, config.ALLOWED_UIDS) };
 }
 
+const owners = new WeakMap<Socket, Promise<number | undefined>>();
+
+const isLoopback = (address: string) => /^(127\.|::1$|::ffff:127\.)/.test(address);
+
+/**
+ * The uid on the other end of a loopback TCP connection, read once per connection: undefined when it is not
+ * loopback, not TCP, or the tables cannot be read; -1 when no row matches (the peer is already gone).
+ */
+export function peerUid(socket: Socket): Promise<number | undefined> {
+  let owner = owners.get(socket);
+  if (owner) return owner;
+  owner = (async () => {
+    const peer = { address: socket.remoteAddress ?? "", port: socket.remotePort ?? 0 };
+    const local = { address: socket.localAddress ?? "", port: socket.localPort ?? 0 };
+    // No port: not a TCP connection (an injected request in a test, which no other user can make).
+    if (!isLoopback(peer.address) || !socket.remotePort) return undefined;
+    const uids = await peerUids(peer, local);
+    if (uids === undefined) return undefined;
+    // Normally one row (the client's socket).
+    return uids.length === 0 ? -1 : uids[0];
+  })();
+  owners.set(socket, owner);
+  return owner;
+}
+
 const verdicts = new WeakMap<Socket, Promise<number | "ok" | "unknown">>();
 
 /**
@@ -93,9 +118,8 @@ export function judgePeer(socket: Socket, trust: UidTrust): Promise<number | "ok
   verdict = (async () => {
     const peer = { address: socket.remoteAddress ?? "", port: socket.remotePort ?? 0 };
     const local = { address: socket.localAddress ?? "", port: socket.localPort ?? 0 };
-    const loopback = /^(127\.|::1$|::ffff:127\.)/.test(peer.address);
     // No port: not a TCP connection (an injected request in a test, which no other user can make).
-    if (!loopback || !socket.remotePort || trust.allowed === "*") return "ok";
+    if (!isLoopback(peer.address) || !socket.remotePort || trust.allowed === "*") return "ok";
     const uids = await peerUids(peer, local);
     if (uids === undefined) return "unknown";
     const allowed = trust.allowed;

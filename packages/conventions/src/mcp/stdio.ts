@@ -6,6 +6,7 @@
  */
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+import { SHUTDOWN_MESSAGE } from "../http/in-flight.ts";
 import { checkMessage } from "./guard.ts";
 import { RPC, type RpcError, rpcError } from "./rpc.ts";
 
@@ -25,6 +26,10 @@ export class LineTransport implements Transport {
   #ending = false;
   /** Ids of requests read and not answered yet. */
   readonly #pending = new Set<string | number>();
+  /** Ids answered by drain(): their late responses are dropped, so no id is answered twice. */
+  readonly #cut = new Set<string | number>();
+  /** drain() waiting for the last pending response. */
+  #whenIdle?: () => void;
 
   constructor(input: NodeJS.ReadableStream, output: NodeJS.WritableStream, maxBytes: number) {
     this.#input = input;
@@ -107,15 +112,45 @@ export class LineTransport implements Transport {
     void this.send(error as unknown as JSONRPCMessage);
   }
 
-  send(message: JSONRPCMessage): Promise<void> {
-    if (this.#closed) return Promise.resolve();
-    const written = new Promise<void>((resolve) => {
+  /**
+   * A signal to stop (SIGTERM): read nothing more; each request in flight gets its response if it comes within
+   * `graceMs`, else a JSON-RPC error carrying E_BUSY ("server shutting down"), as HTTP answers its calls.
+   * Resolves once those answers are written; the caller then exits.
+   */
+  async drain(graceMs: number): Promise<void> {
+    this.#input.off("data", this.#onData);
+    this.#input.off("end", this.#onEnd);
+    if (this.#pending.size > 0) {
+      await new Promise<void>((resolve) => {
+        this.#whenIdle = resolve;
+        setTimeout(resolve, graceMs).unref();
+      });
+    }
+    const left = [...this.#pending];
+    this.#pending.clear();
+    for (const id of left) this.#cut.add(id);
+    await Promise.all(
+      left.map((id) =>
+        this.#write(rpcError(id, RPC.InternalError, SHUTDOWN_MESSAGE, "E_BUSY") as unknown as JSONRPCMessage),
+      ),
+    );
+  }
+
+  #write(message: JSONRPCMessage): Promise<void> {
+    return new Promise<void>((resolve) => {
       if (this.#output.write(`${JSON.stringify(message)}\n`)) resolve();
       else this.#output.once("drain", () => resolve());
     });
+  }
+
+  send(message: JSONRPCMessage): Promise<void> {
+    if (this.#closed) return Promise.resolve();
     const m = message as { id?: string | number; method?: string };
-    if (m.method === undefined && m.id !== undefined && this.#pending.delete(m.id) && this.#ending) {
-      if (this.#pending.size === 0) void written.then(() => this.close());
+    if (m.method === undefined && m.id !== undefined && this.#cut.has(m.id)) return Promise.resolve();
+    const written = this.#write(message);
+    if (m.method === undefined && m.id !== undefined && this.#pending.delete(m.id)) {
+      if (this.#pending.size === 0) this.#whenIdle?.();
+      if (this.#ending && this.#pending.size === 0) void written.then(() => this.close());
     }
     return written;
   }

@@ -204,7 +204,8 @@ export async function handleMcpPost(
     callerGone(reply),
     graceOver(runtime),
   );
-  if (!answer) return undefined;
+  // Gone, or answered at shutdown while it ran (http/in-flight.ts): no second send.
+  if (!answer || reply.sent) return undefined;
   // The reply itself goes back to the route: Fastify then waits for it (a stream is still being written)
   // instead of ending it with an empty body.
   return reply
@@ -213,22 +214,31 @@ export async function handleMcpPost(
     .send(answer.stream ?? answer.body);
 }
 
-/** MCP on stdio for a source; `closed` resolves when the client is done (stdin ended, every request answered). */
+/** MCP on stdio for a source, until the client is done or told to stop. */
+export interface StdioSession {
+  /** Resolves when the client is done (stdin ended, every request answered). */
+  closed: Promise<void>;
+  close(): Promise<void>;
+  /** SIGTERM: calls in flight get their result within the grace period, else E_BUSY "shutting down". */
+  drain(graceMs?: number): Promise<void>;
+}
+
 export async function serveStdioSource(
   source: McpToolSource,
   input: NodeJS.ReadableStream = process.stdin,
   output: NodeJS.WritableStream = process.stdout,
-): Promise<{ closed: Promise<void>; close(): Promise<void> }> {
+): Promise<StdioSession> {
   const server = createSourceServer(source);
   const closed = new Promise<void>((resolve) => {
     server.onclose = () => resolve();
   });
-  await server.connect(new LineTransport(input, output, BODY_LIMIT_BYTES));
-  return { closed, close: () => server.close() };
+  const transport = new LineTransport(input, output, BODY_LIMIT_BYTES);
+  await server.connect(transport);
+  return { closed, close: () => server.close(), drain: (graceMs = SHUTDOWN_GRACE_MS) => transport.drain(graceMs) };
 }
 
-export async function serveStdio(runtime: Runtime<unknown>): Promise<void> {
+export async function serveStdio(runtime: Runtime<unknown>): Promise<StdioSession> {
   // A reader that went away (EPIPE) or a full disk behind stdout: nothing left to say to anyone; leave quietly.
   process.stdout.on("error", () => process.exit(0));
-  await serveStdioSource(runtimeSource(runtime));
+  return serveStdioSource(runtimeSource(runtime));
 }

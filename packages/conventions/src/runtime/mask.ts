@@ -106,7 +106,21 @@ const TEXT_PROGRAM_SECRETS: ReadonlyArray<[RegExp, string]> = [
   [/((?:\s-U\s*|--user=)[^\s%]+%)\S+/g, `$1${MASK}`],
   [/(\bhtpasswd\s+(?:-[A-Za-z]*\s+)*-[A-Za-z]*b[A-Za-z]*\s+(?:-[A-Za-z]*\s+)*\S+\s+\S+\s+)\S+/g, `$1${MASK}`],
   [/\b(pass:)\S+/g, `$1${MASK}`],
+  // lftp's -u takes `user,password`.
+  [/(\blftp\b[^\n]*?\s-u\s+[^\s,]*,)\S+/gi, `$1${MASK}`],
 ];
+
+/**
+ * `-u user:pw`, `--user user:pw`, `--auth user:pw` for any program (wget, httpie, sync tools… not only curl):
+ * the password goes, the user stays. `1000:1000` (docker's uid:gid) is left alone.
+ */
+const TEXT_USER_PASSWORD = /((?:^|\s)(?:-u|--user|--auth)[\s=]+)([^\s:]+):(?!\[masked\])(\S+)/g;
+
+function maskUserPassword(text: string): string {
+  return text.replace(TEXT_USER_PASSWORD, (all, flag: string, user: string, password: string) =>
+    /^\d+$/.test(user) && /^\d+$/.test(password) ? all : `${flag}${user}:${MASK}`,
+  );
+}
 
 /** Mask bearer and basic credentials, key=value secrets, URL userinfo, keys, tokens and JWTs inside free text. */
 export function maskText(text: string): string {
@@ -115,6 +129,7 @@ export function maskText(text: string): string {
     .replace(TEXT_USERINFO, `$1${MASK}@`)
     .replace(BARE_USERINFO, `$1:${MASK}@`);
   for (const [form, masked] of TEXT_PROGRAM_SECRETS) out = out.replace(form, masked);
+  out = maskUserPassword(out);
   return (
     out
       .replace(TEXT_SECRET_FLAG, `$1${MASK}`)
@@ -170,7 +185,17 @@ const SHORT_SECRET: Record<string, { glued?: string; next?: string[] }> = {
   bcp: { next: ["-P"] },
   mosquitto_pub: { next: ["-P"] },
   mosquitto_sub: { next: ["-P"] },
+  lftp: { next: ["-u"] },
 };
+
+/** `-u`, `--user`, `--auth` of any program: a `user:password` value loses its password (uid:gid stays). */
+const USER_FLAGS = new Set(["-u", "--user", "--auth"]);
+
+/** An authorization scheme alone, or ending an argument (`Authorization: Bearer`): the next word is the secret. */
+const SCHEME = /^(Bearer|Basic|Digest|Token|Negotiate)$/i;
+/** A secret header's name as a whole argument (`-H Authorization: Bearer X` unquoted): its value follows. */
+const HEADER_NAME_ARG = /^([A-Za-z0-9-]+):$/;
+const HEADER_AND_SCHEME = /^([A-Za-z0-9-]+):\s*(Bearer|Basic|Digest|Token|Negotiate)$/i;
 
 /** The secret part of a value after a password flag: the password of `user:pw` (curl) or `user%pw` (Samba). */
 function maskedValue(program: string, value: string): string {
@@ -178,7 +203,18 @@ function maskedValue(program: string, value: string): string {
     const colon = value.indexOf(":");
     if (colon > 0) return `${value.slice(0, colon)}:${MASK}`;
   }
+  if (program === "lftp") {
+    const comma = value.indexOf(",");
+    if (comma > 0) return `${value.slice(0, comma)},${MASK}`;
+  }
   return MASK;
+}
+
+/** `user:password` → `user:[masked]`; anything else (a plain user, uid:gid) unchanged. */
+function maskedUser(value: string): string {
+  const colon = value.indexOf(":");
+  if (colon <= 0 || /^\d+:\d+$/.test(value)) return value;
+  return `${value.slice(0, colon)}:${MASK}`;
 }
 
 /**
@@ -194,22 +230,55 @@ export function maskArgv(argv: readonly string[]): string[] {
   const out: string[] = [];
   let maskNext = false;
   let userNext = false;
+  // A header split over arguments: its name seen (the value follows), or name and scheme seen (the secret).
+  let headerValueNext = false;
+  let credentialNext = false;
   for (const arg of argv) {
-    if (maskNext && !arg.startsWith("-")) {
-      out.push(maskedValue(program, arg));
-      maskNext = false;
-      continue;
-    }
+    const afterSecretFlag = maskNext;
+    const afterUserFlag = userNext;
     maskNext = false;
-    // Samba's -U user%password (smbclient, rpcclient, smbmap…): the password goes, the user stays.
-    if (userNext && arg.includes("%")) {
-      out.push(`${arg.slice(0, arg.indexOf("%"))}%${MASK}`);
-      userNext = false;
+    userNext = false;
+    if (credentialNext) {
+      credentialNext = false;
+      out.push(MASK);
       continue;
     }
-    userNext = arg === "-U" || arg === "--user";
+    if (headerValueNext) {
+      headerValueNext = false;
+      credentialNext = SCHEME.test(arg);
+      out.push(credentialNext ? arg : MASK);
+      continue;
+    }
+    const header = HEADER_NAME_ARG.exec(arg) ?? HEADER_AND_SCHEME.exec(arg);
+    if (header?.[1] && isSecretHeader(header[1]) && !CHALLENGE.test(header[1])) {
+      out.push(arg);
+      if (header[2]) credentialNext = true;
+      else headerValueNext = true;
+      continue;
+    }
+    if (afterSecretFlag && !arg.startsWith("-")) {
+      out.push(maskedValue(program, arg));
+      continue;
+    }
+    if (afterUserFlag && !arg.startsWith("-")) {
+      // Samba's -U user%password (smbclient, rpcclient, smbmap…): the password goes, the user stays.
+      if (arg.includes("%")) {
+        out.push(`${arg.slice(0, arg.indexOf("%"))}%${MASK}`);
+        continue;
+      }
+      if (arg !== maskedUser(arg)) {
+        out.push(maskedUser(arg));
+        continue;
+      }
+    }
+    userNext = arg === "-U" || USER_FLAGS.has(arg);
     if (arg.startsWith("--user=") && arg.includes("%")) {
       out.push(`${arg.slice(0, arg.indexOf("%"))}%${MASK}`);
+      continue;
+    }
+    const userEq = /^(--user|--auth)=(.*)$/.exec(arg);
+    if (userEq?.[2] !== undefined && userEq[2] !== maskedUser(userEq[2])) {
+      out.push(`${userEq[1]}=${maskedUser(userEq[2])}`);
       continue;
     }
     if (out.length > 0 && (SECRET_FLAG.test(arg) || shortNext?.includes(arg))) {

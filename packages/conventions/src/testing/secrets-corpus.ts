@@ -136,6 +136,30 @@ export const SECRET_SAMPLES: readonly SecretSample[] = [
     secret: "je7MtGbClwBF/2Zp9Utk/h3yCo8nvbEXAMPLEKEY",
   },
   { form: "Bearer token", text: "Authorization: Bearer abcDEF123.token", secret: "abcDEF123.token" },
+  // The attacker's second review: user:password after -u for programs other than curl, and a header split
+  // over argv elements (an unquoted `-H Authorization: Bearer <token>`).
+  { form: "wget -u user:pw", text: "wget -u alice:Wg5uPass https://f.example/x", secret: "Wg5uPass", command: true },
+  { form: "-u user:pw, any program", text: "ftpsync -u alice:Fs5yncPw ftp.example", secret: "Fs5yncPw", command: true },
+  {
+    form: "--user user:pw, any program",
+    text: "svnsync --user alice:Sv9nPass https://svn.example/",
+    secret: "Sv9nPass",
+    command: true,
+  },
+  { form: "--user=user:pw", text: "rclone ls --user=alice:Rc1onePw remote:", secret: "Rc1onePw", command: true },
+  { form: "lftp -u user,pw", text: "lftp -u alice,Lf7tpPw sftp://files.example", secret: "Lf7tpPw", command: true },
+  {
+    form: "bearer token split across argv",
+    text: "curl -H Authorization: Bearer 9f8e7d6c5b4a3928170 https://api.example/",
+    secret: "9f8e7d6c5b4a3928170",
+    command: true,
+  },
+  {
+    form: "secret header split across argv, no scheme",
+    text: "curl -H X-Api-Key: Xk3yValue1 https://api.example/",
+    secret: "Xk3yValue1",
+    command: true,
+  },
   { form: "token= in a query", text: "GET /cb?token=Tk5abc&x=1", secret: "Tk5abc" },
 ];
 
@@ -155,6 +179,9 @@ export const READABLE_SAMPLES: readonly string[] = [
   "redirected with ?code=200 from the health page",
   "ssh -p 2222 host.example",
   "docker run -p 8080:80 nginx",
+  "docker run -u 1000:1000 alpine id",
+  "sudo -u alice systemctl --user status",
+  "curl -H Accept: text/html https://api.example/",
   "wget -w 5 https://f.example/file",
   "curl -I https://api.example/",
   "Started Session 42 of User alice.",

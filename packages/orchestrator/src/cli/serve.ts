@@ -16,8 +16,12 @@ export const untilSignal = () =>
 /** The gateway on stdin/stdout through the kernel's stdio transport, until the client is done or a signal. */
 export async function mcpStdio(gateway: GatewayOptions): Promise<number> {
   const stdio = await serveStdioSource(gatewaySource(gateway));
-  await Promise.race([stdio.closed, untilSignal()]);
+  const signal = await Promise.race([stdio.closed.then(() => undefined), untilSignal()]);
+  // A signal: the calls in flight get their result within the grace period, else E_BUSY "shutting down".
+  if (signal) await stdio.drain();
   await stdio.close();
+  // stdin may still be open (the client did not hang up): it would keep the process alive.
+  if (signal) process.stdin.destroy();
   return EXIT.ok;
 }
 

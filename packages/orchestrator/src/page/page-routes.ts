@@ -31,6 +31,7 @@ const STATIC: Record<string, { type: string; body: string }> = {
 };
 
 function json(res: ServerResponse, status: number, body: unknown): void {
+  if (res.headersSent) return; // answered at shutdown already (gateway-in-flight.ts)
   res.writeHead(status, { "content-type": "application/json", "cache-control": "no-store" });
   res.end(JSON.stringify(body));
 }

@@ -24,6 +24,16 @@ function forbidden(path: string, roots: readonly string[]): DiagError {
   });
 }
 
+/**
+ * A path inside a root whose symlinks lead out: said without naming where (before, `/tmp/x (→ /root/.probe)`
+ * told any caller where a link outside the roots pointed, and so what exists there).
+ */
+function leadsOut(path: string, roots: readonly string[]): DiagError {
+  return new DiagError("E_FORBIDDEN", `${path} leads outside the directories this server may walk (a symlink)`, {
+    hint: `allowed roots (STORAGE_ROOTS): ${roots.join(":")}`,
+  });
+}
+
 function check(path: string, roots: readonly string[]): boolean {
   return !NEVER_WALKED.some((n) => isInside(path, n)) && roots.some((r) => isInside(path, r));
 }
@@ -52,7 +62,7 @@ export async function resolveScanPath(input: string, roots: readonly string[]): 
     if (code === "EACCES") throw new DiagError("E_FORBIDDEN", `permission denied: ${input}`);
     throw new DiagError("E_INVALID_INPUT", `cannot resolve ${input}: ${code ?? (err as Error).message}`);
   }
-  if (!check(target, real)) throw forbidden(`${input} (→ ${target})`, roots);
+  if (!check(target, real)) throw leadsOut(input, roots);
   const st = await stat(target);
   if (!st.isDirectory()) throw new DiagError("E_INVALID_INPUT", `not a directory: ${input}`);
   return await openedRoot(input, target, roots, real);
@@ -79,7 +89,7 @@ async function openedRoot(input: string, target: string, roots: readonly string[
   }
   try {
     const where = await readlink(fdPath(dir.fd));
-    if (!check(where, real)) throw forbidden(`${input} (→ ${where})`, roots);
+    if (!check(where, real)) throw leadsOut(input, roots);
     const st = await dir.stat();
     return { path: where, dev: st.dev, ino: st.ino };
   } finally {

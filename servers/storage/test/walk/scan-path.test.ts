@@ -34,6 +34,19 @@ describe("resolveScanPath", () => {
       path: join(base, "root/a"),
     });
   });
+  // Regression (attacker review): the refusal named the link's target outside the roots (`… (→ /root/.probe)`).
+  it("refuses a link that leads out without naming where it leads", async () => {
+    const outside = mkdtempSync(join(tmpdir(), "rn-storage-secret-place-"));
+    symlinkSync(outside, join(base, "root/out-link"));
+    try {
+      const err = await resolveScanPath(join(base, "root/out-link"), roots).catch((e: unknown) => e);
+      expect(err).toMatchObject({ code: "E_FORBIDDEN", message: expect.stringContaining("leads outside") });
+      expect(JSON.stringify(err)).not.toContain("rn-storage-secret-place");
+      expect((err as Error).message).not.toContain("rn-storage-secret-place");
+    } finally {
+      rmSync(outside, { recursive: true, force: true });
+    }
+  });
   it("refuses a sibling whose name starts like the root", async () => {
     await expect(resolveScanPath(join(base, "rootx"), roots)).rejects.toMatchObject({ code: "E_FORBIDDEN" });
   });

@@ -11,6 +11,7 @@ import { unknownTool } from "../../errors/suggest.ts";
 import { runTool } from "../../runtime/run-tool.ts";
 import type { Runtime } from "../../runtime/runtime.ts";
 import { callerGone } from "../caller-gone.ts";
+import { unlessAnswered } from "../in-flight.ts";
 
 type ToolParams = { tool: string; server?: string };
 
@@ -61,7 +62,9 @@ export function registerActions(app: FastifyInstance, runtime: Runtime<unknown>)
         `view must be "model" (or left out for the full JSON), got ${JSON.stringify(view).slice(0, 40)}`,
       );
     }
-    const result = await runTool(tool, request.body, runtime, { signal: callerGone(reply) });
+    const result = await unlessAnswered(reply, runTool(tool, request.body, runtime, { signal: callerGone(reply) }));
+    // Answered at shutdown already: nothing more to send.
+    if (result === undefined) return undefined;
     if (view === undefined) return result;
     return reply.type("text/plain; charset=utf-8").send(modelView(tool, result));
   };

@@ -6,6 +6,7 @@ import type { FastifyInstance } from "fastify";
 import { toDiagError } from "../../errors/errors.ts";
 import { RPC, rpcError, transportErrorBody } from "../../mcp/rpc.ts";
 import type { Runtime } from "../../runtime/runtime.ts";
+import { unlessAnswered } from "../in-flight.ts";
 import { MalformedJsonError } from "../json-body.ts";
 
 export function registerMcpHttp(app: FastifyInstance, runtime: Runtime<unknown>): void {
@@ -38,7 +39,8 @@ export function registerMcpHttp(app: FastifyInstance, runtime: Runtime<unknown>)
     },
     async (request, reply) => {
       const { handleMcpPost } = await import("../../mcp/transports.ts");
-      return handleMcpPost(request, reply, runtime);
+      // The reply goes back while a progress stream is still being written; none after a shutdown answer.
+      return unlessAnswered(reply, handleMcpPost(request, reply, runtime));
     },
   );
   app.route({

@@ -1,0 +1,140 @@
+/**
+ * Regression (issue 18, finding 6): the gateway had no share per client. One client's 120 concurrent calls
+ * took all 16 of network's slots, and every other client's call came back E_BUSY until they finished. Now a
+ * client (a local uid) holds at most ROADNERD_CLIENT_CALLS calls in flight (8); the excess is a 503 E_BUSY with
+ * Retry-After at once, and a second client's call still reaches the server.
+ * Real everything: the gateway on 127.0.0.1:0, the built network server attached by it (MAX_CALLS 16), a slow
+ * HTTP target that holds every http_check until released, client A (this process, root) and client B (a child
+ * process run as uid 65534 with setpriv).
+ */
+import { execFile } from "node:child_process";
+import { once } from "node:events";
+import { createServer, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { promisify } from "node:util";
+import { readRegistry } from "@roadnerd/registry";
+import { scaledMs } from "@roadnerd/testkit";
+import { Agent, request } from "undici";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { Attacher } from "../src/attach.ts";
+import { loadCatalog } from "../src/catalog.ts";
+import { DEFAULT_CLIENT_CALLS } from "../src/config.ts";
+import { type GatewayHttp, serveGatewayHttp } from "../src/gateway-http.ts";
+import { RulesPlanner } from "../src/planners/rules.ts";
+
+const CALLS = 120;
+const MCP_HEADERS = {
+  "content-type": "application/json",
+  accept: "application/json, text/event-stream",
+  "mcp-protocol-version": "2025-06-18",
+};
+
+let target: ReturnType<typeof createServer>;
+let targetUrl: string;
+const held = new Map<string, ServerResponse>();
+let gateway: GatewayHttp;
+let attacher: Attacher;
+const savedUids = process.env.ALLOWED_UIDS;
+
+const rpc = (id: number, url: string) =>
+  JSON.stringify({
+    jsonrpc: "2.0",
+    id,
+    method: "tools/call",
+    params: { name: "network__http_check", arguments: { url, timeout_ms: 15_000 } },
+  });
+
+async function until(what: () => boolean, ms: number): Promise<void> {
+  const deadline = performance.now() + scaledMs(ms);
+  while (!what() && performance.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+}
+
+beforeAll(async () => {
+  // Every request is held until the test lets it go, so calls stay in flight as long as needed.
+  target = createServer((req, res) => {
+    if (req.url === "/warm") return void res.end("ok");
+    held.set(req.url ?? "", res);
+  });
+  target.listen(0, "127.0.0.1");
+  await once(target, "listening");
+  targetUrl = `http://127.0.0.1:${(target.address() as AddressInfo).port}`;
+  process.env.ALLOWED_UIDS = "65534"; // client B is a second local user the gateway serves
+  attacher = new Attacher({ servers: readRegistry() });
+  gateway = await serveGatewayHttp({ catalog: await loadCatalog(), attacher, planner: () => new RulesPlanner() });
+  // Attach network before the burst (its spawn is not what is measured).
+  const warm = await request(gateway.url, { method: "POST", headers: MCP_HEADERS, body: rpc(0, `${targetUrl}/warm`) });
+  expect(warm.statusCode).toBe(200);
+  await warm.body.dump();
+}, 60_000);
+
+afterAll(async () => {
+  for (const res of held.values()) res.destroy();
+  if (savedUids === undefined) delete process.env.ALLOWED_UIDS;
+  else process.env.ALLOWED_UIDS = savedUids;
+  await gateway?.close();
+  await attacher?.close();
+  target?.closeAllConnections();
+  await new Promise((r) => target?.close(r));
+});
+
+/** One tools/call from uid 65534, in a child process: the HTTP status and the JSON-RPC body. */
+async function asNobody(url: string): Promise<{ status: number; body: string }> {
+  const { port } = new URL(gateway.url);
+  const script = `const h=require("node:http");const q=h.request({host:"127.0.0.1",port:${port},path:"/mcp",method:"POST",headers:${JSON.stringify(MCP_HEADERS)}},r=>{let b="";r.on("data",d=>b+=d);r.on("end",()=>process.stdout.write(JSON.stringify({status:r.statusCode,body:b})))});q.on("error",e=>process.stdout.write(JSON.stringify({status:0,body:String(e)})));q.end(${JSON.stringify(rpc(1, url))})`;
+  const { stdout } = await promisify(execFile)(
+    "setpriv",
+    ["--reuid=65534", "--regid=65534", "--clear-groups", process.execPath, "-e", script],
+    { timeout: scaledMs(30_000) },
+  );
+  return JSON.parse(stdout) as { status: number; body: string };
+}
+
+describe("a fair share of the servers' slots per gateway client", () => {
+  it("client A's 120 concurrent calls hold 8 slots; the excess is 503 E_BUSY; client B's call is served", async () => {
+    const agent = new Agent({ connections: CALLS + 10 });
+    const answers: Array<{ status: number; retryAfter: unknown; body: Record<string, unknown> }> = [];
+    const burst = Array.from({ length: CALLS }, (_, i) =>
+      request(gateway.url, {
+        method: "POST",
+        headers: MCP_HEADERS,
+        body: rpc(i + 10, `${targetUrl}/a/${i}`),
+        dispatcher: agent,
+      }).then(async (r) => {
+        const answer = {
+          status: r.statusCode,
+          retryAfter: r.headers["retry-after"],
+          body: (await r.body.json()) as Record<string, unknown>,
+        };
+        answers.push(answer);
+        return answer;
+      }),
+    );
+    // Before: 16 calls reached the target and 104 came back as E_BUSY results from the server itself.
+    // Every call of A either answered or held at the target (the calls' own deadline is 15 s: well after).
+    await until(() => answers.length + held.size >= CALLS, 10_000);
+    const refused = answers.filter((a) => a.status === 503);
+    expect(refused).toHaveLength(CALLS - DEFAULT_CLIENT_CALLS);
+    expect(refused[0]).toMatchObject({ retryAfter: "1", body: { error: { data: { code: "E_BUSY" } } } });
+    expect(held.size).toBe(DEFAULT_CLIENT_CALLS);
+
+    // Client B, another local uid, while A's calls are still held: its call reaches the target and is served.
+    let bAnswered = false;
+    const b = asNobody(`${targetUrl}/b`).finally(() => {
+      bAnswered = true;
+    });
+    await until(() => held.has("/b") || bAnswered, 20_000);
+    expect(held.has("/b")).toBe(true);
+    for (const res of held.values()) res.end("done");
+    const answerB = await b;
+    expect(answerB.status).toBe(200);
+    const result = JSON.parse(answerB.body).result;
+    expect(result.isError).toBeUndefined();
+    expect(result.structuredContent).toMatchObject({ status: 200 });
+
+    // A's 8 held calls are answered with their results once the target lets them go.
+    const served = (await Promise.all(burst)).filter((a) => a.status === 200);
+    expect(served).toHaveLength(DEFAULT_CLIENT_CALLS);
+    for (const a of served) expect(JSON.stringify(a.body)).not.toContain("E_BUSY");
+    await agent.close();
+  }, 120_000);
+});
