@@ -8,7 +8,9 @@ import { describe, expect, it } from "vitest";
 function pnpmExec(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
     execFile("pnpm", ["exec", ...args], { cwd: REPO_ROOT, timeout: 120_000 }, (err, stdout, stderr) => {
-      resolve({ code: err ? Number((err as { code?: unknown }).code ?? 1) : 0, stdout, stderr });
+      // pnpm's own notices (" WARN  Unsupported engine" on a Node newer than `engines`) are not the bin's output.
+      const bin = stdout.replace(/^ WARN .*\n/gm, "");
+      resolve({ code: err ? Number((err as { code?: unknown }).code ?? 1) : 0, stdout: bin, stderr });
     });
   });
 }
