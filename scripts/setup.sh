@@ -24,7 +24,8 @@ REGISTRY=${REGISTRY%/}
 # curl: the test that runs the README examples (and fetching Node); systemd: systemctl/journalctl for the service
 # server and the booted-systemd test harness; chromium: webcheck's headless browser; prometheus (with promtool)
 # and prometheus-blackbox-exporter: the tests that scrape the servers and probe side by side (started by the
-# tests on loopback, never as services). Each server's run-time packages (roadnerd.debian) must be here too.
+# tests on loopback, never as services); git: the docs test copies the checkout's files as git lists them.
+# Each server's run-time packages (roadnerd.debian) must be here too.
 # One package per line, so a list can grow without conflicts.
 DEB_PACKAGES=(
   iproute2
@@ -34,6 +35,7 @@ DEB_PACKAGES=(
   chromium
   prometheus
   prometheus-blackbox-exporter
+  git
 )
 
 # The supported Node lines, package.json's engines field: LTS lines only, each as ^<first LTS release>
@@ -156,6 +158,10 @@ main() {
   else
     pnpm install
   fi
+  # An installed lockfile skips resolution, so pnpm caches no registry metadata; `pnpm new-server` then links
+  # its package offline (docs/adding-a-server.md, run sealed by its test) and needs what resolution reads.
+  # Resolve once now, while the registry is reachable: the lockfile stays as it is.
+  pnpm install --resolution-only --no-frozen-lockfile --prefer-offline >/dev/null
   if [ "${1:-}" = "--containers" ]; then bash scripts/containers.sh engine; fi
 }
 

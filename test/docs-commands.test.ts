@@ -44,12 +44,24 @@ const blocks = docs.flatMap(blocksOf);
 
 type Run = { code: number; out: string };
 
+// The checkout's pnpm store: pnpm picks a store per filesystem, and the copy in the temp dir may be on another
+// one (a tmpfs), where an offline install would find nothing.
+// `pnpm store path` names the versioned directory inside it (…/store/v10).
+const STORE = execFileSync("pnpm", ["store", "path"], { cwd: REPO_ROOT, encoding: "utf8" })
+  .trim()
+  .replace(/\/v\d+$/, "");
+
 function sh(line: string, cwd: string, env: Record<string, string> = {}): Promise<Run> {
   return new Promise((resolve) => {
     execFile(
       "sh",
       ["-c", line],
-      { cwd, env: { ...process.env, ...env }, timeout: scaledMs(300_000), maxBuffer: 16 << 20 },
+      {
+        cwd,
+        env: { ...process.env, npm_config_store_dir: STORE, ...env },
+        timeout: scaledMs(300_000),
+        maxBuffer: 16 << 20,
+      },
       (err, stdout, stderr) => {
         resolve({ code: err ? Number((err as { code?: unknown }).code ?? 1) : 0, out: `${stdout}\n${stderr}` });
       },
