@@ -131,13 +131,20 @@ export async function snapshotPage(
         `page did not load: ${f ? `${f.target}: ${f.detail}` : maskUrl(page.url())}`,
       );
     }
-    const title = oneLine(await page.title(), 200);
+    // A navigation after load (a meta refresh, a script) can destroy the page's context under title() or
+    // screenshot(); on a busy machine it often does. If it went outside the allowlist, that is the answer.
+    const afterNavigation = async (err: unknown): Promise<never> => {
+      await page.waitForLoadState("load", { timeout: 2_000 }).catch(() => undefined);
+      await refusedDocument();
+      throw err;
+    };
+    const title = oneLine(await page.title().catch(afterNavigation), 200);
     const shotStarted = performance.now();
     const left = Math.max(500, req.budgetMs - (shotStarted - started));
     const png = await page.screenshot({ type: "png", fullPage: false, timeout: left }).catch((err: Error) => {
       if (err.name === "TimeoutError")
         throw new DiagError("E_TIMEOUT", `screenshot did not finish within ${Math.round(left)} ms`);
-      throw err;
+      return afterNavigation(err);
     });
     // A navigation during the screenshot (a timed redirect) must not pass for the page.
     await refusedDocument();
