@@ -184,6 +184,7 @@ const PINNED: Record<string, Record<string, readonly string[]>> = {
       "ClientOptions",
       "ClientTls",
       "Health",
+      "MAX_ANSWER_BYTES",
       "RemoteError",
       "RoadNerdClient",
       "SseEvent",

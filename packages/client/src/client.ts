@@ -1,8 +1,8 @@
 /** Typed calls to one server: healthz, the catalog, a tool, a stream. */
 import { type Agent, type Dispatcher, request } from "undici";
-import { remoteErrorFrom } from "./remote-error.ts";
+import { RemoteError, remoteErrorFrom } from "./remote-error.ts";
 import { type SseEvent, streamEvents } from "./sse.ts";
-import { type ClientTls, tlsAgent, tlsErrorOf } from "./tls.ts";
+import { type ClientTls, tlsAgent, tlsErrorOf, withoutUserinfo } from "./tls.ts";
 
 export interface ClientOptions {
   /** Bearer token when the server runs with AUTH_TOKEN. */
@@ -62,7 +62,7 @@ export class RoadNerdClient {
     }).catch((err: unknown) => {
       throw tlsErrorOf(err, this.baseUrl, Boolean(this.#options.tls?.certFile)) ?? err;
     });
-    const parsed = (await res.body.json().catch(() => null)) as unknown;
+    const parsed = await boundedJson(res.body, this.baseUrl);
     if (res.statusCode !== 200) throw remoteErrorFrom(res.statusCode, parsed);
     return parsed as T;
   }
@@ -96,6 +96,34 @@ export class RoadNerdClient {
       ...(options.signal ? { signal: options.signal } : {}),
       ...(this.#options.dispatcher ? { dispatcher: this.#options.dispatcher } : {}),
     });
+  }
+}
+
+/**
+ * A server's answer is at most a few hundred KiB (the kernel caps tool output); a host that sends more (a fleet
+ * host gone wrong, or hostile) is cut off here instead of growing the gateway by what it sends.
+ */
+export const MAX_ANSWER_BYTES = 16 * 1024 * 1024;
+
+async function boundedJson(body: AsyncIterable<Buffer> & { destroy(): unknown }, from: string): Promise<unknown> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of body) {
+    size += chunk.length;
+    if (size > MAX_ANSWER_BYTES) {
+      body.destroy();
+      throw new RemoteError(
+        "E_INTERNAL",
+        `unexpected response from ${withoutUserinfo(from)}: more than ${MAX_ANSWER_BYTES / 1024 / 1024} MiB (cut off)`,
+        502,
+      );
+    }
+    chunks.push(chunk);
+  }
+  try {
+    return JSON.parse(Buffer.concat(chunks).toString("utf8")) as unknown;
+  } catch {
+    return null;
   }
 }
 

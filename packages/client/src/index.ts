@@ -5,6 +5,7 @@ export {
   type ClientOptions,
   createClient,
   type Health,
+  MAX_ANSWER_BYTES,
   RoadNerdClient,
 } from "./client.ts";
 export { RemoteError } from "./remote-error.ts";

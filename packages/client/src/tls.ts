@@ -90,5 +90,10 @@ function describe(err: unknown, clientCert: boolean): string | undefined {
 export function tlsErrorOf(err: unknown, url: string, clientCert: boolean): TlsError | undefined {
   if (!url.startsWith("https:")) return undefined;
   const why = describe(err, clientCert);
-  return why ? new TlsError(`${url}: ${why}`, { cause: err }) : undefined;
+  return why ? new TlsError(`${withoutUserinfo(url)}: ${why}`, { cause: err }) : undefined;
+}
+
+/** A URL as an error may show it: `https://user:pw@host` loses its credentials (an operator may write them). */
+export function withoutUserinfo(url: string): string {
+  return url.replace(/^([a-z][a-z0-9+.-]*:\/\/)[^/?#]*@/i, "$1[masked]@");
 }

@@ -3,7 +3,7 @@
  * when hosts are configured (default `local`, this machine, where attach-on-request applies), and the
  * `hosts` tool that reports each host's servers' health. Without hosts the gateway's tools are unchanged.
  */
-import { DiagError } from "@roadnerd/conventions";
+import { DiagError, maskText } from "@roadnerd/conventions";
 import { inputJsonSchema, type McpTool, outputJsonSchema } from "@roadnerd/conventions/internal";
 import { z } from "zod";
 import type { Attacher } from "./attach.ts";
@@ -81,7 +81,8 @@ export async function fleetHealth(attacher: Attacher, signal?: AbortSignal): Pro
         [...(attacher.hostServers(host) ?? new Map())].map(async ([server, remote]) => {
           const timeout = AbortSignal.timeout(HOST_HEALTH_TIMEOUT_MS);
           const health = await attacher.health(server, host, signal ? AbortSignal.any([signal, timeout]) : timeout);
-          return { server, url: remote.url, ...health };
+          // A URL's userinfo is a credential: the tool's answer shows where, never who.
+          return { server, url: maskText(remote.url), ...health };
         }),
       );
       return { host, ok: servers.every((s) => s.ok), servers };

@@ -80,6 +80,12 @@ describe.skipIf(skip)(`a fleet of two hosts behind one gateway${skip ? ` (skippe
           b: { ...b, cert: gatewayCert.certFile, key: gatewayCert.keyFile },
           "b-no-cert": b,
           "a-wrong-ca": { servers: { network: serverA.url }, token: serverA.token, ca: wrongCa.caFile },
+          // A credential in a URL (as an operator may write one): the hosts tool must not repeat it.
+          "a-userinfo": {
+            servers: { network: serverA.url.replace("https://", "https://ops:hunter2-secret@") },
+            token: serverA.token,
+            ca: wrongCa.caFile,
+          },
         }),
       );
       orchestrator = await createOrchestrator({ ROADNERD_HOSTS: hostsFile, ROADNERD_LOG_DIR: join(dir, "runs") });
@@ -111,7 +117,7 @@ describe.skipIf(skip)(`a fleet of two hosts behind one gateway${skip ? ` (skippe
     expect(tools.map((t) => t.name).slice(0, 2)).toEqual(["triage", "hosts"]);
     for (const name of ["triage", "network__iface_info", "ports__who_uses_port"]) {
       const host = tools.find((t) => t.name === name)?.inputSchema.properties?.host;
-      expect(host, name).toMatchObject({ enum: ["local", "a", "b", "b-no-cert", "a-wrong-ca"] });
+      expect(host, name).toMatchObject({ enum: ["local", "a", "b", "b-no-cert", "a-wrong-ca", "a-userinfo"] });
     }
   });
 
@@ -131,7 +137,7 @@ describe.skipIf(skip)(`a fleet of two hosts behind one gateway${skip ? ` (skippe
     const r = await client.callTool({ name: "network__iface_info", arguments: { host: "c" } });
     expect(errorOf(r)).toMatchObject({
       code: "E_INVALID_INPUT",
-      message: 'host: expected one of local, a, b, b-no-cert, a-wrong-ca; got "c"',
+      message: 'host: expected one of local, a, b, b-no-cert, a-wrong-ca, a-userinfo; got "c"',
     });
   });
 
@@ -156,14 +162,21 @@ describe.skipIf(skip)(`a fleet of two hosts behind one gateway${skip ? ` (skippe
     const r = await client.callTool({ name: "hosts", arguments: {} });
     expect(r.isError).toBeFalsy();
     const { hosts } = r.structuredContent as {
-      hosts: Array<{ host: string; ok: boolean; servers: Array<{ server: string; ok: boolean; error?: unknown }> }>;
+      hosts: Array<{
+        host: string;
+        ok: boolean;
+        servers: Array<{ server: string; url: string; ok: boolean; error?: unknown }>;
+      }>;
     };
     expect(hosts.map((h) => [h.host, h.ok])).toEqual([
       ["a", true],
       ["b", true],
       ["b-no-cert", false],
       ["a-wrong-ca", false],
+      ["a-userinfo", false],
     ]);
+    expect(JSON.stringify(r)).not.toContain("hunter2-secret");
+    expect(hosts[4]?.servers[0]?.url).toContain(serverA.url.replace("https://", ""));
     expect(hosts[0]?.servers).toEqual([expect.objectContaining({ server: "network", ok: true, url: serverA.url })]);
     expect(hosts[3]?.servers[0]?.error).toMatchObject({ code: "E_ATTACH", message: expect.stringContaining("(tls)") });
   });
