@@ -142,6 +142,8 @@ const shareEnv = z.object({ ROADNERD_CLIENT_CALLS: orchestratorEnv.shape.ROADNER
 
 /** The page's routes that run tools (a call, a triage): they take a slot of the client's share as /mcp does. */
 const PAGE_CALL = /^\/api\/(call\/|triage$)/;
+/** And its GETs that run one (a watch holds a server's stream slot for up to 300 s; a screenshot's listing). */
+const PAGE_GET_CALL = /^\/api\/(watch|screenshot)$/;
 
 /**
  * The servers' bounds (kernel): connection cap, header/request/keep-alive timeouts, refused sockets destroyed;
@@ -206,7 +208,9 @@ export async function serveGatewayHttp(
 
   function route(req: IncomingMessage, res: ServerResponse, path: string | undefined): void {
     if (req.method === "POST") inFlight.track(res);
-    if (req.method === "POST" && PAGE_CALL.test(path ?? "")) {
+    const runsTool =
+      (req.method === "POST" && PAGE_CALL.test(path ?? "")) || (req.method === "GET" && PAGE_GET_CALL.test(path ?? ""));
+    if (runsTool) {
       holdShare(req, res, share).then(
         (held) => (held ? answerPage(req, res, options, callerGone(res)) : send(res, overShare(share.cap))),
         () => send(res, { status: 500, body: { error: { code: "E_INTERNAL", message: "client check failed" } } }),

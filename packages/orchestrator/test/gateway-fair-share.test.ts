@@ -137,4 +137,34 @@ describe("a fair share of the servers' slots per gateway client", () => {
     for (const a of served) expect(JSON.stringify(a.body)).not.toContain("E_BUSY");
     await agent.close();
   }, 120_000);
+
+  it("the page's watch streams count too: A's ninth is 503 E_BUSY, so A cannot take network's 32 stream slots", async () => {
+    // Regression (stop 23's attacker, F3): 60 watches from one client took all 32 of network's stream slots.
+    const { port } = new URL(gateway.url);
+    const agent = new Agent({ connections: 20 });
+    const watches = new AbortController();
+    const open = (i: number) =>
+      request(`http://127.0.0.1:${port}/api/watch?duration_ms=60000&interval_ms=5000&n=${i}`, {
+        dispatcher: agent,
+        signal: watches.signal,
+      });
+    const streams = await Promise.all(Array.from({ length: DEFAULT_CLIENT_CALLS }, (_, i) => open(i)));
+    expect(streams.map((r) => r.statusCode)).toEqual(Array(DEFAULT_CLIENT_CALLS).fill(200));
+    const ninth = await open(99);
+    expect(ninth.statusCode).toBe(503);
+    expect(ninth.headers["retry-after"]).toBe("1");
+    expect(JSON.stringify(await ninth.body.json())).toContain("E_BUSY");
+    watches.abort();
+    for (const r of streams) await r.body.dump().catch(() => undefined);
+    await agent.close();
+    // The slots come back when the streams end: a ninth watch is let in again (bounded wait for the hang-ups).
+    let status = 0;
+    const deadline = performance.now() + scaledMs(10_000);
+    while (status !== 200 && performance.now() < deadline) {
+      const again = await request(`http://127.0.0.1:${port}/api/watch?duration_ms=1000&interval_ms=500`);
+      status = again.statusCode;
+      await again.body.dump();
+    }
+    expect(status).toBe(200);
+  }, 60_000);
 });
