@@ -87,13 +87,13 @@ const BARE_USERINFO = /(?<![\w/:.%-])([^\s:/@]+):(?!\/\/|\[masked\])[^\s@]+@(?=[
 const PEM_KEY = /(-----BEGIN [A-Z ]*PRIVATE KEY-----)[\s\S]*?(-----END [A-Z ]*PRIVATE KEY-----|$)/g;
 /** Providers' tokens, recognisable by their prefix whatever surrounds them. */
 const PROVIDER_TOKEN =
-  /\b(gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{22,}|xox[abposre]-[A-Za-z0-9-]{10,}|glpat-[A-Za-z0-9_-]{20,}|AIza[0-9A-Za-z_-]{35}|npm_[A-Za-z0-9]{36}|sk-[A-Za-z0-9_-]{20,})/g;
+  /\b(gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{22,}|xox[abposre]-[A-Za-z0-9-]{10,}|glpat-[A-Za-z0-9_-]{20,}|AIza[0-9A-Za-z_-]{35}|npm_[A-Za-z0-9]{36}|sk-[A-Za-z0-9_-]{20,}|hf_[A-Za-z0-9]{30,}|[sr]k_(?:live|test)_[A-Za-z0-9]{16,}|dop_v1_[a-f0-9]{40,}|SG\.[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{16,}|hvs\.[A-Za-z0-9_-]{20,})/g;
 /** An AWS secret access key alone: 40 characters of base64 with a / or + and mixed case and digits. */
 const AWS_SECRET =
   /(?<![A-Za-z0-9/+=])(?=[A-Za-z0-9/+]{0,39}[/+])(?=[A-Za-z0-9/+]{0,39}[0-9])(?=[A-Za-z0-9/+]{0,39}[a-z])(?=[A-Za-z0-9/+]{0,39}[A-Z])[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=])/g;
 /** A flag whose next word is a secret, in a line of text (`--password PW`, `-passin pass:PW`). */
 const TEXT_SECRET_FLAG =
-  /((?:^|\s)--?[A-Za-z0-9_.-]*(?:password|passwd|passphrase|pwd|secret|token|(?:api|auth|access|private|client|license)[-_]?key|apikey)\s+)(?!-)\S+/gi;
+  /((?:^|\s)--?[A-Za-z0-9_.-]*(?:password|passwd|passphrase|pwd|secret|token|bearer|(?:api|auth|access|private|client|license)[-_]?key|apikey)\s+)(?!-)\S+/gi;
 /**
  * Programs whose short flags carry a password, in a line of text: `curl -u user:PW`, `docker login -p PW`,
  * `ldapsearch -w PW`, `sqlcmd -P PW`, `mosquitto_pub -P PW`, `smbclient -U user%PW`, `htpasswd -b f user PW`.
@@ -108,6 +108,15 @@ const TEXT_PROGRAM_SECRETS: ReadonlyArray<[RegExp, string]> = [
   [/\b(pass:)\S+/g, `$1${MASK}`],
   // lftp's -u takes `user,password`.
   [/(\blftp\b[^\n]*?\s-u\s+[^\s,]*,)\S+/gi, `$1${MASK}`],
+  // sshpass -p PW or -pPW (also inside ssh's ProxyCommand=…), openssl's -k, az login's -p.
+  [/(\bsshpass\b[^\n]*?\s-p\s*)(?!\[masked\])\S+/gi, `$1${MASK}`],
+  [/(\bopenssl\b[^\n]*?\s-k\s+)\S+/gi, `$1${MASK}`],
+  [/(\baz\b[^\n]*?\s-p\s+)\S+/gi, `$1${MASK}`],
+  // Wi-Fi passwords: nmcli's `password PW`, wpa_passphrase's second argument.
+  [/(\bnmcli\b[^\n]*?\spassword\s+)\S+/gi, `$1${MASK}`],
+  [/(\bwpa_passphrase\s+\S+\s+)\S+/g, `$1${MASK}`],
+  // aws configure set aws_secret_access_key PW (and the session token).
+  [/(\baws_(?:secret_access_key|session_token)\s+)\S+/gi, `$1${MASK}`],
 ];
 
 /**
@@ -157,7 +166,7 @@ export function maskText(text: string): string {
 const SECRET_ARG_NAME = new RegExp(`${SECRET_NAME.source}|(pass|pwd|pw|key)$`, "i");
 /** A flag whose NEXT argument is the secret (`--password hunter2`): only names that end in the secret word. */
 const SECRET_FLAG =
-  /^--?[A-Za-z0-9_.-]*(password|passwd|passphrase|pass|pwd|secret|token|(?:api|auth|access|secret|private|client|license)[-_]?key|apikey|credentials?|auth)$/i;
+  /^--?[A-Za-z0-9_.-]*(password|passwd|passphrase|pass|pwd|secret|token|bearer|(?:api|auth|access|secret|private|client|license)[-_]?key|apikey|credentials?|auth)$/i;
 /** Userinfo in any URL inside an argument: scheme://user:pass@ → scheme://[masked]@ */
 const URL_USERINFO = /\b([a-z][a-z0-9+.-]*:\/\/)[^/@\s?#]+@/gi;
 /**
@@ -170,7 +179,11 @@ const SHORT_SECRET: Record<string, { glued?: string; next?: string[] }> = {
   mysqladmin: { glued: "-p" },
   mariadb: { glued: "-p" },
   "mariadb-dump": { glued: "-p" },
-  sshpass: { next: ["-p"] },
+  sshpass: { glued: "-p", next: ["-p"] },
+  openssl: { next: ["-k"] },
+  az: { next: ["-p"] },
+  nmcli: { next: ["password"] },
+  aws: { next: ["aws_secret_access_key", "aws_session_token"] },
   "redis-cli": { next: ["-a"] },
   // curl's user:password (the user stays), docker login's -p, LDAP's bind password, SQL Server's and MQTT's.
   curl: { next: ["-u", "--user", "-U", "--proxy-user"] },
@@ -233,6 +246,8 @@ export function maskArgv(argv: readonly string[]): string[] {
   // A header split over arguments: its name seen (the value follows), or name and scheme seen (the secret).
   let headerValueNext = false;
   let credentialNext = false;
+  // sshpass run by another command (`ssh -o ProxyCommand=sshpass -p PW …`): its -p is a password from there on.
+  let innerSshpass = false;
   for (const arg of argv) {
     const afterSecretFlag = maskNext;
     const afterUserFlag = userNext;
@@ -281,6 +296,12 @@ export function maskArgv(argv: readonly string[]): string[] {
       out.push(`${userEq[1]}=${maskedUser(userEq[2])}`);
       continue;
     }
+    if (innerSshpass && (arg === "-p" || (arg.startsWith("-p") && arg.length > 2))) {
+      out.push(arg === "-p" ? arg : `-p${MASK}`);
+      maskNext = arg === "-p";
+      continue;
+    }
+    if (out.length > 0 && /(^|[=/])sshpass$/.test(arg)) innerSshpass = true;
     if (out.length > 0 && (SECRET_FLAG.test(arg) || shortNext?.includes(arg))) {
       out.push(arg);
       maskNext = true;
@@ -298,8 +319,9 @@ export function maskArgv(argv: readonly string[]): string[] {
     }
     out.push(maskText(arg.replace(URL_USERINFO, `$1${MASK}@`)));
   }
-  // htpasswd -b takes the password as its last argument.
+  // htpasswd -b takes the password as its last argument; wpa_passphrase takes it after the SSID.
   if (program === "htpasswd" && argv.some((a) => /^-[A-Za-z]*b/.test(a)) && out.length > 2) out[out.length - 1] = MASK;
+  if (program === "wpa_passphrase" && out.length > 2) out[2] = MASK;
   return out;
 }
 

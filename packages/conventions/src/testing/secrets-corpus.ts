@@ -161,6 +161,62 @@ export const SECRET_SAMPLES: readonly SecretSample[] = [
     command: true,
   },
   { form: "token= in a query", text: "GET /cb?token=Tk5abc&x=1", secret: "Tk5abc" },
+  // Stop 23's attacker review: forms process_info still showed.
+  { form: "sshpass -p glued", text: "sshpass -pSsh9Glued ssh admin@host", secret: "Ssh9Glued", command: true },
+  {
+    form: "sshpass inside ssh's ProxyCommand",
+    text: "ssh -o ProxyCommand=sshpass -p Pr0xyCmdPw ssh -W %h:%p jump host",
+    secret: "Pr0xyCmdPw",
+    command: true,
+  },
+  {
+    form: "openssl enc -k",
+    text: "openssl enc -aes256 -k Ossl3nckey -in a -out b",
+    secret: "Ossl3nckey",
+    command: true,
+  },
+  {
+    form: "aws configure set a secret key",
+    text: "aws configure set aws_secret_access_key Aws9SecretValue1",
+    secret: "Aws9SecretValue1",
+    command: true,
+  },
+  { form: "az login -p", text: "az login -u alice@corp.example -p Az9LoginPw", secret: "Az9LoginPw", command: true },
+  {
+    form: "nmcli wifi password",
+    text: "nmcli dev wifi connect HomeNet password Wifi9Passw0rd",
+    secret: "Wifi9Passw0rd",
+    command: true,
+  },
+  { form: "wpa_passphrase", text: "wpa_passphrase HomeNet Wpa9Passphrase", secret: "Wpa9Passphrase", command: true },
+  { form: "--bearer value", text: "client --bearer Br9TokenValue1 --url x", secret: "Br9TokenValue1", command: true },
+  {
+    form: "vault token (hvs.)",
+    text: "vault login hvs.CAESIJ3xZm9rZXZhdWx0dG9rZW5leGFtcGxl",
+    secret: "hvs.CAESIJ3xZm9rZXZhdWx0dG9rZW5leGFtcGxl",
+    command: true,
+  },
+  {
+    form: "Hugging Face token",
+    text: "HF token hf_AbCdEfGhIjKlMnOpQrStUvWxYz0123456789",
+    secret: "hf_AbCdEfGhIjKlMnOpQrStUvWxYz0123456789",
+  },
+  {
+    form: "Stripe live key",
+    text: "using sk_live_51HxAbCdEfGhIjKlMnOpQrSt in prod",
+    secret: "sk_live_51HxAbCdEfGhIjKlMnOpQrSt",
+  },
+  {
+    form: "DigitalOcean token",
+    text: "doctl auth init -t dop_v1_0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef",
+    secret: "dop_v1_0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef",
+    command: true,
+  },
+  {
+    form: "SendGrid key",
+    text: "key SG.AbCdEfGhIjKlMnOpQrStUv.WxYz0123456789AbCdEfGhIjKlMnOpQrStUvWxYz012",
+    secret: "SG.AbCdEfGhIjKlMnOpQrStUv.WxYz0123456789AbCdEfGhIjKlMnOpQrStUvWxYz012",
+  },
 ];
 
 /** Proxy settings whose credentials must not be shown (the value as an env var or a config file holds it). */
