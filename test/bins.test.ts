@@ -2,6 +2,7 @@
 // for every registered server (the root package.json depends on each, written by pnpm generate), as the README
 // says. The packed tarballs' `npx roadnerd-<server>` is in packages.test.ts.
 import { execFile } from "node:child_process";
+import { stripVTControlCharacters } from "node:util";
 import { REPO_ROOT, readRegistry } from "@roadnerd/registry";
 import { describe, expect, it } from "vitest";
 
@@ -9,7 +10,7 @@ function pnpmExec(args: string[]): Promise<{ code: number; stdout: string; stder
   return new Promise((resolve) => {
     execFile("pnpm", ["exec", ...args], { cwd: REPO_ROOT, timeout: 120_000 }, (err, stdout, stderr) => {
       // pnpm's own notices (" WARN  Unsupported engine" on a Node newer than `engines`) are not the bin's output.
-      const bin = stdout.replace(/^ WARN .*\n/gm, "");
+      const bin = stripVTControlCharacters(stdout).replace(/^ WARN .*\n/gm, "");
       resolve({ code: err ? Number((err as { code?: unknown }).code ?? 1) : 0, stdout: bin, stderr });
     });
   });

@@ -133,9 +133,13 @@ export async function snapshotPage(
     }
     // A navigation after load (a meta refresh, a script) can destroy the page's context under title() or
     // screenshot(); on a busy machine it often does. If it went outside the allowlist, that is the answer.
+    // Bounded: a response of a frame that navigation destroyed may never give its headers.
     const afterNavigation = async (err: unknown): Promise<never> => {
-      await page.waitForLoadState("load", { timeout: 2_000 }).catch(() => undefined);
-      await refusedDocument();
+      const judged = (async () => {
+        await page.waitForLoadState("load", { timeout: 2_000 }).catch(() => undefined);
+        await refusedDocument();
+      })();
+      await Promise.race([judged, new Promise((resolve) => setTimeout(resolve, 3_000).unref())]);
       throw err;
     };
     const title = oneLine(await page.title().catch(afterNavigation), 200);
