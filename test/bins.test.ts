@@ -10,7 +10,8 @@ function pnpmExec(args: string[]): Promise<{ code: number; stdout: string; stder
   return new Promise((resolve) => {
     execFile("pnpm", ["exec", ...args], { cwd: REPO_ROOT, timeout: 120_000 }, (err, stdout, stderr) => {
       // pnpm's own notices (" WARN  Unsupported engine" on a Node newer than `engines`) are not the bin's output.
-      const bin = stripVTControlCharacters(stdout).replace(/^ WARN .*\n/gm, "");
+      // (pnpm pads the label with thin spaces, U+2009, which \s matches.)
+      const bin = stripVTControlCharacters(stdout).replace(/^\s*WARN\s.*\n/gm, "");
       resolve({ code: err ? Number((err as { code?: unknown }).code ?? 1) : 0, stdout: bin, stderr });
     });
   });
