@@ -7,12 +7,7 @@ import { build } from "esbuild";
 // The registry's reader, not its index: the index re-exports loadServer, whose list of imports would bundle
 // every server's source into this script, so one server mid-edit would break every build.
 import { REPO_ROOT, readRegistry, selectedServers } from "../packages/registry/src/read-registry.ts";
-
-const banner = [
-  // CommonJS dependencies inside an ESM bundle still call require().
-  'import { createRequire as __rnCreateRequire } from "node:module";',
-  "const require = __rnCreateRequire(import.meta.url);",
-].join("\n");
+import { BUNDLE_OPTIONS } from "./lib/bundle-options.ts";
 
 /**
  * A tiny launcher turns on Node's compile cache (Node >= 22.1) before the bundle is parsed, so later starts
@@ -63,19 +58,11 @@ for (const target of targets) {
   await rm(outdir, { recursive: true, force: true });
   const started = performance.now();
   await build({
+    ...BUNDLE_OPTIONS,
     entryPoints: { app: join(dir, "src/main.ts") },
     outdir,
-    bundle: true,
-    splitting: true,
-    format: "esm",
-    platform: "node",
-    target: "node20",
     sourcemap: "linked",
-    minifySyntax: true,
-    legalComments: "none",
-    banner: { js: banner },
     external: target.external,
-    logLevel: "warning",
   });
   await writeFile(join(outdir, "main.js"), LAUNCHER);
   await chmod(join(outdir, "main.js"), 0o755);

@@ -8,6 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { REPO_ROOT } from "@roadnerd/registry";
 import { build } from "esbuild";
+import { BUNDLE_OPTIONS } from "../lib/bundle-options.ts";
 
 export interface BareBundle {
   /** The launcher: `node <main>` starts it. */
@@ -18,23 +19,13 @@ export interface BareBundle {
 export async function buildBareBundle(): Promise<BareBundle> {
   const outdir = mkdtempSync(join(tmpdir(), "rn-bench-bare-"));
   await build({
+    ...BUNDLE_OPTIONS,
     entryPoints: { app: join(REPO_ROOT, "scripts/bench/bare-app.mjs") },
     outdir,
-    bundle: true,
-    splitting: true,
-    format: "esm",
-    platform: "node",
-    target: "node20",
-    minifySyntax: true,
-    legalComments: "none",
     // Resolve fastify and zod from the kernel's package, where the servers get theirs.
     nodePaths: [join(REPO_ROOT, "packages/conventions/node_modules")],
-    banner: {
-      js: 'import { createRequire as __rnCreateRequire } from "node:module";\nconst require = __rnCreateRequire(import.meta.url);',
-    },
     // .mjs: the temp dir has no package.json saying "type": "module".
     outExtension: { ".js": ".mjs" },
-    logLevel: "warning",
   });
   const main = join(outdir, "main.mjs");
   writeFileSync(
