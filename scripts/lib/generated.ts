@@ -6,9 +6,10 @@
  */
 import { readFileSync } from "node:fs";
 import { readFile } from "node:fs/promises";
-import { join } from "node:path";
+import { join, posix } from "node:path";
 import { renderErrorTable, renderMetadataTable, renderServerReference } from "@roadnerd/conventions/internal";
 import { loadServer, REPO_ROOT, type RegisteredServer, readRegistry } from "@roadnerd/registry";
+import { build as esbuild } from "esbuild";
 import { Document, isMap, isScalar } from "yaml";
 import { renderClientConfigs } from "./client-configs.ts";
 import { KUBERNETES_FILE, kubernetesFile } from "./kubernetes.ts";
@@ -20,6 +21,31 @@ import {
   SERVER_MODULES_FILE,
   serverModules,
 } from "./registry-files.ts";
+
+/**
+ * COPY lines for `pnpm build`'s own scripts: its runner and every file under scripts/ that build.ts imports,
+ * found by esbuild as the build itself finds them, so a new helper module cannot be left out of the image.
+ */
+async function buildScriptCopies(): Promise<string> {
+  const { metafile } = await esbuild({
+    absWorkingDir: REPO_ROOT,
+    entryPoints: ["scripts/build.ts"],
+    bundle: true,
+    platform: "node",
+    format: "esm",
+    packages: "external",
+    write: false,
+    metafile: true,
+    logLevel: "silent",
+  });
+  const files = ["scripts/run-ts.mjs", ...Object.keys(metafile.inputs).filter((f) => f.startsWith("scripts/"))];
+  const byDir = new Map<string, string[]>();
+  for (const f of [...new Set(files)].sort()) {
+    const dir = `${posix.dirname(f)}/`;
+    byDir.set(dir, [...(byDir.get(dir) ?? []), f]);
+  }
+  return [...byDir].map(([dir, fs]) => `COPY ${fs.join(" ")} ${dir}`).join("\n");
+}
 
 /** The pnpm the root package.json pins (packageManager): the image installs the same one. */
 function pnpmVersion(): string {
@@ -309,7 +335,7 @@ COPY package.json pnpm-lock.yaml pnpm-workspace.yaml tsconfig.base.json ./
 COPY packages ./packages
 COPY servers ./servers
 # Only the build's own scripts, so an edit elsewhere in scripts/ keeps this stage's cache.
-COPY scripts/build.ts scripts/run-ts.mjs scripts/
+${await buildScriptCopies()}
 # The bundles without their source maps; the gateway's layout is the registry's (each server's package.json).
 # pnpm's store is a build cache: a rebuild downloads only what changed.
 RUN --mount=type=cache,id=roadnerd-pnpm-store,target=/pnpm-store \\
