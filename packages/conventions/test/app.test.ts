@@ -211,15 +211,20 @@ describe("Host / Origin / token guards", () => {
     }
   });
 
-  it("refuses a foreign Origin and Origin: null, accepts a local one", async () => {
+  it("refuses a foreign Origin and Origin: null, accepts our own", async () => {
     expect((await app.inject({ url: "/actions", headers: { origin: "https://evil.example" } })).statusCode).toBe(403);
     expect((await app.inject({ url: "/actions", headers: { origin: "null" } })).statusCode).toBe(403);
-    expect((await app.inject({ url: "/actions", headers: { origin: "http://localhost:6274" } })).statusCode).toBe(200);
+    // inject's Host is localhost:80: a page on that very origin.
+    expect((await app.inject({ url: "/actions", headers: { origin: "http://localhost" } })).statusCode).toBe(200);
+    // Another loopback port is another origin (ADR 0034): the Inspector's direct mode needs ALLOWED_ORIGINS.
+    const inspector = await app.inject({ url: "/actions", headers: { origin: "http://localhost:6274" } });
+    expect(inspector.statusCode).toBe(403);
+    expect(inspector.json().error.hint).toContain("ALLOWED_ORIGINS=http://localhost:6274");
   });
 
   it("refuses a page elsewhere: an IP-literal Origin that is not loopback, a cross-site request without Origin", async () => {
     expect((await app.inject({ url: "/actions", headers: { origin: "http://203.0.113.5" } })).statusCode).toBe(403);
-    expect((await app.inject({ url: "/actions", headers: { origin: "http://127.0.0.1:6274" } })).statusCode).toBe(200);
+    expect((await app.inject({ url: "/actions", headers: { origin: "http://127.0.0.1:6274" } })).statusCode).toBe(403);
     // <img src="http://127.0.0.1:7101/sse/…"> sends no Origin but Sec-Fetch-Site: cross-site.
     const img = await app.inject({ url: "/sse/ticks", headers: { "sec-fetch-site": "cross-site" } });
     expect(img.statusCode).toBe(403);

@@ -95,7 +95,7 @@ describe("a GET that runs a tool, from a browser", () => {
   ])("%s is refused", async (_, headers) => {
     const res = await sse(`${headers}Sec-Fetch-Mode: cors\r\nSec-Fetch-Dest: empty\r\n`);
     expect(res.status).toBe(403);
-    expect(res.body).toContain("another origin");
+    expect(res.body).toContain("Origin not allowed");
   });
 
   it("an EventSource from an allowed origin, and curl, still stream", async () => {

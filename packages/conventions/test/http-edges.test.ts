@@ -191,9 +191,9 @@ describe("CORS for browser MCP clients", () => {
   });
 
   it("exposes the MCP headers on the real response", async () => {
-    const res = await request(`http://127.0.0.1:${port}/healthz`, { headers: { origin: "http://localhost:6274" } });
+    const res = await request(`http://127.0.0.1:${port}/healthz`, { headers: { origin: "https://inspector.example" } });
     await res.body.dump();
-    expect(res.headers["access-control-allow-origin"]).toBe("http://localhost:6274");
+    expect(res.headers["access-control-allow-origin"]).toBe("https://inspector.example");
     expect(String(res.headers["access-control-expose-headers"])).toContain("mcp-session-id");
   });
 });

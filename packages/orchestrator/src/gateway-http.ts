@@ -10,10 +10,13 @@ import {
   answerMcpPost,
   baseEnvShape,
   boundConnections,
+  corsHeaders,
   HTTP_SERVER_BOUNDS,
   hostHeaderCount,
+  isAllowedOrigin,
   judgePeer,
   type McpAnswer,
+  originRefusalHint,
   RPC,
   rpcError,
   transportErrorBody,
@@ -49,7 +52,10 @@ function send(res: ServerResponse, answer: NonNullable<McpAnswer>): void {
   res.end(answer.body === undefined ? undefined : JSON.stringify(answer.body));
 }
 
-const refused = (message: string) => ({ status: 403, body: { error: { code: "E_FORBIDDEN", message } } });
+const refused = (message: string, hint?: string) => ({
+  status: 403,
+  body: { error: { code: "E_FORBIDDEN", message, ...(hint ? { hint } : {}) } },
+});
 
 /**
  * The body as text, or undefined as soon as it passes the limit: the rest is not read (a client could keep
@@ -138,6 +144,7 @@ async function answerPost(
 
 /** Who may call over loopback without a token: the servers' rule, read with the servers' own config fields. */
 const trustEnv = z.object({ ALLOWED_UIDS: baseEnvShape.ALLOWED_UIDS, SUDO_UID: baseEnvShape.SUDO_UID });
+const originEnv = z.object({ ALLOWED_ORIGINS: baseEnvShape.ALLOWED_ORIGINS });
 const shareEnv = z.object({ ROADNERD_CLIENT_CALLS: orchestratorEnv.shape.ROADNERD_CLIENT_CALLS });
 
 /** The page's routes that run tools (a call, a triage): they take a slot of the client's share as /mcp does. */
@@ -161,6 +168,12 @@ export async function serveGatewayHttp(
 ): Promise<GatewayHttp> {
   const source = gatewaySource(options);
   const trust = uidTrust(trustEnv.parse(process.env));
+  // The servers' one Origin rule (ADR 0034): our own origin, or ALLOWED_ORIGINS exactly (the MCP Inspector).
+  const origins = {
+    bindHost: "127.0.0.1",
+    allowedHosts: [],
+    allowedOrigins: originEnv.parse(process.env).ALLOWED_ORIGINS,
+  };
   const share = new ClientShare(bounds.clientCalls ?? shareEnv.parse(process.env).ROADNERD_CLIENT_CALLS);
   const inFlight = new GatewayInFlight();
   let allowedHosts: Set<string> = new Set();
@@ -173,10 +186,16 @@ export async function serveGatewayHttp(
     }
     // DNS rebinding: only our own loopback names.
     if (!allowedHosts.has((req.headers.host ?? "").toLowerCase())) return send(res, refused("Host not allowed"));
-    // A browser page elsewhere must not drive the gateway: only our own origin, or none (non-browser clients).
+    // A browser page elsewhere must not drive the gateway: only our own origin, ALLOWED_ORIGINS, or none
+    // (non-browser clients).
     const origin = req.headers.origin;
-    if (origin !== undefined && !allowedHosts.has(origin.toLowerCase().replace(/^https?:\/\//, ""))) {
-      return send(res, refused("Origin not allowed"));
+    if (origin !== undefined) {
+      if (!isAllowedOrigin(origin, req, origins))
+        return send(res, refused("Origin not allowed", originRefusalHint(origin)));
+      const preflight = req.method === "OPTIONS" && req.headers["access-control-request-method"] !== undefined;
+      for (const [name, value] of Object.entries(corsHeaders(origin, preflight))) res.setHeader(name, value);
+      // A preflight carries no credentials: answered here, before the token and the local-user rule.
+      if (preflight) return send(res, { status: 204 });
     }
     const path = (req.url ?? "").split("?")[0];
     if (path === "/healthz" && req.method === "GET") {

@@ -52,7 +52,9 @@ export const baseEnvShape = {
       "if set, every route but /healthz needs Authorization: Bearer <token> (16+ printable characters: openssl rand -hex 16)",
     ),
   ALLOWED_HOSTS: csv.describe("extra Host header names accepted (DNS-rebinding guard)"),
-  ALLOWED_ORIGINS: csv.describe("extra browser Origins accepted, e.g. https://inspector.example"),
+  ALLOWED_ORIGINS: csv.describe(
+    "browser Origins served besides this server's own, exactly (scheme, host, port): e.g. http://localhost:6274 for the MCP Inspector's direct mode",
+  ),
   OUTBOUND_ALLOW: csv.describe("if set, the only targets tools may reach: CIDRs or host names"),
   OUTBOUND_DENY: csv.describe("targets always denied, on top of cloud metadata and link-local"),
   EXEC_PATH: z.string().default(DEFAULT_EXEC_PATH).describe("PATH used to find allowlisted binaries"),

@@ -47,22 +47,74 @@ export function isLoopback(name: string): boolean {
   return LOCAL_NAMES.includes(name) || /^127\.\d+\.\d+\.\d+$/.test(name);
 }
 
+/** What an Origin is judged against: the request's Host and the socket it arrived on (node's request). */
+export interface OriginTarget {
+  headers: { host?: string | undefined };
+  socket: { localAddress?: string | undefined; encrypted?: boolean };
+}
+
+/** The address a connection reached, IPv4-mapped IPv6 (`::ffff:127.0.0.1`) as IPv4. */
+function localName(target: OriginTarget): string {
+  return (target.socket.localAddress ?? "").toLowerCase().replace(/^::ffff:(?=\d+\.)/, "");
+}
+
 /**
- * A browser page may call us only from a local origin (an MCP Inspector on localhost), the name we are bound
- * to, or ALLOWED_ORIGINS. Unlike Host, any IP literal will not do: a page served from 203.0.113.5 sends that.
+ * Whether a name at our port reaches this very server, not another process: the Host the browser sent (it
+ * connected there and reached us), the address the connection arrived on, `localhost` when that address is
+ * 127.0.0.1 or ::1, ALLOWED_HOSTS, and every address of the family a wildcard bind holds. Not any loopback
+ * name: while we listen on 127.0.0.1, another user can listen on 127.0.0.2 or [::1] at the same port.
  */
-export function isAllowedOrigin(origin: string, options: GuardOptions): boolean {
+function reachesUs(name: string, target: OriginTarget, options: OriginOptions): boolean {
+  if (name === hostnameOf(target.headers.host ?? "")) return true;
+  const local = localName(target);
+  if (name === local || (name === "localhost" && (local === "127.0.0.1" || local === "::1"))) return true;
+  if (options.allowedHosts.some((h) => h.toLowerCase() === name)) return true;
+  const bind = options.bindHost.replace(/^\[|\]$/g, "").toLowerCase();
+  if (bind === "::") return isIP(name) !== 0 || name === "localhost";
+  if (bind === "0.0.0.0") return isIP(name) === 4 || name === "localhost";
+  return name === bind;
+}
+
+/** The port a URL or Host header names, its scheme's default when it names none. */
+function portOf(hostPort: string, scheme: string): string {
+  const m = /:(\d{1,5})$/.exec(hostPort.replace(/^\[[^\]]*\]/, ""));
+  return m?.[1] ?? (scheme === "https:" ? "443" : "80");
+}
+
+export type OriginOptions = Pick<GuardOptions, "bindHost" | "allowedHosts" | "allowedOrigins">;
+
+/**
+ * The one rule for browser Origins, on every route and at the gateway (ADR 0034): ALLOWED_ORIGINS exactly, or
+ * this server's own origin — its scheme, the port the browser asked for (the Host's), and a name that
+ * reaches us (above). Any other origin is refused, loopback or not: a page another local user serves on
+ * 127.0.0.2 or another port would otherwise read our answers through the victim's browser, as the victim.
+ */
+export function isAllowedOrigin(origin: string, target: OriginTarget, options: OriginOptions): boolean {
   if (origin === "null") return false;
   if (options.allowedOrigins.includes(origin)) return true;
   try {
     const url = new URL(origin);
-    if (url.protocol !== "http:" && url.protocol !== "https:") return false;
-    const name = hostnameOf(url.host);
-    const bind = options.bindHost.toLowerCase();
-    return isLoopback(name) || options.allowedHosts.map((h) => h.toLowerCase()).includes(name) || name === bind;
+    const scheme = target.socket.encrypted ? "https:" : "http:";
+    if (url.protocol !== scheme) return false;
+    const host = (target.headers.host ?? "").trim();
+    if (portOf(url.host, url.protocol) !== portOf(host, scheme)) return false;
+    return reachesUs(hostnameOf(url.host), target, options);
   } catch {
     return false;
   }
+}
+
+/** The hint for a refused Origin: a loopback page (the MCP Inspector's direct mode on localhost:6274) is listed. */
+export function originRefusalHint(origin: string): string {
+  let loopback = false;
+  try {
+    loopback = isLoopback(hostnameOf(new URL(origin).host));
+  } catch {
+    loopback = false;
+  }
+  return loopback
+    ? `only this server's own origin is served: list the page's origin in ALLOWED_ORIGINS (the MCP Inspector: ALLOWED_ORIGINS=${origin})`
+    : "list the page's origin in ALLOWED_ORIGINS (exactly, with its scheme and port)";
 }
 
 /** Constant-time in the token's length too: compare digests, not the strings. */
@@ -80,49 +132,20 @@ export function hostHeaderCount(rawHeaders: readonly string[]): number {
   return n;
 }
 
-/** The port a URL or Host header names, its scheme's default when it names none. */
-function portOf(hostPort: string, scheme: string): string {
-  const m = /:(\d{1,5})$/.exec(hostPort.replace(/^\[[^\]]*\]/, ""));
-  return m?.[1] ?? (scheme === "https:" ? "443" : "80");
-}
-
-/** An Origin that is this very server: the same port, and the same name or both loopback (localhost vs 127.0.0.1). */
-function isOwnOrigin(origin: string, hostHeader: string): boolean {
-  try {
-    const url = new URL(origin);
-    const ours = hostnameOf(hostHeader);
-    const theirs = hostnameOf(url.host);
-    const sameName = theirs === ours || (isLoopback(theirs) && isLoopback(ours));
-    return sameName && portOf(url.host, url.protocol) === portOf(hostHeader.trim(), "http:");
-  } catch {
-    return false;
-  }
-}
-
 /**
  * A GET that runs a tool (`/sse/<tool>`) may come from a browser only as a script's CORS request (EventSource,
- * fetch: Sec-Fetch-Mode cors, destination empty), which carries an Origin the check above judges. A navigation,
+ * fetch: Sec-Fetch-Mode cors, destination empty), which carries an Origin the rule above judges. A navigation,
  * a frame, an <img> or a no-cors fetch is refused whatever its site: a page (or a headless browser told to open
- * the URL) must not run tools with a link. And the Origin must be this server or listed in ALLOWED_ORIGINS:
- * any loopback origin will do for POST (the MCP Inspector on localhost:6274), but a page served on another
- * loopback port (a dev server, another user's web app) must not open tool streams here. A GET with neither
- * Fetch Metadata nor an Origin (curl; a browser older than Fetch Metadata) cannot be told from a client and is
- * served: see docs/security.md.
+ * the URL) must not run tools with a link. A GET with neither Fetch Metadata nor an Origin (curl; a browser
+ * older than Fetch Metadata) cannot be told from a client and is served: see docs/security.md.
  */
-function checkBrowserGet(request: FastifyRequest, options: GuardOptions): void {
+function checkBrowserGet(request: FastifyRequest): void {
   if (request.method !== "GET" || !request.url.startsWith("/sse/")) return;
   const mode = request.headers["sec-fetch-mode"];
   const dest = request.headers["sec-fetch-dest"];
   if ((mode !== undefined && mode !== "cors") || (dest !== undefined && dest !== "empty")) {
     throw new DiagError("E_FORBIDDEN", `a browser ${mode ?? dest} request may not run a tool`, {
       hint: "open streams with EventSource or fetch from a page whose origin is allowed (ALLOWED_ORIGINS)",
-    });
-  }
-  const origin = request.headers.origin;
-  if (origin === undefined || options.allowedOrigins.includes(origin)) return;
-  if (!isOwnOrigin(origin, request.headers.host ?? "")) {
-    throw new DiagError("E_FORBIDDEN", "a page on another origin may not open a tool stream", {
-      hint: "list the page's origin in ALLOWED_ORIGINS (exactly, with its port)",
     });
   }
 }
@@ -143,8 +166,8 @@ export function checkRequest(request: FastifyRequest, options: GuardOptions): vo
     });
   }
   const origin = request.headers.origin;
-  if (origin !== undefined && !isAllowedOrigin(origin, options)) {
-    throw new DiagError("E_FORBIDDEN", "Origin not allowed", { hint: "add it to ALLOWED_ORIGINS" });
+  if (origin !== undefined && !isAllowedOrigin(origin, request.raw, options)) {
+    throw new DiagError("E_FORBIDDEN", "Origin not allowed", { hint: originRefusalHint(origin) });
   }
   // <img>, <script> and navigations send no Origin, but browsers mark them: a page elsewhere must not run
   // tools through a plain GET /sse/<tool>.
@@ -154,7 +177,7 @@ export function checkRequest(request: FastifyRequest, options: GuardOptions): vo
       hint: "call from a page whose origin is allowed (ALLOWED_ORIGINS)",
     });
   }
-  checkBrowserGet(request, options);
+  checkBrowserGet(request);
   // A browser's CORS preflight never carries credentials: it is answered (for allowed origins only) without.
   const preflight = request.method === "OPTIONS" && request.headers["access-control-request-method"] !== undefined;
   if (
