@@ -3,6 +3,7 @@
  * it ask for client certificates, and a bind beyond loopback needs TLS (or ALLOW_PLAINTEXT=1) on top of the
  * token. Real servers (hostHttp) with certificates from a CA made here, called through @roadnerd/client.
  */
+import { execFileSync } from "node:child_process";
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { type ClientTls, createClient } from "@roadnerd/client";
@@ -162,5 +163,43 @@ describe("TLS files are checked at start", () => {
     );
     const mismatch = await refusal({ TLS_CERT_FILE: server.certFile, TLS_KEY_FILE: clientCert.keyFile });
     expect(mismatch.message).toMatch(/^TLS_CERT_FILE\/TLS_KEY_FILE\/TLS_CLIENT_CA_FILE: .*key values mismatch/);
+  });
+
+  // Regression (attacker review F8): a client CA file holding no certificate (garbage with a PEM header, a key)
+  // or a leaf started the server, which then refused every client; an empty TLS_CLIENT_CA_FILE= turned client
+  // certificates off; a FIFO as the certificate hung the start.
+  it("a client CA file that holds no CA certificate: one line naming the variable and the path", async () => {
+    const junk = join(ca.caFile, "..", "junk-ca.pem");
+    await writeFile(junk, "-----BEGIN CERTIFICATE-----\nnot base64 at all\n-----END CERTIFICATE-----\n");
+    const tlsEnv = { TLS_CERT_FILE: server.certFile, TLS_KEY_FILE: server.keyFile };
+    for (const [file, why] of [
+      [junk, "a certificate in it cannot be parsed"],
+      [clientCert.keyFile, "no certificate in it"],
+      [server.certFile, "is not a CA certificate"],
+    ] as const) {
+      const e = await refusal({ ...tlsEnv, TLS_CLIENT_CA_FILE: file });
+      expect(e.kind).toBe("usage");
+      expect(e.message).toMatch(
+        new RegExp(`^TLS_CLIENT_CA_FILE ${file.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}: .*${why}`),
+      );
+    }
+  });
+
+  it("a TLS variable set but empty is refused, not read as unset", async () => {
+    const tlsEnv = { TLS_CERT_FILE: server.certFile, TLS_KEY_FILE: server.keyFile };
+    for (const name of ["TLS_CLIENT_CA_FILE", "TLS_CERT_FILE", "TLS_KEY_FILE"]) {
+      const e = await refusal({ ...tlsEnv, [name]: "" });
+      expect(e.kind).toBe("usage");
+      expect(e.message).toContain(`${name}: set but empty`);
+    }
+  });
+
+  it("a FIFO as the certificate or the key is refused at once, not waited on", async () => {
+    const fifo = join(ca.caFile, "..", "cert.fifo");
+    execFileSync("mkfifo", [fifo]);
+    const e = await refusal({ TLS_CERT_FILE: fifo, TLS_KEY_FILE: server.keyFile });
+    expect(e).toMatchObject({ kind: "usage", message: `TLS_CERT_FILE ${fifo}: a FIFO, not a regular file` });
+    const k = await refusal({ TLS_CERT_FILE: server.certFile, TLS_KEY_FILE: fifo });
+    expect(k.message).toBe(`TLS_KEY_FILE ${fifo}: a FIFO, not a regular file`);
   });
 });

@@ -5,9 +5,10 @@
  * CA file that cannot be read is said then, not at the first call. The machine the gateway runs on is
  * `local` (its servers attach on request); every other host's servers are used as they are.
  */
-import { accessSync, constants, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import type { ClientTls } from "@roadnerd/client";
+import { PemFileError, readPemFile } from "@roadnerd/conventions/internal";
 import { z } from "zod";
 import { UsageError } from "./errors.ts";
 
@@ -63,17 +64,20 @@ export function fleetFrom(file: HostsFile, where: string, known: readonly string
     if ((entry.cert === undefined) !== (entry.key === undefined))
       throw new UsageError(`ROADNERD_HOSTS ${where}: ${host}: a client certificate needs both cert and key`);
     const tls: ClientTls = {};
-    for (const [field, path] of [
-      ["caFile", entry.ca],
-      ["certFile", entry.cert],
-      ["keyFile", entry.key],
+    for (const [field, name, kind, path] of [
+      ["caFile", "ca", "ca", entry.ca],
+      ["certFile", "cert", "certificate", entry.cert],
+      ["keyFile", "key", "key", entry.key],
     ] as const) {
       if (path === undefined) continue;
       const full = resolve(dirname(where), path);
+      // The contents too, as the servers check their TLS files: a garbage `ca` said here, naming the host
+      // and the field, not as every call to that host failing with a misleading handshake error.
       try {
-        accessSync(full, constants.R_OK);
-      } catch {
-        throw new UsageError(`ROADNERD_HOSTS ${where}: ${host}: ${full} cannot be read`);
+        readPemFile(full, kind);
+      } catch (err) {
+        const why = err instanceof PemFileError ? err.message : "cannot be read";
+        throw new UsageError(`ROADNERD_HOSTS ${where}: ${host}.${name} ${full}: ${why}`);
       }
       tls[field] = full;
     }

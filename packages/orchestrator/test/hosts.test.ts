@@ -3,9 +3,11 @@
  * resolved beside the file; `host` on a gateway tool is taken off before the tool's own strict schema. The
  * calls over HTTPS to real hosts are in fleet.links.test.ts.
  */
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { execFileSync } from "node:child_process";
+import { copyFile, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { type CertFiles, createTestCa, type TestCa } from "@roadnerd/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { splitHost, withHostArg } from "../src/gateway-hosts.ts";
 import { readHostsFile } from "../src/hosts.ts";
@@ -13,6 +15,8 @@ import { readHostsFile } from "../src/hosts.ts";
 const KNOWN = ["network", "ports"];
 const TOKEN = "a-fleet-token-of-24-chars";
 let dir: string;
+let ca: TestCa;
+let leaf: CertFiles;
 
 async function hostsFile(content: unknown): Promise<string> {
   const path = join(dir, `hosts-${Math.random().toString(36).slice(2)}.json`);
@@ -34,11 +38,17 @@ async function refusal(content: unknown): Promise<string> {
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), "rn-hosts-"));
-  await writeFile(join(dir, "ca.pem"), "-----BEGIN CERTIFICATE-----\n");
+  ca = await createTestCa();
+  leaf = await ca.server("leaf", ["127.0.0.1"]);
+  await copyFile(ca.caFile, join(dir, "ca.pem"));
+  await writeFile(join(dir, "garbage.pem"), "this is not a certificate\n");
+  await writeFile(join(dir, "empty-cert.pem"), "-----BEGIN CERTIFICATE-----\n");
+  execFileSync("mkfifo", [join(dir, "fifo.pem")]);
 });
 
 afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
+  await ca?.cleanup();
 });
 
 describe("the hosts file", () => {
@@ -71,11 +81,36 @@ describe("the hosts file", () => {
       "ROADNERD_HOSTS <file>: a.servers.storage: not a server (known: network, ports)",
     );
     expect(await refusal({ a: { servers: { network: "https://h:1" }, ca: "missing.pem" } })).toBe(
-      `ROADNERD_HOSTS <file>: a: ${join(dir, "missing.pem")} cannot be read`,
+      `ROADNERD_HOSTS <file>: a.ca ${join(dir, "missing.pem")}: cannot read it (ENOENT)`,
     );
     expect(await refusal({ a: { servers: { network: "https://h:1" }, cert: "ca.pem" } })).toBe(
       "ROADNERD_HOSTS <file>: a: a client certificate needs both cert and key",
     );
+  });
+});
+
+// Regression (attacker review F8): a garbage `ca` passed the start (only readability was checked) and every
+// call to that host then failed with a handshake error that blamed the server's certificate.
+describe("the hosts file's PEM files are checked at start, naming the host and the field", () => {
+  const withCa = (file: string, field = "ca") => ({ a: { servers: { network: "https://h:1" }, [field]: file } });
+
+  it.each([
+    ["garbage.pem", "not a PEM file"],
+    ["empty-cert.pem", "no certificate in it"],
+    ["fifo.pem", "a FIFO, not a regular file"],
+  ])("ca: %s → %s", async (file, why) => {
+    expect(await refusal(withCa(file))).toBe(`ROADNERD_HOSTS <file>: a.ca ${join(dir, file)}: ${why}`);
+  });
+
+  it("a key or a leaf certificate as ca, a certificate as key", async () => {
+    expect(await refusal(withCa(leaf.keyFile))).toBe(
+      `ROADNERD_HOSTS <file>: a.ca ${leaf.keyFile}: no certificate in it`,
+    );
+    expect(await refusal(withCa(leaf.certFile))).toMatch(
+      /^ROADNERD_HOSTS <file>: a\.ca .*leaf.crt: .*is not a CA certificate/,
+    );
+    const pair = { a: { servers: { network: "https://h:1" }, cert: leaf.certFile, key: leaf.certFile } };
+    expect(await refusal(pair)).toMatch(/^ROADNERD_HOSTS <file>: a\.key .*leaf\.crt: no private key in it/);
   });
 });
 

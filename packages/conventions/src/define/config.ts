@@ -112,6 +112,8 @@ export const baseEnvShape = {
 
 export type BaseConfig = z.output<z.ZodObject<typeof baseEnvShape>>;
 
+const TLS_FILE_VARIABLES = ["TLS_CERT_FILE", "TLS_KEY_FILE", "TLS_CLIENT_CA_FILE"] as const;
+
 /** The TLS files come as a pair, and a client CA only means something with them: what is missing, as issue lines. */
 function tlsFileIssues(config: { TLS_CERT_FILE?: unknown; TLS_KEY_FILE?: unknown; TLS_CLIENT_CA_FILE?: unknown }) {
   const { TLS_CERT_FILE: cert, TLS_KEY_FILE: key, TLS_CLIENT_CA_FILE: clientCa } = config;
@@ -127,12 +129,17 @@ export function loadConfig<S extends z.ZodRawShape>(
   extra: S = {} as S,
 ): Readonly<BaseConfig & z.output<z.ZodObject<S>>> {
   const schema = z.object({ ...baseEnvShape, ...extra });
-  // Empty strings mean "unset", as in most shells' `FOO= cmd`.
+  // Empty strings mean "unset", as in most shells' `FOO= cmd`; but not for a TLS file, where an empty value
+  // would silently turn HTTPS or client certificates off (`TLS_CLIENT_CA_FILE=` let every client in).
+  const emptyTls = TLS_FILE_VARIABLES.filter((name) => env[name] !== undefined && env[name]?.trim() === "");
   const cleaned = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ""));
   const parsed = schema.safeParse(cleaned);
-  const lines = parsed.success
-    ? tlsFileIssues(parsed.data)
-    : parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`);
+  const lines = [
+    ...emptyTls.map((name) => `${name}: set but empty (unset it, or name a PEM file)`),
+    ...(parsed.success
+      ? tlsFileIssues(parsed.data)
+      : parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`)),
+  ];
   if (!parsed.success || lines.length) {
     throw new DiagError("E_INVALID_INPUT", `invalid environment: ${lines.join("; ")}`);
   }

@@ -1,12 +1,13 @@
 /**
  * HTTPS from files (TLS_CERT_FILE, TLS_KEY_FILE; TLS_CLIENT_CA_FILE asks every client for a certificate that CA
- * signed), read and checked once when the app is built: a missing file, a file that is not PEM or a key that
- * does not match its certificate stops the server with one line, never at its first connection.
+ * signed), read and checked once when the app is built: a missing file, a FIFO, a file that is not PEM or does
+ * not hold what it is for (pem-files.ts), or a key that does not match its certificate stops the server with
+ * one line, never at its first connection.
  */
-import { readFileSync } from "node:fs";
 import { createSecureContext } from "node:tls";
 import type { BaseConfig } from "../define/config.ts";
 import { DiagError } from "../errors/errors.ts";
+import { PemFileError, type PemKind, readPemFile } from "./pem-files.ts";
 
 /** What node:https's createServer takes on top of the HTTP options. */
 export interface ServerTls {
@@ -20,24 +21,21 @@ export interface ServerTls {
 
 type TlsConfig = Pick<BaseConfig, "TLS_CERT_FILE" | "TLS_KEY_FILE" | "TLS_CLIENT_CA_FILE">;
 
-function readPem(variable: string, path: string): Buffer {
-  let pem: Buffer;
+function readPem(variable: string, path: string, kind: PemKind): Buffer {
   try {
-    pem = readFileSync(path);
+    return readPemFile(path, kind);
   } catch (err) {
-    const code = err instanceof Error && "code" in err ? String(err.code) : "unreadable";
-    throw new DiagError("E_INVALID_INPUT", `${variable} ${path}: cannot read it (${code})`);
+    if (err instanceof PemFileError) throw new DiagError("E_INVALID_INPUT", `${variable} ${path}: ${err.message}`);
+    throw err;
   }
-  if (!pem.includes("-----BEGIN ")) throw new DiagError("E_INVALID_INPUT", `${variable} ${path}: not a PEM file`);
-  return pem;
 }
 
 /** The TLS options of the server, or undefined when it serves plain HTTP (no TLS_CERT_FILE). */
 export function serverTls(config: TlsConfig): ServerTls | undefined {
   if (!config.TLS_CERT_FILE || !config.TLS_KEY_FILE) return undefined;
-  const cert = readPem("TLS_CERT_FILE", config.TLS_CERT_FILE);
-  const key = readPem("TLS_KEY_FILE", config.TLS_KEY_FILE);
-  const ca = config.TLS_CLIENT_CA_FILE ? readPem("TLS_CLIENT_CA_FILE", config.TLS_CLIENT_CA_FILE) : undefined;
+  const cert = readPem("TLS_CERT_FILE", config.TLS_CERT_FILE, "certificate");
+  const key = readPem("TLS_KEY_FILE", config.TLS_KEY_FILE, "key");
+  const ca = config.TLS_CLIENT_CA_FILE ? readPem("TLS_CLIENT_CA_FILE", config.TLS_CLIENT_CA_FILE, "ca") : undefined;
   try {
     createSecureContext({ cert, key, ...(ca ? { ca } : {}) });
   } catch (err) {
