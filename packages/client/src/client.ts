@@ -63,7 +63,10 @@ export class RoadNerdClient {
       throw tlsErrorOf(err, this.baseUrl, Boolean(this.#options.tls?.certFile)) ?? err;
     });
     const parsed = await boundedJson(res.body, this.baseUrl);
-    if (res.statusCode !== 200) throw remoteErrorFrom(res.statusCode, parsed);
+    if (res.statusCode !== 200) throw remoteErrorFrom(res.statusCode, parsed === NOT_JSON ? null : parsed);
+    // A 200 that is not JSON is not a RoadNerd server's answer (a captive page, another service at that URL).
+    if (parsed === NOT_JSON)
+      throw new RemoteError("E_INTERNAL", "unexpected response (status 200, not JSON)", 502, undefined, true);
     return parsed as T;
   }
 
@@ -105,6 +108,9 @@ export class RoadNerdClient {
  */
 export const MAX_ANSWER_BYTES = 16 * 1024 * 1024;
 
+/** What boundedJson gives for a body that does not parse (JSON itself can say null). */
+const NOT_JSON: unique symbol = Symbol("not JSON");
+
 async function boundedJson(body: AsyncIterable<Buffer> & { destroy(): unknown }, from: string): Promise<unknown> {
   const chunks: Buffer[] = [];
   let size = 0;
@@ -116,6 +122,8 @@ async function boundedJson(body: AsyncIterable<Buffer> & { destroy(): unknown },
         "E_INTERNAL",
         `unexpected response from ${withoutUserinfo(from)}: more than ${MAX_ANSWER_BYTES / 1024 / 1024} MiB (cut off)`,
         502,
+        undefined,
+        true,
       );
     }
     chunks.push(chunk);
@@ -123,7 +131,7 @@ async function boundedJson(body: AsyncIterable<Buffer> & { destroy(): unknown },
   try {
     return JSON.parse(Buffer.concat(chunks).toString("utf8")) as unknown;
   } catch {
-    return null;
+    return NOT_JSON;
   }
 }
 

@@ -7,12 +7,13 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { createClient, type RoadNerdClient } from "@roadnerd/client";
-import { DEFAULT_TIMEOUT_MS } from "@roadnerd/conventions";
+import { DEFAULT_TIMEOUT_MS, maskText } from "@roadnerd/conventions";
 import { type Supervised, SuperviseError, superviseListening } from "@roadnerd/conventions/supervise";
 import { REPO_ROOT, type RegisteredServer } from "@roadnerd/registry";
 import { DEFAULT_ATTACH_TIMEOUT_MS, DEFAULT_IDLE_MS } from "./config.ts";
 import { AttachError, CallError, type ErrorInfo, errorInfo, fieldOf } from "./errors.ts";
 import { type Fleet, LOCAL_HOST, type RemoteServer } from "./hosts.ts";
+import { remoteFailure } from "./remote-failure.ts";
 
 export interface Launch {
   argv: string[];
@@ -120,6 +121,10 @@ async function boundedCall(
     if (typeof failure === "string") {
       throw new CallError("E_ATTACH", `${server}: connection failed under ${tool} (${failure})`, { cause: err });
     }
+    // What answered was not the server (a redirect, a proxy's page, past the size cap): not a bug of ours.
+    const foreign =
+      fieldOf(err, "unexpected") === true ? remoteFailure(server, maskText(client.baseUrl), err) : undefined;
+    if (foreign) throw new CallError("E_ATTACH", foreign.message, { hint: foreign.hint, cause: err });
     throw err;
   }
 }
@@ -336,12 +341,13 @@ export class Attacher {
       if (h.ok && (h.name === server || h.name === `roadnerd-${server}`)) return { ok: true, version: h.version };
       return { ok: false, error: { code: "E_ATTACH", message: `${remote.url} answered as ${h.name}` } };
     } catch (err) {
+      const url = maskText(this.#remoteOf(server, host)?.url ?? "");
       if (signal.aborted)
-        return { ok: false, error: { code: "E_TIMEOUT", message: `${label}: /healthz did not answer in time` } };
+        return { ok: false, error: { code: "E_TIMEOUT", message: `${label}: ${url}/healthz did not answer in time` } };
       if (fieldOf(err, "code") === "E_TLS") {
         return { ok: false, error: errorInfo(new AttachError(label, "tls", errorInfo(err).message, TLS_HINT)) };
       }
-      return { ok: false, error: errorInfo(err) };
+      return { ok: false, error: remoteFailure(label, url, err) ?? errorInfo(err) };
     }
   }
 

@@ -47,7 +47,11 @@ export function splitHost(
 }
 
 const healthError = z.strictObject({
-  code: z.string().describe("E_ATTACH (with tls in the message for a certificate problem), E_TIMEOUT, …"),
+  code: z
+    .string()
+    .describe(
+      "E_CONN_REFUSED (nothing listens), E_UNREACHABLE, E_DNS_FAIL, E_TIMEOUT, or E_ATTACH (tls in the message for a certificate problem; also a cut connection or an answer that is not a RoadNerd server's)",
+    ),
   message: z.string().describe("what failed, with the URL"),
   hint: z.string().optional().describe("what to change"),
 });
