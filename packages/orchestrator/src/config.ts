@@ -1,5 +1,6 @@
 /** The orchestrator's env, read in one place through zod, defaulted once and frozen. */
 import { join } from "node:path";
+import { baseEnvShape } from "@roadnerd/conventions/internal";
 import { z } from "zod";
 import { UsageError } from "./errors.ts";
 import { PROFILE_NAMES } from "./planners/prompts.ts";
@@ -71,6 +72,9 @@ export const orchestratorEnv = z.object({
     .describe(
       'JSON file of other machines, {"<host>":{"servers":{"network":"https://10.0.0.2:7101"},"token":…,"ca":…}}: every tool takes host',
     ),
+  ALLOW_PLAINTEXT: baseEnvShape.ALLOW_PLAINTEXT.describe(
+    "1: a host of ROADNERD_HOSTS with a token may be reached over http:// beyond loopback (its token crosses the network in clear; only where the network is private)",
+  ),
 });
 
 export type OrchestratorConfig = Readonly<z.output<typeof orchestratorEnv>>;

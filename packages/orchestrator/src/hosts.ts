@@ -8,6 +8,7 @@
 import { readFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import type { ClientTls } from "@roadnerd/client";
+import { maskText } from "@roadnerd/conventions";
 import { PemFileError, readPemFile } from "@roadnerd/conventions/internal";
 import { z } from "zod";
 import { UsageError } from "./errors.ts";
@@ -57,10 +58,38 @@ function firstIssue(error: z.ZodError): string {
   return `${issue.path.join(".") || "(top)"}: ${inner ?? issue.message}`;
 }
 
+/** A URL whose host is this machine (127.0.0.0/8, [::1], localhost): plain HTTP there never crosses a network. */
+function isLoopbackUrl(url: string): boolean {
+  const name = new URL(url).hostname.replace(/^\[|\]$/g, "").toLowerCase();
+  return name === "localhost" || name === "::1" || /^127\.\d+\.\d+\.\d+$/.test(name);
+}
+
+export interface FleetOptions {
+  /** ALLOW_PLAINTEXT=1: a token may go to a host over http:// (a network private by construction). */
+  allowPlaintext?: boolean;
+}
+
+/**
+ * A host's token over http:// to another machine crosses the network in clear (anyone on the LAN can read it
+ * and call that host's servers as us): refused unless ALLOW_PLAINTEXT=1 says the network is private, as a
+ * server refuses to bind beyond loopback without TLS.
+ */
+function plaintextRefusal(host: string, entry: HostsFile[string], where: string): UsageError | undefined {
+  if (!entry.token) return undefined;
+  const clear = Object.entries(entry.servers).find(([, url]) => url.startsWith("http:") && !isLoopbackUrl(url));
+  if (!clear) return undefined;
+  const [server, url] = clear;
+  return new UsageError(
+    `ROADNERD_HOSTS ${where}: ${host}.servers.${server}: ${maskText(url)} is plain http://, so ${host}'s token would cross the network in clear; use https:// (with its ca), or set ALLOW_PLAINTEXT=1 where the network is private`,
+  );
+}
+
 /** The fleet from the parsed file: paths resolved beside it, files checked, server names from the registry. */
-export function fleetFrom(file: HostsFile, where: string, known: readonly string[]): Fleet {
+export function fleetFrom(file: HostsFile, where: string, known: readonly string[], options: FleetOptions = {}): Fleet {
   const fleet = new Map<string, ReadonlyMap<string, RemoteServer>>();
   for (const [host, entry] of Object.entries(file)) {
+    const clear = options.allowPlaintext ? undefined : plaintextRefusal(host, entry, where);
+    if (clear) throw clear;
     if ((entry.cert === undefined) !== (entry.key === undefined))
       throw new UsageError(`ROADNERD_HOSTS ${where}: ${host}: a client certificate needs both cert and key`);
     const tls: ClientTls = {};
@@ -99,7 +128,7 @@ export function fleetFrom(file: HostsFile, where: string, known: readonly string
 }
 
 /** ROADNERD_HOSTS: the file read, validated and resolved, or a UsageError naming what is wrong. */
-export function readHostsFile(path: string, known: readonly string[]): Fleet {
+export function readHostsFile(path: string, known: readonly string[], options: FleetOptions = {}): Fleet {
   let raw: unknown;
   try {
     raw = JSON.parse(readFileSync(path, "utf8"));
@@ -108,5 +137,5 @@ export function readHostsFile(path: string, known: readonly string[]): Fleet {
   }
   const parsed = hostsFileSchema.safeParse(raw);
   if (!parsed.success) throw new UsageError(`ROADNERD_HOSTS ${path}: ${firstIssue(parsed.error)}`);
-  return fleetFrom(parsed.data, path, known);
+  return fleetFrom(parsed.data, path, known, options);
 }

@@ -86,6 +86,7 @@ export async function createOrchestrator(
           hosts: readHostsFile(
             config.ROADNERD_HOSTS,
             servers.map((s) => s.name),
+            { allowPlaintext: config.ALLOW_PLAINTEXT },
           ),
         }
       : {}),

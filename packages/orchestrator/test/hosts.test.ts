@@ -56,7 +56,8 @@ describe("the hosts file", () => {
     const path = await hostsFile({
       a: { servers: { network: "https://10.0.0.2:7101", ports: "http://10.0.0.2:7103" }, token: TOKEN, ca: "ca.pem" },
     });
-    const fleet = readHostsFile(path, KNOWN);
+    // The http:// one carries the token in clear: only with ALLOW_PLAINTEXT=1 (below).
+    const fleet = readHostsFile(path, KNOWN, { allowPlaintext: true });
     expect([...fleet.keys()]).toEqual(["a"]);
     expect(fleet.get("a")?.get("network")).toEqual({
       url: "https://10.0.0.2:7101",
@@ -111,6 +112,35 @@ describe("the hosts file's PEM files are checked at start, naming the host and t
     );
     const pair = { a: { servers: { network: "https://h:1" }, cert: leaf.certFile, key: leaf.certFile } };
     expect(await refusal(pair)).toMatch(/^ROADNERD_HOSTS <file>: a\.key .*leaf\.crt: no private key in it/);
+  });
+});
+
+// Regression (attacker review F5): a host given as http:// beyond loopback, with a token, was accepted and its
+// token sent across the LAN in clear on every call.
+describe("a token over plain http:// to another machine", () => {
+  const clear = { a: { servers: { network: "http://10.0.0.2:7101" }, token: TOKEN } };
+
+  it("is refused at start, naming the host, the server and both ways out", async () => {
+    expect(await refusal(clear)).toBe(
+      "ROADNERD_HOSTS <file>: a.servers.network: http://10.0.0.2:7101 is plain http://, so a's token would cross the network in clear; use https:// (with its ca), or set ALLOW_PLAINTEXT=1 where the network is private",
+    );
+  });
+
+  it("is accepted with ALLOW_PLAINTEXT=1, over loopback, or without a token", async () => {
+    expect(
+      readHostsFile(await hostsFile(clear), KNOWN, { allowPlaintext: true })
+        .get("a")
+        ?.get("network"),
+    ).toEqual({
+      url: "http://10.0.0.2:7101",
+      token: TOKEN,
+    });
+    for (const url of ["http://127.0.0.1:7101", "http://[::1]:7101", "http://localhost:7101"]) {
+      const path = await hostsFile({ a: { servers: { network: url }, token: TOKEN } });
+      expect(readHostsFile(path, KNOWN).get("a")?.get("network")?.url).toBe(url);
+    }
+    const tokenless = await hostsFile({ a: { servers: { network: "http://10.0.0.2:7101" } } });
+    expect(readHostsFile(tokenless, KNOWN).get("a")?.get("network")).toEqual({ url: "http://10.0.0.2:7101" });
   });
 });
 
