@@ -93,7 +93,14 @@ const AWS_SECRET =
   /(?<![A-Za-z0-9/+=])(?=[A-Za-z0-9/+]{0,39}[/+])(?=[A-Za-z0-9/+]{0,39}[0-9])(?=[A-Za-z0-9/+]{0,39}[a-z])(?=[A-Za-z0-9/+]{0,39}[A-Z])[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=])/g;
 /** A flag whose next word is a secret, in a line of text (`--password PW`, `-passin pass:PW`). */
 const TEXT_SECRET_FLAG =
-  /((?:^|\s)--?[A-Za-z0-9_.-]*(?:password|passwd|passphrase|pwd|secret|token|bearer|(?:api|auth|access|private|client|license)[-_]?key|apikey)\s+)(?!-)\S+/gi;
+  /((?:^|\s)--?[A-Za-z0-9_.-]*(?:password|passwd|passphrase|pwd|secret|token|bearer|(?:api|auth|access|private|client|license)[-_]?key|apikey)(?:[-_]stdin)?\s+)(?!-)\S+/gi;
+/**
+ * `--key X` / `-key X`: usually a key file's path (`openssl req -key host.key`, `--key /etc/tls/x.pem`), which
+ * stays readable; a value with no `/` and no .pem/.key/.p12/.pfx/.der suffix is taken for the key itself.
+ */
+const TEXT_KEY_FLAG = /((?:^|\s)--?key\s+)(?!-)(?![^\s]*\/)(?![^\s]*\.(?:pem|key|p12|pfx|der)(?:\s|$))\S+/gi;
+/** A `--key` value that names a file rather than holding the key (see TEXT_KEY_FLAG). */
+const KEY_PATH = /\/|\.(?:pem|key|p12|pfx|der)$/i;
 /**
  * Programs whose short flags carry a password, in a line of text: `curl -u user:PW`, `docker login -p PW`,
  * `ldapsearch -w PW`, `sqlcmd -P PW`, `mosquitto_pub -P PW`, `smbclient -U user%PW`, `htpasswd -b f user PW`.
@@ -102,7 +109,11 @@ const TEXT_PROGRAM_SECRETS: ReadonlyArray<[RegExp, string]> = [
   [/(\bcurl\b[^\n]*?\s(?:-u|--user|-U|--proxy-user)[\s=]+[^\s:]*:)\S+/gi, `$1${MASK}`],
   [/(\bdocker\b[^\n]*?\blogin\b[^\n]*?\s-p\s+)\S+/gi, `$1${MASK}`],
   [/(\bldap[a-z]*\b[^\n]*?\s-w\s+)\S+/gi, `$1${MASK}`],
-  [/(\b(?:sqlcmd|bcp|mosquitto_pub|mosquitto_sub)\b[^\n]*?\s-P\s+)\S+/gi, `$1${MASK}`],
+  [/(\b(?:sqlcmd|bcp|mosquitto_pub|mosquitto_sub|ipmitool|tsql|isql|osql)\b[^\n]*?\s-P\s+)\S+/gi, `$1${MASK}`],
+  // MongoDB's shells and tools (-p is the password, --port the port), rdesktop's -p, net-snmp's v3 passphrases.
+  [/(\b(?:mongo|mongosh|mongodump|mongorestore|mongoexport|mongoimport|rdesktop)\b[^\n]*?\s-p\s+)\S+/gi, `$1${MASK}`],
+  // Both of them in one line (-A and -X; -a and -x, the algorithms, stay): a look-behind, so each is found.
+  [/(?<=\bsnmp[a-z]*\b[^\n]*?\s-[AX]\s+)(?!\[masked\])\S+/g, MASK],
   [/((?:\s-U\s*|--user=)[^\s%]+%)\S+/g, `$1${MASK}`],
   [/(\bhtpasswd\s+(?:-[A-Za-z]*\s+)*-[A-Za-z]*b[A-Za-z]*\s+(?:-[A-Za-z]*\s+)*\S+\s+\S+\s+)\S+/g, `$1${MASK}`],
   [/\b(pass:)\S+/g, `$1${MASK}`],
@@ -142,6 +153,7 @@ export function maskText(text: string): string {
   return (
     out
       .replace(TEXT_SECRET_FLAG, `$1${MASK}`)
+      .replace(TEXT_KEY_FLAG, `$1${MASK}`)
       .replace(/\b(Bearer|Basic|Digest|Token)\s+(?!\[masked\])[A-Za-z0-9._~+/=-]+/gi, `$1 ${MASK}`)
       .replace(
         /\b([A-Za-z0-9_.-]*(?:token|secret|password|passwd|pass|pwd|pw|api[_-]?key|apikey|session|sessid|sid|auth|signature|sig|key))\s*=(?!=)\s*(?!\[masked\])([^\s&;,]+)/gi,
@@ -166,7 +178,9 @@ export function maskText(text: string): string {
 const SECRET_ARG_NAME = new RegExp(`${SECRET_NAME.source}|(pass|pwd|pw|key)$`, "i");
 /** A flag whose NEXT argument is the secret (`--password hunter2`): only names that end in the secret word. */
 const SECRET_FLAG =
-  /^--?[A-Za-z0-9_.-]*(password|passwd|passphrase|pass|pwd|secret|token|bearer|(?:api|auth|access|secret|private|client|license)[-_]?key|apikey|credentials?|auth)$/i;
+  /^--?[A-Za-z0-9_.-]*(password|passwd|passphrase|pass|pwd|secret|token|bearer|(?:api|auth|access|secret|private|client|license)[-_]?key|apikey|credentials?|auth)(?:[-_]stdin)?$/i;
+/** `--key`/`-key`: its next argument is masked unless it names a file (KEY_PATH). */
+const KEY_FLAG = /^--?key$/i;
 /** Userinfo in any URL inside an argument: scheme://user:pass@ → scheme://[masked]@ */
 const URL_USERINFO = /\b([a-z][a-z0-9+.-]*:\/\/)[^/@\s?#]+@/gi;
 /**
@@ -199,6 +213,23 @@ const SHORT_SECRET: Record<string, { glued?: string; next?: string[] }> = {
   mosquitto_pub: { next: ["-P"] },
   mosquitto_sub: { next: ["-P"] },
   lftp: { next: ["-u"] },
+  // -P as a password (not a port as for ssh, scp, rsync or mysql): IPMI, FreeTDS and ODBC's SQL shells.
+  ipmitool: { next: ["-P"] },
+  tsql: { next: ["-P"] },
+  isql: { next: ["-P"] },
+  osql: { next: ["-P"] },
+  // -p as a password: MongoDB's shells and tools, rdesktop; net-snmp's v3 auth and privacy passphrases.
+  mongo: { next: ["-p"] },
+  mongosh: { next: ["-p"] },
+  mongodump: { next: ["-p"] },
+  mongorestore: { next: ["-p"] },
+  mongoexport: { next: ["-p"] },
+  mongoimport: { next: ["-p"] },
+  rdesktop: { next: ["-p"] },
+  snmpwalk: { next: ["-A", "-X"] },
+  snmpget: { next: ["-A", "-X"] },
+  snmpbulkwalk: { next: ["-A", "-X"] },
+  snmpset: { next: ["-A", "-X"] },
 };
 
 /** `-u`, `--user`, `--auth` of any program: a `user:password` value loses its password (uid:gid stays). */
@@ -248,11 +279,18 @@ export function maskArgv(argv: readonly string[]): string[] {
   let credentialNext = false;
   // sshpass run by another command (`ssh -o ProxyCommand=sshpass -p PW …`): its -p is a password from there on.
   let innerSshpass = false;
+  let keyNext = false;
   for (const arg of argv) {
     const afterSecretFlag = maskNext;
     const afterUserFlag = userNext;
+    const afterKeyFlag = keyNext;
     maskNext = false;
     userNext = false;
+    keyNext = false;
+    if (afterKeyFlag && !arg.startsWith("-") && !KEY_PATH.test(arg)) {
+      out.push(MASK);
+      continue;
+    }
     if (credentialNext) {
       credentialNext = false;
       out.push(MASK);
@@ -302,6 +340,11 @@ export function maskArgv(argv: readonly string[]): string[] {
       continue;
     }
     if (out.length > 0 && /(^|[=/])sshpass$/.test(arg)) innerSshpass = true;
+    if (out.length > 0 && KEY_FLAG.test(arg)) {
+      out.push(arg);
+      keyNext = true;
+      continue;
+    }
     if (out.length > 0 && (SECRET_FLAG.test(arg) || shortNext?.includes(arg))) {
       out.push(arg);
       maskNext = true;

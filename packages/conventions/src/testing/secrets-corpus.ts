@@ -217,6 +217,41 @@ export const SECRET_SAMPLES: readonly SecretSample[] = [
     text: "key SG.AbCdEfGhIjKlMnOpQrStUv.WxYz0123456789AbCdEfGhIjKlMnOpQrStUvWxYz012",
     secret: "SG.AbCdEfGhIjKlMnOpQrStUv.WxYz0123456789AbCdEfGhIjKlMnOpQrStUvWxYz012",
   },
+  // Left by stop 23's attacker review (F4): a word after --password-stdin, --key with the key itself, and -P/-p
+  // as a password for programs where it is not a port (ssh, scp, rsync and mysql keep -P/-p readable, below).
+  {
+    form: "a word after --password-stdin",
+    text: "docker login --username ci --password-stdin Pst9Secret",
+    secret: "Pst9Secret",
+    command: true,
+  },
+  {
+    form: "--key with the key itself",
+    text: "backup --key Rk7kEyVaLuE42 --repo x",
+    secret: "Rk7kEyVaLuE42",
+    command: true,
+  },
+  {
+    form: "ipmitool -P",
+    text: "ipmitool -I lanplus -H 10.0.0.9 -U admin -P Ipm1Pass chassis status",
+    secret: "Ipm1Pass",
+    command: true,
+  },
+  { form: "tsql -P", text: "tsql -S db -U sa -P Tsq1Pass", secret: "Tsq1Pass", command: true },
+  { form: "mongosh -p", text: "mongosh -u admin -p M0ngoPw1 mongodb://db/app", secret: "M0ngoPw1", command: true },
+  { form: "rdesktop -p", text: "rdesktop -u admin -p Rd9Pass host.example", secret: "Rd9Pass", command: true },
+  {
+    form: "snmpwalk -A (SNMPv3 auth passphrase)",
+    text: "snmpwalk -v3 -l authPriv -u mon -a SHA -A Snmp9Auth -x AES -X Snmp9Priv 10.0.0.1",
+    secret: "Snmp9Auth",
+    command: true,
+  },
+  {
+    form: "snmpwalk -X (SNMPv3 privacy passphrase)",
+    text: "snmpwalk -v3 -l authPriv -u mon -a SHA -A Snmp9Auth -x AES -X Snmp9Priv 10.0.0.1",
+    secret: "Snmp9Priv",
+    command: true,
+  },
 ];
 
 /** Proxy settings whose credentials must not be shown (the value as an env var or a config file holds it). */
@@ -245,4 +280,12 @@ export const READABLE_SAMPLES: readonly string[] = [
   "Accepted publickey for alice from 192.0.2.7 port 52114 ssh2",
   "sha256:9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
   "-----BEGIN CERTIFICATE-----",
+  // -P and -p as ports, and --key naming a key file (ADR 0034): shown as they are.
+  "scp -P 2222 notes.txt host.example:/tmp/",
+  "mysql -h db -P 3306 -u app",
+  "rsync -P src/ host.example:dst/",
+  "mongosh --port 27017 mongodb://db/app",
+  "openssl req -new -key host.key -out host.csr",
+  "curl --key /etc/ssl/private/client.pem https://api.example/",
+  "client --key client.pem --cert client.crt",
 ];
