@@ -104,16 +104,20 @@ export function isAllowedOrigin(origin: string, target: OriginTarget, options: O
   }
 }
 
-/** The hint for a refused Origin: a loopback page (the MCP Inspector's direct mode on localhost:6274) is listed. */
+/**
+ * The hint for a refused Origin: for a loopback page (the MCP Inspector's direct mode on localhost:6274), the
+ * exact setting, naming the origin as the URL parser normalises it (scheme, host, port: nothing else echoed).
+ */
 export function originRefusalHint(origin: string): string {
-  let loopback = false;
+  let loopback: string | undefined;
   try {
-    loopback = isLoopback(hostnameOf(new URL(origin).host));
+    const url = new URL(origin);
+    if (isLoopback(hostnameOf(url.host))) loopback = url.origin;
   } catch {
-    loopback = false;
+    loopback = undefined;
   }
   return loopback
-    ? `only this server's own origin is served: list the page's origin in ALLOWED_ORIGINS (the MCP Inspector: ALLOWED_ORIGINS=${origin})`
+    ? `only this server's own origin is served: list the page's origin in ALLOWED_ORIGINS (the MCP Inspector: ALLOWED_ORIGINS=${loopback})`
     : "list the page's origin in ALLOWED_ORIGINS (exactly, with its scheme and port)";
 }
 
