@@ -15,7 +15,7 @@ export { renderErrorTable } from "./errors/error-table.ts";
 export { ERROR_CODES, ERROR_STATUS } from "./errors/errors.ts";
 export { boundConnections, HTTP_SERVER_BOUNDS } from "./http/connection-bounds.ts";
 export { hostHeaderCount } from "./http/guards.ts";
-export { SHUTDOWN_GRACE_MS, SHUTDOWN_MESSAGE } from "./http/in-flight.ts";
+export { SHUTDOWN_FLUSH_MS, SHUTDOWN_GRACE_MS, SHUTDOWN_MESSAGE } from "./http/in-flight.ts";
 export { judgePeer, peerUid, type UidTrust, uidTrust } from "./http/peer-uid.ts";
 export { listedTool, type McpTool, type McpToolSource } from "./mcp/adapter.ts";
 export { RPC, rpcError, transportErrorBody } from "./mcp/rpc.ts";
