@@ -133,7 +133,10 @@ async function answerPost(
   inFlight.setRpcId(res, rpcIdOf(body));
   // Only tool calls take a slot: listing tools or initializing never waits for a server.
   if (isToolCall(body) && !(await holdShare(req, res, share))) return overShare(share.cap, rpcIdOf(body));
-  return answerMcpPost({ headers: req.headers, body }, source, callerGone(res));
+  // Cancelled when the caller hangs up or the shutdown's grace period is over; a stream already under way then
+  // ends with E_BUSY (graceOver).
+  const signal = AbortSignal.any([callerGone(res), inFlight.graceOver]);
+  return answerMcpPost({ headers: req.headers, body }, source, signal, inFlight.graceOver);
 }
 
 /** Who may call over loopback without a token: the servers' rule, read with the servers' own config fields. */

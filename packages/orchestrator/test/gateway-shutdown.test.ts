@@ -200,3 +200,89 @@ describe("roadnerd mcp (stdio) on SIGTERM", () => {
     }
   }, 90_000);
 });
+
+/**
+ * Regression (attacker F6): at the HTTP gateway a tools/call streamed with progress (a progressToken: an SSE
+ * answer whose 200 is already out) was cut at SIGTERM (ECONNRESET, no response) and the process took ~4 s to
+ * exit. Now the stream ends with the result if it comes within the grace period, else a JSON-RPC E_BUSY with
+ * the call's id, the call is cancelled towards its server, and the bin exits 0 soon after the grace period.
+ */
+describe("roadnerd mcp --http on SIGTERM: a call streamed with progress", () => {
+  const streamed = (id: number, url: string) => {
+    const c = call(id, url);
+    return { ...c, params: { ...c.params, _meta: { progressToken: `p${id}` } } };
+  };
+
+  async function binWithStreamInFlight(path: string) {
+    const child: ChildProcess = spawn(
+      process.execPath,
+      [join(REPO_ROOT, "packages/orchestrator/dist/main.js"), "mcp", "--http", "--port", "0"],
+      { env: { PATH: process.env.PATH ?? "/usr/bin:/bin" }, stdio: ["ignore", "ignore", "pipe"] },
+    );
+    const exited = once(child, "exit") as Promise<[number | null, string | null]>;
+    let stderr = "";
+    child.stderr?.on("data", (d: Buffer) => {
+      stderr += d.toString();
+    });
+    await until(() => /http:\/\/127\.0\.0\.1:\d+\/mcp/.test(stderr), 20_000);
+    const url = stderr.match(/http:\/\/127\.0\.0\.1:\d+\/mcp/)?.[0];
+    expect(url, stderr).toBeDefined();
+    const post = (body: unknown) =>
+      request(url ?? "", { method: "POST", headers: MCP_HEADERS, body: JSON.stringify(body) });
+    await (await post(call(0, `${targetUrl}/warm`))).body.dump();
+    const answer = post(streamed(41, `${targetUrl}${path}`)).then(async (r) => ({
+      status: r.statusCode,
+      text: await r.body.text().catch((e: Error) => `cut: ${e.message}`),
+    }));
+    await until(() => held.has(path), 20_000);
+    expect(held.has(path)).toBe(true);
+    return { child, exited, answer };
+  }
+
+  /** The JSON-RPC messages of an SSE body. */
+  const messages = (text: string) =>
+    text
+      .split("\n")
+      .filter((l) => l.startsWith("data: "))
+      .map((l) => JSON.parse(l.slice(6)) as Record<string, unknown>);
+
+  it("past the grace period: the stream ends with E_BUSY and its id; the bin exits 0 soon after", async () => {
+    const { child, exited, answer } = await binWithStreamInFlight("/stream-late");
+    try {
+      const stoppedAt = performance.now();
+      child.kill("SIGTERM");
+      const a = await answer;
+      expect(a.status).toBe(200);
+      // Before: "cut: other side closed" (no response at all).
+      expect(messages(a.text).filter((m) => m.id === 41)).toEqual([
+        { jsonrpc: "2.0", id: 41, error: expect.objectContaining({ data: { code: "E_BUSY" } }) },
+      ]);
+      const deadline = scaledMs(SHUTDOWN_GRACE_MS + SHUTDOWN_FLUSH_MS + 1_000);
+      const outcome = await Promise.race([exited, new Promise((r) => setTimeout(() => r("still running"), deadline))]);
+      expect(outcome).toEqual([0, null]);
+      // Before: ~4 s (the cut call kept running on network, which then had to be stopped).
+      expect(performance.now() - stoppedAt).toBeLessThan(deadline);
+    } finally {
+      if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
+      await exited;
+      held.get("/stream-late")?.end("late");
+    }
+  }, 60_000);
+
+  it("within the grace period: the stream ends with the result", async () => {
+    const { child, exited, answer } = await binWithStreamInFlight("/stream-soon");
+    try {
+      child.kill("SIGTERM");
+      setTimeout(() => held.get("/stream-soon")?.end("soon"), SHUTDOWN_GRACE_MS / 4);
+      const a = await answer;
+      expect(messages(a.text).find((m) => m.id === 41)).toMatchObject({
+        result: { structuredContent: { status: 200 } },
+      });
+      const [code] = await exited;
+      expect(code).toBe(0);
+    } finally {
+      if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
+      await exited;
+    }
+  }, 60_000);
+});
