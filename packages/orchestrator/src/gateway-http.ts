@@ -209,19 +209,26 @@ export async function serveGatewayHttp(
     );
   });
 
+  /** The page's: cancelled when its caller hangs up or the grace period is over, and told so on a stream. */
+  const pageSignals = (res: ServerResponse) => ({
+    signal: AbortSignal.any([callerGone(res), inFlight.graceOver]),
+    shutdown: inFlight.graceOver,
+  });
+
   function route(req: IncomingMessage, res: ServerResponse, path: string | undefined): void {
-    if (req.method === "POST") inFlight.track(res);
     const runsTool =
       (req.method === "POST" && PAGE_CALL.test(path ?? "")) || (req.method === "GET" && PAGE_GET_CALL.test(path ?? ""));
+    // A watch's stream is a call in flight too: the shutdown waits for its last event to be written.
+    if (req.method === "POST" || runsTool) inFlight.track(res);
     if (runsTool) {
       holdShare(req, res, share).then(
-        (held) => (held ? answerPage(req, res, options, callerGone(res)) : send(res, overShare(share.cap))),
+        (held) => (held ? answerPage(req, res, options, pageSignals(res)) : send(res, overShare(share.cap))),
         () => send(res, { status: 500, body: { error: { code: "E_INTERNAL", message: "client check failed" } } }),
       );
       return;
     }
     // The local page (GET /) and its API (/api/*).
-    if (path !== "/mcp" && answerPage(req, res, options, callerGone(res))) return;
+    if (path !== "/mcp" && answerPage(req, res, options, pageSignals(res))) return;
     if (path !== "/mcp") {
       send(res, {
         status: 404,
