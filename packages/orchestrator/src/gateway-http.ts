@@ -72,8 +72,13 @@ function readBody(req: IncomingMessage): Promise<string | undefined> {
   });
 }
 
-/** Aborts when the caller hangs up before its answer is written: its triage or tool call is cancelled. */
+/**
+ * Aborts when the caller hangs up before its answer is written: its triage or tool call is cancelled. Already
+ * aborted when it hung up before we got here (while its body was read or its client looked up): before, such a
+ * call ran on to its own deadline, holding a server's slot for no one (issue 18).
+ */
 function callerGone(res: ServerResponse): AbortSignal {
+  if (res.closed && !res.writableFinished) return AbortSignal.abort();
   const gone = new AbortController();
   res.once("close", () => {
     if (!res.writableFinished) gone.abort();
@@ -92,11 +97,15 @@ function overShare(cap: number, rpcId?: string | number | null): NonNullable<Mcp
   return { status: 503, body, headers: { "retry-after": "1" } };
 }
 
-/** Holds a slot of the client's share until the answer is done; false when the share is used up. */
+/**
+ * Holds a slot of the client's share until the answer is done; false when the share is used up. A caller that
+ * hung up while its client was looked up gets its slot back at once (before, the slot was never released).
+ */
 async function holdShare(req: IncomingMessage, res: ServerResponse, share: ClientShare): Promise<boolean> {
   const release = share.take(await clientKey(req.socket));
   if (!release) return false;
-  res.once("close", release);
+  if (res.closed) release();
+  else res.once("close", release);
   return true;
 }
 
