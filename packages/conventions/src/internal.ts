@@ -16,7 +16,7 @@ export { ERROR_CODES, ERROR_STATUS } from "./errors/errors.ts";
 export { boundConnections, HTTP_SERVER_BOUNDS } from "./http/connection-bounds.ts";
 export { corsHeaders } from "./http/cors.ts";
 export { hostHeaderCount, isAllowedOrigin, originRefusalHint } from "./http/guards.ts";
-export { SHUTDOWN_GRACE_MS, SHUTDOWN_MESSAGE } from "./http/in-flight.ts";
+export { SHUTDOWN_FLUSH_MS, SHUTDOWN_GRACE_MS, SHUTDOWN_MESSAGE } from "./http/in-flight.ts";
 export { judgePeer, peerUid, type UidTrust, uidTrust } from "./http/peer-uid.ts";
 export { PemFileError, type PemKind, readPemFile } from "./http/pem-files.ts";
 export { listedTool, type McpTool, type McpToolSource } from "./mcp/adapter.ts";

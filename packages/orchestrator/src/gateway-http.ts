@@ -78,8 +78,13 @@ function readBody(req: IncomingMessage): Promise<string | undefined> {
   });
 }
 
-/** Aborts when the caller hangs up before its answer is written: its triage or tool call is cancelled. */
+/**
+ * Aborts when the caller hangs up before its answer is written: its triage or tool call is cancelled. Already
+ * aborted when it hung up before we got here (while its body was read or its client looked up): before, such a
+ * call ran on to its own deadline, holding a server's slot for no one (issue 18).
+ */
 function callerGone(res: ServerResponse): AbortSignal {
+  if (res.closed && !res.writableFinished) return AbortSignal.abort();
   const gone = new AbortController();
   res.once("close", () => {
     if (!res.writableFinished) gone.abort();
@@ -98,11 +103,15 @@ function overShare(cap: number, rpcId?: string | number | null): NonNullable<Mcp
   return { status: 503, body, headers: { "retry-after": "1" } };
 }
 
-/** Holds a slot of the client's share until the answer is done; false when the share is used up. */
+/**
+ * Holds a slot of the client's share until the answer is done; false when the share is used up. A caller that
+ * hung up while its client was looked up gets its slot back at once (before, the slot was never released).
+ */
 async function holdShare(req: IncomingMessage, res: ServerResponse, share: ClientShare): Promise<boolean> {
   const release = share.take(await clientKey(req.socket));
   if (!release) return false;
-  res.once("close", release);
+  if (res.closed) release();
+  else res.once("close", release);
   return true;
 }
 
@@ -139,7 +148,10 @@ async function answerPost(
   inFlight.setRpcId(res, rpcIdOf(body));
   // Only tool calls take a slot: listing tools or initializing never waits for a server.
   if (isToolCall(body) && !(await holdShare(req, res, share))) return overShare(share.cap, rpcIdOf(body));
-  return answerMcpPost({ headers: req.headers, body }, source, callerGone(res));
+  // Cancelled when the caller hangs up or the shutdown's grace period is over; a stream already under way then
+  // ends with E_BUSY (graceOver).
+  const signal = AbortSignal.any([callerGone(res), inFlight.graceOver]);
+  return answerMcpPost({ headers: req.headers, body }, source, signal, inFlight.graceOver);
 }
 
 /** Who may call over loopback without a token: the servers' rule, read with the servers' own config fields. */
@@ -225,19 +237,26 @@ export async function serveGatewayHttp(
     );
   });
 
+  /** The page's: cancelled when its caller hangs up or the grace period is over, and told so on a stream. */
+  const pageSignals = (res: ServerResponse) => ({
+    signal: AbortSignal.any([callerGone(res), inFlight.graceOver]),
+    shutdown: inFlight.graceOver,
+  });
+
   function route(req: IncomingMessage, res: ServerResponse, path: string | undefined): void {
-    if (req.method === "POST") inFlight.track(res);
     const runsTool =
       (req.method === "POST" && PAGE_CALL.test(path ?? "")) || (req.method === "GET" && PAGE_GET_CALL.test(path ?? ""));
+    // A watch's stream is a call in flight too: the shutdown waits for its last event to be written.
+    if (req.method === "POST" || runsTool) inFlight.track(res);
     if (runsTool) {
       holdShare(req, res, share).then(
-        (held) => (held ? answerPage(req, res, options, callerGone(res)) : send(res, overShare(share.cap))),
+        (held) => (held ? answerPage(req, res, options, pageSignals(res)) : send(res, overShare(share.cap))),
         () => send(res, { status: 500, body: { error: { code: "E_INTERNAL", message: "client check failed" } } }),
       );
       return;
     }
     // The local page (GET /) and its API (/api/*).
-    if (path !== "/mcp" && answerPage(req, res, options, callerGone(res))) return;
+    if (path !== "/mcp" && answerPage(req, res, options, pageSignals(res))) return;
     if (path !== "/mcp") {
       send(res, {
         status: 404,

@@ -11,9 +11,9 @@ import { once } from "node:events";
 import { createServer, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
-import { SHUTDOWN_GRACE_MS } from "@roadnerd/conventions/internal";
+import { SHUTDOWN_FLUSH_MS, SHUTDOWN_GRACE_MS } from "@roadnerd/conventions/internal";
 import { REPO_ROOT, readRegistry } from "@roadnerd/registry";
-import { scaledMs } from "@roadnerd/testkit";
+import { scaledMs, unreadFullPipe } from "@roadnerd/testkit";
 import { request } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Attacher } from "../src/attach.ts";
@@ -36,6 +36,7 @@ const call = (id: number, url: string) => ({
 let target: ReturnType<typeof createServer>;
 let targetUrl: string;
 const held = new Map<string, ServerResponse>();
+let fastServed = 0;
 
 async function until(what: () => boolean, ms: number): Promise<void> {
   const deadline = performance.now() + scaledMs(ms);
@@ -45,6 +46,10 @@ async function until(what: () => boolean, ms: number): Promise<void> {
 beforeAll(async () => {
   target = createServer((req, res) => {
     if (req.url === "/warm") return void res.end("ok");
+    if (req.url?.startsWith("/fast/")) {
+      fastServed += 1;
+      return void res.end("ok");
+    }
     held.set(req.url ?? "", res);
   });
   target.listen(0, "127.0.0.1");
@@ -150,5 +155,134 @@ describe("roadnerd mcp (stdio) on SIGTERM", () => {
     const [code] = await exited;
     expect(code).toBe(0);
     expect(answers.find((a) => a.id === 9)).toMatchObject({ result: { structuredContent: { status: 200 } } });
+  }, 60_000);
+
+  // Regression (attacker F7): a client that never reads stdout kept `roadnerd mcp` alive after SIGTERM: the
+  // shutdown answers waited on a pipe that never drained. 119 answers of ~2.6 KB (each names a long URL) pass
+  // stdout's high-water mark behind a full pipe; one call is held, so a shutdown answer is still to write.
+  it("a client that never reads stdout: the bin still exits 0 within the grace period", async () => {
+    const pipe = unreadFullPipe();
+    const child: ChildProcess = spawn(
+      process.execPath,
+      [join(REPO_ROOT, "packages/orchestrator/dist/main.js"), "mcp"],
+      {
+        env: { PATH: process.env.PATH ?? "/usr/bin:/bin", MAX_CALLS: "128" },
+        stdio: ["pipe", pipe.fd, "ignore"],
+      },
+    );
+    const exited = once(child, "exit") as Promise<[number | null, string | null]>;
+    try {
+      const send = (m: unknown) => child.stdin?.write(`${JSON.stringify(m)}\n`);
+      const init = { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "t", version: "1" } };
+      send({ jsonrpc: "2.0", id: 1, method: "initialize", params: init });
+      send({ jsonrpc: "2.0", method: "notifications/initialized" });
+      send(call(2, `${targetUrl}/warm`));
+      const long = "p".repeat(1900);
+      send(call(3, `${targetUrl}/unread-held`));
+      for (let i = 4; i < 123; i++) send(call(i, `${targetUrl}/fast/${i}/${long}`));
+      await until(() => held.has("/unread-held") && fastServed === 119, 30_000);
+      expect(held.has("/unread-held")).toBe(true);
+      expect(fastServed).toBe(119);
+      await new Promise((r) => setTimeout(r, 200)); // the last answers queued behind the full pipe
+      const stoppedAt = performance.now();
+      child.kill("SIGTERM");
+      // The grace period, the flush window, stopping network, stretched with the machine's load.
+      const deadline = scaledMs(SHUTDOWN_GRACE_MS + SHUTDOWN_FLUSH_MS + 3_000);
+      const outcome = await Promise.race([exited, new Promise((r) => setTimeout(() => r("still running"), deadline))]);
+      // Before: still running.
+      expect(outcome).toEqual([0, null]);
+      expect(performance.now() - stoppedAt).toBeGreaterThanOrEqual(SHUTDOWN_GRACE_MS - 100);
+    } finally {
+      if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
+      await exited;
+      pipe.close();
+      held.get("/unread-held")?.end("late");
+    }
+  }, 90_000);
+});
+
+/**
+ * Regression (attacker F6): at the HTTP gateway a tools/call streamed with progress (a progressToken: an SSE
+ * answer whose 200 is already out) was cut at SIGTERM (ECONNRESET, no response) and the process took ~4 s to
+ * exit. Now the stream ends with the result if it comes within the grace period, else a JSON-RPC E_BUSY with
+ * the call's id, the call is cancelled towards its server, and the bin exits 0 soon after the grace period.
+ */
+describe("roadnerd mcp --http on SIGTERM: a call streamed with progress", () => {
+  const streamed = (id: number, url: string) => {
+    const c = call(id, url);
+    return { ...c, params: { ...c.params, _meta: { progressToken: `p${id}` } } };
+  };
+
+  async function binWithStreamInFlight(path: string) {
+    const child: ChildProcess = spawn(
+      process.execPath,
+      [join(REPO_ROOT, "packages/orchestrator/dist/main.js"), "mcp", "--http", "--port", "0"],
+      { env: { PATH: process.env.PATH ?? "/usr/bin:/bin" }, stdio: ["ignore", "ignore", "pipe"] },
+    );
+    const exited = once(child, "exit") as Promise<[number | null, string | null]>;
+    let stderr = "";
+    child.stderr?.on("data", (d: Buffer) => {
+      stderr += d.toString();
+    });
+    await until(() => /http:\/\/127\.0\.0\.1:\d+\/mcp/.test(stderr), 20_000);
+    const url = stderr.match(/http:\/\/127\.0\.0\.1:\d+\/mcp/)?.[0];
+    expect(url, stderr).toBeDefined();
+    const post = (body: unknown) =>
+      request(url ?? "", { method: "POST", headers: MCP_HEADERS, body: JSON.stringify(body) });
+    await (await post(call(0, `${targetUrl}/warm`))).body.dump();
+    const answer = post(streamed(41, `${targetUrl}${path}`)).then(async (r) => ({
+      status: r.statusCode,
+      text: await r.body.text().catch((e: Error) => `cut: ${e.message}`),
+    }));
+    await until(() => held.has(path), 20_000);
+    expect(held.has(path)).toBe(true);
+    return { child, exited, answer };
+  }
+
+  /** The JSON-RPC messages of an SSE body. */
+  const messages = (text: string) =>
+    text
+      .split("\n")
+      .filter((l) => l.startsWith("data: "))
+      .map((l) => JSON.parse(l.slice(6)) as Record<string, unknown>);
+
+  it("past the grace period: the stream ends with E_BUSY and its id; the bin exits 0 soon after", async () => {
+    const { child, exited, answer } = await binWithStreamInFlight("/stream-late");
+    try {
+      const stoppedAt = performance.now();
+      child.kill("SIGTERM");
+      const a = await answer;
+      expect(a.status).toBe(200);
+      // Before: "cut: other side closed" (no response at all).
+      expect(messages(a.text).filter((m) => m.id === 41)).toEqual([
+        { jsonrpc: "2.0", id: 41, error: expect.objectContaining({ data: { code: "E_BUSY" } }) },
+      ]);
+      const deadline = scaledMs(SHUTDOWN_GRACE_MS + SHUTDOWN_FLUSH_MS + 1_000);
+      const outcome = await Promise.race([exited, new Promise((r) => setTimeout(() => r("still running"), deadline))]);
+      expect(outcome).toEqual([0, null]);
+      // Before: ~4 s (the cut call kept running on network, which then had to be stopped).
+      expect(performance.now() - stoppedAt).toBeLessThan(deadline);
+    } finally {
+      if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
+      await exited;
+      held.get("/stream-late")?.end("late");
+    }
+  }, 60_000);
+
+  it("within the grace period: the stream ends with the result", async () => {
+    const { child, exited, answer } = await binWithStreamInFlight("/stream-soon");
+    try {
+      child.kill("SIGTERM");
+      setTimeout(() => held.get("/stream-soon")?.end("soon"), SHUTDOWN_GRACE_MS / 4);
+      const a = await answer;
+      expect(messages(a.text).find((m) => m.id === 41)).toMatchObject({
+        result: { structuredContent: { status: 200 } },
+      });
+      const [code] = await exited;
+      expect(code).toBe(0);
+    } finally {
+      if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
+      await exited;
+    }
   }, 60_000);
 });

@@ -10,6 +10,12 @@ import { RPC, rpcError } from "../mcp/rpc.ts";
 /** How long calls in flight get to finish once the server is told to stop. */
 export const SHUTDOWN_GRACE_MS = 2_000;
 
+/**
+ * How long shutdown answers get to be written before the process leaves anyway: a peer that does not read (a
+ * full pipe, a stalled socket) would otherwise keep it alive forever. What is not written by then is dropped.
+ */
+export const SHUTDOWN_FLUSH_MS = 500;
+
 /** What a call still running at the end of the grace period is told, on every surface (E_BUSY, 503). */
 export const SHUTDOWN_MESSAGE = "server shutting down; call again (roadnerd restarts it)";
 
@@ -66,7 +72,10 @@ export function trackInFlight(app: FastifyInstance): InFlight {
       const left = [...open.entries()];
       for (const [reply, { request }] of left) shutdownAnswer(request, reply);
       // Give the answers a moment to be written before forceCloseConnections cuts them.
-      await Promise.race([Promise.all(left.map(([, o]) => o.done)), new Promise((r) => setTimeout(r, 500).unref())]);
+      await Promise.race([
+        Promise.all(left.map(([, o]) => o.done)),
+        new Promise((r) => setTimeout(r, SHUTDOWN_FLUSH_MS).unref()),
+      ]);
     },
   };
 }

@@ -34,13 +34,18 @@ function bytesOfIp(ip: string): number[] | undefined {
 const same = (a: number[] | undefined, b: number[]) =>
   a !== undefined && a.length === b.length && a.every((x, i) => x === b[i]);
 
-/** The uids owning a socket from `peer` to `local` (normally one); undefined when the tables cannot be read. */
-export async function peerUids(
-  peer: { address: string; port: number },
-  local: { address: string; port: number },
-): Promise<number[] | undefined> {
-  const want = { peer: bytesOfIp(peer.address), local: bytesOfIp(local.address) };
-  const uids: number[] = [];
+/** A row of the socket tables: its local and remote address (hex, as the tables spell them) and its owner. */
+interface Row {
+  local: string;
+  remote: string;
+  uid: number;
+}
+
+/** The tables, rows keyed by `localPort:remotePort`; undefined when neither can be read (not Linux). */
+type Tables = Map<string, Row[]> | undefined;
+
+async function readTables(): Promise<Tables> {
+  const rows = new Map<string, Row[]>();
   let readable = false;
   for (const file of ["/proc/net/tcp", "/proc/net/tcp6"]) {
     let text: string;
@@ -54,12 +59,48 @@ export async function peerUids(
       const f = line.trim().split(/\s+/);
       const [la = "", lp = ""] = (f[1] ?? "").split(":");
       const [ra = "", rp = ""] = (f[2] ?? "").split(":");
-      if (Number.parseInt(lp, 16) !== peer.port || Number.parseInt(rp, 16) !== local.port) continue;
-      if (!same(want.peer, bytesOf(la)) || !same(want.local, bytesOf(ra))) continue;
-      uids.push(Number(f[7]));
+      const key = `${Number.parseInt(lp, 16)}:${Number.parseInt(rp, 16)}`;
+      const row = { local: la, remote: ra, uid: Number(f[7]) };
+      const list = rows.get(key);
+      if (list) list.push(row);
+      else rows.set(key, [row]);
     }
   }
-  return readable ? uids : undefined;
+  return readable ? rows : undefined;
+}
+
+/** A read of the tables not started yet, which lookups join; and the one under way (or done). */
+let queued: Promise<Tables> | undefined;
+let running: Promise<unknown> = Promise.resolve();
+
+/**
+ * The tables as they are after this call: every lookup waiting at once shares one read. Reading both tables
+ * costs ~10–20 ms of a libuv thread whatever the namespace holds (the kernel walks its whole hash table), so a
+ * read per connection let one client that opens and abandons connections fast queue up seconds of reads in
+ * front of everyone else's (issue 18: another uid's call took 4–21 s). A lookup joins the next read, never
+ * one already under way (which may predate its connection): at most one read runs and one waits.
+ */
+function freshTables(): Promise<Tables> {
+  if (queued) return queued;
+  const next: Promise<Tables> = running.then(() => {
+    if (queued === next) queued = undefined;
+    return readTables();
+  });
+  queued = next;
+  running = next.catch(() => undefined);
+  return next;
+}
+
+/** The uids owning a socket from `peer` to `local` (normally one); undefined when the tables cannot be read. */
+export async function peerUids(
+  peer: { address: string; port: number },
+  local: { address: string; port: number },
+): Promise<number[] | undefined> {
+  const want = { peer: bytesOfIp(peer.address), local: bytesOfIp(local.address) };
+  const tables = await freshTables();
+  if (tables === undefined) return undefined;
+  const rows = tables.get(`${peer.port}:${local.port}`) ?? [];
+  return rows.filter((r) => same(want.peer, bytesOf(r.local)) && same(want.local, bytesOf(r.remote))).map((r) => r.uid);
 }
 
 export interface UidTrust {
@@ -81,53 +122,48 @@ export function uidTrust(config: { ALLOWED_UIDS: readonly number[] | "*"; SUDO_U
   return { allowed: defaultUids(config.SUDO_UID, config.ALLOWED_UIDS) };
 }
 
-const owners = new WeakMap<Socket, Promise<number | undefined>>();
-
 const isLoopback = (address: string) => /^(127\.|::1$|::ffff:127\.)/.test(address);
 
+const lookups = new WeakMap<Socket, Promise<number[] | undefined>>();
+
 /**
- * The uid on the other end of a loopback TCP connection, read once per connection: undefined when it is not
- * loopback, not TCP, or the tables cannot be read; -1 when no row matches (the peer is already gone).
+ * The uids owning the other end of a loopback TCP connection, looked up once per connection (the trust check
+ * and the gateway's share ask the same question); [] for a connection already gone (nothing to read for it).
  */
-export function peerUid(socket: Socket): Promise<number | undefined> {
-  let owner = owners.get(socket);
-  if (owner) return owner;
-  owner = (async () => {
-    const peer = { address: socket.remoteAddress ?? "", port: socket.remotePort ?? 0 };
-    const local = { address: socket.localAddress ?? "", port: socket.localPort ?? 0 };
-    // No port: not a TCP connection (an injected request in a test, which no other user can make).
-    if (!isLoopback(peer.address) || !socket.remotePort) return undefined;
-    const uids = await peerUids(peer, local);
-    if (uids === undefined) return undefined;
-    // Normally one row (the client's socket).
-    return uids.length === 0 ? -1 : uids[0];
-  })();
-  owners.set(socket, owner);
-  return owner;
+function uidsOf(socket: Socket): Promise<number[] | undefined> {
+  let uids = lookups.get(socket);
+  if (uids) return uids;
+  const peer = { address: socket.remoteAddress ?? "", port: socket.remotePort ?? 0 };
+  const local = { address: socket.localAddress ?? "", port: socket.localPort ?? 0 };
+  uids = socket.destroyed ? Promise.resolve([]) : peerUids(peer, local);
+  lookups.set(socket, uids);
+  return uids;
 }
 
-const verdicts = new WeakMap<Socket, Promise<number | "ok" | "unknown">>();
+/**
+ * The uid on the other end of a loopback TCP connection: undefined when it is not loopback, not TCP, or the
+ * tables cannot be read; -1 when no row matches (the peer is already gone).
+ */
+export async function peerUid(socket: Socket): Promise<number | undefined> {
+  // No port: not a TCP connection (an injected request in a test, which no other user can make).
+  if (!isLoopback(socket.remoteAddress ?? "") || !socket.remotePort) return undefined;
+  const uids = await uidsOf(socket);
+  if (uids === undefined) return undefined;
+  // Normally one row (the client's socket).
+  return uids.length === 0 ? -1 : uids[0];
+}
 
 /**
- * For a loopback connection: "ok" (an allowed uid, or no tables to read: "unknown"), or the refused uid. Judged
- * once per connection. Not loopback: "ok" (a bind beyond loopback requires the token already).
+ * For a loopback connection: "ok" (an allowed uid, or no tables to read: "unknown"), or the refused uid. Not
+ * loopback: "ok" (a bind beyond loopback requires the token already).
  */
-export function judgePeer(socket: Socket, trust: UidTrust): Promise<number | "ok" | "unknown"> {
-  let verdict = verdicts.get(socket);
-  if (verdict) return verdict;
-  verdict = (async () => {
-    const peer = { address: socket.remoteAddress ?? "", port: socket.remotePort ?? 0 };
-    const local = { address: socket.localAddress ?? "", port: socket.localPort ?? 0 };
-    // No port: not a TCP connection (an injected request in a test, which no other user can make).
-    if (!isLoopback(peer.address) || !socket.remotePort || trust.allowed === "*") return "ok";
-    const uids = await peerUids(peer, local);
-    if (uids === undefined) return "unknown";
-    const allowed = trust.allowed;
-    const refused = uids.find((u) => !allowed.has(u));
-    // No row: the connection is already gone, or not what it claims: refuse, naming no uid.
-    if (uids.length === 0) return -1;
-    return refused === undefined ? "ok" : refused;
-  })();
-  verdicts.set(socket, verdict);
-  return verdict;
+export async function judgePeer(socket: Socket, trust: UidTrust): Promise<number | "ok" | "unknown"> {
+  // No port: not a TCP connection (an injected request in a test, which no other user can make).
+  if (!isLoopback(socket.remoteAddress ?? "") || !socket.remotePort || trust.allowed === "*") return "ok";
+  const uids = await uidsOf(socket);
+  if (uids === undefined) return "unknown";
+  const allowed = trust.allowed;
+  // No row: the connection is already gone, or not what it claims: refuse, naming no uid.
+  if (uids.length === 0) return -1;
+  return uids.find((u) => !allowed.has(u)) ?? "ok";
 }

@@ -6,7 +6,7 @@
  */
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
-import { SHUTDOWN_MESSAGE } from "../http/in-flight.ts";
+import { SHUTDOWN_FLUSH_MS, SHUTDOWN_MESSAGE } from "../http/in-flight.ts";
 import { checkMessage } from "./guard.ts";
 import { RPC, type RpcError, rpcError } from "./rpc.ts";
 
@@ -114,8 +114,10 @@ export class LineTransport implements Transport {
 
   /**
    * A signal to stop (SIGTERM): read nothing more; each request in flight gets its response if it comes within
-   * `graceMs`, else a JSON-RPC error carrying E_BUSY ("server shutting down"), as HTTP answers its calls.
-   * Resolves once those answers are written; the caller then exits.
+   * `graceMs`, else a JSON-RPC error carrying E_BUSY ("server shutting down"), as HTTP answers its calls, and its
+   * handler is cancelled (its tool and any process it runs stop). Resolves once those answers are written, or
+   * after SHUTDOWN_FLUSH_MS when the client does not read them (a full pipe): the caller then exits, dropping
+   * what it could not deliver, instead of waiting on the client forever.
    */
   async drain(graceMs: number): Promise<void> {
     this.#input.off("data", this.#onData);
@@ -129,11 +131,19 @@ export class LineTransport implements Transport {
     const left = [...this.#pending];
     this.#pending.clear();
     for (const id of left) this.#cut.add(id);
-    await Promise.all(
+    for (const id of left) {
+      this.onmessage?.({
+        jsonrpc: "2.0",
+        method: "notifications/cancelled",
+        params: { requestId: id, reason: "shutdown" },
+      });
+    }
+    const written = Promise.all(
       left.map((id) =>
         this.#write(rpcError(id, RPC.InternalError, SHUTDOWN_MESSAGE, "E_BUSY") as unknown as JSONRPCMessage),
       ),
     );
+    await Promise.race([written, new Promise((r) => setTimeout(r, SHUTDOWN_FLUSH_MS).unref())]);
   }
 
   #write(message: JSONRPCMessage): Promise<void> {

@@ -17,12 +17,17 @@ export const untilSignal = () =>
 export async function mcpStdio(gateway: GatewayOptions): Promise<number> {
   const stdio = await serveStdioSource(gatewaySource(gateway));
   const signal = await Promise.race([stdio.closed.then(() => undefined), untilSignal()]);
-  // A signal: the calls in flight get their result within the grace period, else E_BUSY "shutting down".
-  if (signal) await stdio.drain();
+  if (!signal) {
+    await stdio.close();
+    return EXIT.ok;
+  }
+  // A signal: the calls in flight get their result within the grace period, else E_BUSY "shutting down"; the
+  // servers are stopped; then the process leaves. Answers a client never reads (a full pipe) would keep it
+  // alive: the transport gives up on them after a moment, and the exit drops them.
+  await stdio.drain();
   await stdio.close();
-  // stdin may still be open (the client did not hang up): it would keep the process alive.
-  if (signal) process.stdin.destroy();
-  return EXIT.ok;
+  await gateway.attacher.close();
+  process.exit(EXIT.ok);
 }
 
 /** The HTTP gateway, or undefined after one clear line when it cannot listen (a port in use is common). */

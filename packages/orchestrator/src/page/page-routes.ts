@@ -114,9 +114,10 @@ async function call(options: GatewayOptions, server: string, tool: string, args:
 const triageBody = z.object({ symptom: z.string().max(300).default("") });
 
 /** The triage loop with each step sent as it ends, then the outcome; the run stops if the page goes away. */
-async function triage(req: IncomingMessage, res: ServerResponse, options: GatewayOptions, signal: AbortSignal) {
+async function triage(req: IncomingMessage, res: ServerResponse, options: GatewayOptions, signals: PageSignals) {
   const { symptom } = triageBody.parse(await readJson(req, res));
-  const sse = openSse(res);
+  const sse = openSse(res, signals.shutdown);
+  const { signal } = signals;
   try {
     const outcome = await runTriage({
       planner: options.planner(),
@@ -141,9 +142,10 @@ const watchQuery = z.object({
 });
 
 /** network's connectivity_watch, relayed: one `round` per message until its duration or the page leaves. */
-async function watch(url: URL, res: ServerResponse, options: GatewayOptions, signal: AbortSignal) {
+async function watch(url: URL, res: ServerResponse, options: GatewayOptions, signals: PageSignals) {
   const query = watchQuery.parse(Object.fromEntries(url.searchParams));
-  const sse = openSse(res);
+  const sse = openSse(res, signals.shutdown);
+  const { signal } = signals;
   try {
     const { client } = await options.attacher.ensure("network");
     for await (const event of client.stream("connectivity_watch", query, { signal })) {
@@ -157,15 +159,22 @@ async function watch(url: URL, res: ServerResponse, options: GatewayOptions, sig
 }
 
 /**
- * Answers the page and its API; false when the path is not the page's (the gateway answers it).
- * `signal` aborts when the caller hangs up.
+ * `signal` aborts when the caller hangs up or the gateway stops (its work is cancelled); `shutdown` when the
+ * gateway's grace period is over (a stream still open ends with E_BUSY).
  */
+export interface PageSignals {
+  signal: AbortSignal;
+  shutdown?: AbortSignal;
+}
+
+/** Answers the page and its API; false when the path is not the page's (the gateway answers it). */
 export function answerPage(
   req: IncomingMessage,
   res: ServerResponse,
   options: GatewayOptions,
-  signal: AbortSignal,
+  signals: PageSignals,
 ): boolean {
+  const { signal } = signals;
   const url = new URL(req.url ?? "/", "http://127.0.0.1");
   const path = url.pathname;
   const asset = STATIC[path];
@@ -190,11 +199,11 @@ export function answerPage(
     return true;
   }
   if (route === "POST /api/triage") {
-    triage(req, res, options, signal).catch(failed);
+    triage(req, res, options, signals).catch(failed);
     return true;
   }
   if (route === "GET /api/watch") {
-    watch(url, res, options, signal).catch(failed);
+    watch(url, res, options, signals).catch(failed);
     return true;
   }
   if (route === "GET /api/screenshot") {

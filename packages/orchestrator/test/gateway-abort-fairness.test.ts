@@ -1,0 +1,161 @@
+/**
+ * Regression (issue 18, stop 23's attacker review): while uid A opened calls and hung up mid-call, again and
+ * again, uid B's single call took 4–11 s. Causes: every new connection read the kernel's socket tables twice
+ * (the trust check, then the share), ~10–20 ms of a libuv thread each whatever the namespace holds, so A's
+ * churn queued seconds of reads in front of B's; and a call whose caller hung up during that wait ran on to
+ * its own deadline, its share slot never released. Now one read serves every lookup waiting at once, and a
+ * call whose caller is gone is cancelled at once and gives its slot back.
+ * Real everything: the gateway on 127.0.0.1:0, the built network server it attaches, an HTTP target that holds
+ * A's calls, client A (this process, root) and client B (a child process run as uid 65534 with setpriv).
+ */
+import { execFile } from "node:child_process";
+import { once } from "node:events";
+import { createServer, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { promisify } from "node:util";
+import { readRegistry } from "@roadnerd/registry";
+import { scaledMs } from "@roadnerd/testkit";
+import { Agent, request } from "undici";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { Attacher } from "../src/attach.ts";
+import { loadCatalog } from "../src/catalog.ts";
+import { type GatewayHttp, serveGatewayHttp } from "../src/gateway-http.ts";
+import { RulesPlanner } from "../src/planners/rules.ts";
+
+const MCP_HEADERS = {
+  "content-type": "application/json",
+  accept: "application/json, text/event-stream",
+  "mcp-protocol-version": "2025-06-18",
+};
+/** A's calls at once in each round (its whole share), and the most rounds the churn may run. */
+const PER_ROUND = 8;
+const MAX_ROUNDS = 1_000;
+
+let target: ReturnType<typeof createServer>;
+let targetUrl: string;
+const held = new Set<ServerResponse>();
+let gateway: GatewayHttp;
+let attacher: Attacher;
+const savedUids = process.env.ALLOWED_UIDS;
+
+const rpc = (id: number, url: string) =>
+  JSON.stringify({
+    jsonrpc: "2.0",
+    id,
+    method: "tools/call",
+    params: { name: "network__http_check", arguments: { url, timeout_ms: 15_000 } },
+  });
+
+beforeAll(async () => {
+  // /fast answers at once; anything else is held until its caller goes away.
+  target = createServer((req, res) => {
+    if (req.url === "/fast") return void res.end("ok");
+    held.add(res);
+    res.once("close", () => held.delete(res));
+  });
+  target.listen(0, "127.0.0.1");
+  await once(target, "listening");
+  targetUrl = `http://127.0.0.1:${(target.address() as AddressInfo).port}`;
+  process.env.ALLOWED_UIDS = "65534"; // client B is a second local user the gateway serves
+  attacher = new Attacher({ servers: readRegistry() });
+  gateway = await serveGatewayHttp({ catalog: await loadCatalog(), attacher, planner: () => new RulesPlanner() });
+  // Attach network before the churn (its spawn is not what is measured).
+  const warm = await request(gateway.url, { method: "POST", headers: MCP_HEADERS, body: rpc(0, `${targetUrl}/fast`) });
+  expect(warm.statusCode).toBe(200);
+  await warm.body.dump();
+}, 60_000);
+
+afterAll(async () => {
+  for (const res of held) res.destroy();
+  if (savedUids === undefined) delete process.env.ALLOWED_UIDS;
+  else process.env.ALLOWED_UIDS = savedUids;
+  await gateway?.close();
+  await attacher?.close();
+  target?.closeAllConnections();
+  await new Promise((r) => target?.close(r));
+});
+
+/** One tools/call from uid 65534, in a child process: the HTTP status and the JSON-RPC body. */
+async function asNobody(url: string): Promise<{ status: number; body: string }> {
+  const { port } = new URL(gateway.url);
+  const script = `const h=require("node:http");const q=h.request({host:"127.0.0.1",port:${port},path:"/mcp",method:"POST",headers:${JSON.stringify(MCP_HEADERS)}},r=>{let b="";r.on("data",d=>b+=d);r.on("end",()=>process.stdout.write(JSON.stringify({status:r.statusCode,body:b})))});q.on("error",e=>process.stdout.write(JSON.stringify({status:0,body:String(e)})));q.end(${JSON.stringify(rpc(1, url))})`;
+  const { stdout } = await promisify(execFile)(
+    "setpriv",
+    ["--reuid=65534", "--regid=65534", "--clear-groups", process.execPath, "-e", script],
+    { timeout: scaledMs(120_000) },
+  );
+  return JSON.parse(stdout) as { status: number; body: string };
+}
+
+async function until(what: () => boolean, ms: number): Promise<boolean> {
+  const deadline = performance.now() + scaledMs(ms);
+  while (!what() && performance.now() < deadline) await new Promise((r) => setTimeout(r, 25));
+  return what();
+}
+
+describe("uid A churns calls it abandons mid-call", () => {
+  it("uid B's call is served within a scaled deadline; A's slots and the server's work are released", async () => {
+    const agent = new Agent({ connections: 64 });
+    let stop = false;
+    let abandoned = 0;
+    // A: its whole share at once, hung up on 100 ms later (mid-call), round after round until B is done.
+    const churn = (async () => {
+      for (let round = 0; round < MAX_ROUNDS && !stop; round++) {
+        const hangUp = new AbortController();
+        const calls = Array.from({ length: PER_ROUND }, (_, i) =>
+          request(gateway.url, {
+            method: "POST",
+            headers: MCP_HEADERS,
+            body: rpc(10 + i, `${targetUrl}/a/${round}/${i}`),
+            dispatcher: agent,
+            signal: hangUp.signal,
+          })
+            .then((r) => r.body.dump())
+            .catch(() => {
+              abandoned += 1;
+            }),
+        );
+        await new Promise((r) => setTimeout(r, 100));
+        hangUp.abort();
+        await Promise.all(calls);
+      }
+    })();
+    try {
+      // ~10 s of churn first: before, the reads it queued were already seconds long when B arrived.
+      expect(await until(() => abandoned >= 800, 60_000)).toBe(true);
+      const started = performance.now();
+      const deadline = scaledMs(3_000);
+      const b = await Promise.race([
+        asNobody(`${targetUrl}/fast`),
+        new Promise<undefined>((r) => setTimeout(() => r(undefined), deadline)),
+      ]);
+      const tookMs = performance.now() - started;
+      // Before: B waited behind A's queue of table reads for as long as the churn went on.
+      expect(b, `B not answered within ${deadline} ms while A churned`).toBeDefined();
+      expect(b?.status).toBe(200);
+      expect(JSON.parse(b?.body ?? "{}").result?.structuredContent).toMatchObject({ status: 200 });
+      expect(tookMs).toBeLessThan(deadline);
+    } finally {
+      stop = true;
+      await churn;
+    }
+    expect(abandoned).toBeGreaterThan(800);
+    // Every abandoned call was cancelled at the server too: nothing is left waiting at the target (before, they
+    // ran on to their 15 s deadline).
+    expect(await until(() => held.size === 0, 5_000)).toBe(true);
+    // And A's share came back whole: all 8 slots at once are let in again (none is 503 E_BUSY).
+    const again = await Promise.all(
+      Array.from({ length: PER_ROUND }, () =>
+        request(gateway.url, {
+          method: "POST",
+          headers: MCP_HEADERS,
+          body: rpc(99, `${targetUrl}/fast`),
+          dispatcher: agent,
+        }),
+      ),
+    );
+    expect(again.map((r) => r.statusCode)).toEqual(Array(PER_ROUND).fill(200));
+    for (const r of again) await r.body.dump();
+    await agent.close();
+  }, 180_000);
+});
