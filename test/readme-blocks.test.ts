@@ -37,7 +37,8 @@ const isHostsFile = (b: ReadmeBlock) => b.lang === "json" && /"servers"[\s\S]*"t
 
 /** A line that serves until it is stopped; `--stdio` ends with its input. */
 const serves = (line: string) =>
-  !line.includes("--stdio") && /^(\w+=\S+ )*(pnpm start|node \S+\/dist\/main\.js)( |$)|(^| )roadnerd-[a-z-]+$/.test(line);
+  !line.includes("--stdio") &&
+  /^(\w+=\S+ )*(pnpm start|node \S+\/dist\/main\.js)( |$)|(^| )roadnerd-[a-z-]+$/.test(line);
 
 describe("README shell blocks: every line run or named", () => {
   it("each line not run is named before its block, says why, and they are few", () => {
