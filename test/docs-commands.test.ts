@@ -10,6 +10,7 @@ import { REPO_ROOT } from "@roadnerd/registry";
 import { scaledMs } from "@roadnerd/testkit";
 import { afterAll, describe, expect, it } from "vitest";
 import { isHelpTopic } from "../packages/orchestrator/src/cli/help.ts";
+import { asRunHere } from "./lib/doc-example.ts";
 import { copyOfRepo, removeCopies, sh } from "./lib/repo-copy.ts";
 
 /** Lines the docs may leave to a person: kept short on purpose (each needs a reason in its doc). */
@@ -61,16 +62,18 @@ describe("docs/*.md command lines", () => {
   it.each(runnable.map((b, i) => [b.doc, i, b] as const))(
     "%s (block %i) runs as written",
     async (_doc, _i, block) => {
-      const created = block.lines.flatMap((l) => /^pnpm new-server ([a-z0-9-]+)/.exec(l)?.[1] ?? []);
-      // The example must work as written: its server must not exist yet.
-      for (const name of created) expect(existsSync(join(REPO_ROOT, "servers", name)), `servers/${name}`).toBe(false);
       const repo = await copyOfRepo();
-      for (const line of block.lines) {
-        if (block.notRun.some((n) => n.line === line)) continue;
-        const r = await sh(line, repo);
-        expect(r.code, `${line}\n${r.out.slice(-3000)}`).toBe(0);
+      // Run twice: as a newcomer does, then as someone who followed it already (its server now exists: the
+      // example then runs under a free name, so this test holds in their checkout too).
+      for (let round = 0; round < (block.lines.some((l) => l.startsWith("pnpm new-server ")) ? 2 : 1); round++) {
+        const { lines, created } = asRunHere(block.lines, (name) => existsSync(join(repo, "servers", name)));
+        for (const [i, line] of lines.entries()) {
+          if (block.notRun.some((n) => n.line === block.lines[i])) continue;
+          const r = await sh(line, repo);
+          expect(r.code, `${line}\n${r.out.slice(-3000)}`).toBe(0);
+        }
+        for (const name of created) await holdsTheDocsPromise(repo, name);
       }
-      for (const name of created) await holdsTheDocsPromise(repo, name);
     },
     scaledMs(900_000),
   );
@@ -90,6 +93,26 @@ async function holdsTheDocsPromise(repo: string, name: string): Promise<void> {
     if (line.includes("--help")) expect(r.out).toContain(`usage: roadnerd-${name} [--stdio]`);
   }
 }
+
+describe("a doc's new-server example where its server exists already", () => {
+  it("runs under the first free name, every mention renamed, other words kept", () => {
+    const lines = [
+      'pnpm new-server battery --summary "Battery charge"',
+      "pnpm exec roadnerd-battery --help",
+      "ls batterybox",
+    ];
+    const taken = new Set(["battery", "battery-2"]);
+    expect(asRunHere(lines, (n) => taken.has(n))).toEqual({
+      lines: [
+        'pnpm new-server battery-3 --summary "Battery charge"',
+        "pnpm exec roadnerd-battery-3 --help",
+        "ls batterybox",
+      ],
+      created: ["battery-3"],
+    });
+    expect(asRunHere(lines, () => false)).toEqual({ lines, created: ["battery"] });
+  });
+});
 
 describe("docs/*.md inline commands", () => {
   const scripts = Object.keys(JSON.parse(readFileSync(join(REPO_ROOT, "package.json"), "utf8")).scripts);
