@@ -9,7 +9,7 @@
  * (CI's containers stage), which reads them from the README; the fleet's hosts file (JSON) is written as shown
  * (tokens filled in) and read by a real gateway. `/etc/roadnerd` is a folder of the test's.
  */
-import { type ChildProcess, execFile, spawn } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -110,13 +110,19 @@ function inNamespace(line: string): string[] {
 
 function run(line: string): Promise<Run> {
   return new Promise((resolve) => {
-    const child = execFile(
-      "nsenter",
-      inNamespace(line),
-      { cwd: repo, env, timeout: scaledMs(120_000), maxBuffer: 16 << 20 },
-      (err, stdout, stderr) =>
-        resolve({ code: err ? Number((err as { code?: unknown }).code ?? 1) : 0, out: `${stdout}\n${stderr}` }),
-    );
+    // Its own process group, so a line that never ends is ended whole (a server left behind would keep running).
+    const child = spawn("nsenter", inNamespace(line), { cwd: repo, env, detached: true });
+    let out = "";
+    const collect = (d: Buffer) => {
+      if (out.length < 16 << 20) out += d.toString();
+    };
+    child.stdout?.on("data", collect);
+    child.stderr?.on("data", collect);
+    const timer = setTimeout(() => child.pid && process.kill(-child.pid, "SIGKILL"), scaledMs(120_000));
+    child.once("close", (code, signal) => {
+      clearTimeout(timer);
+      resolve({ code: code ?? (signal ? 128 : 1), out });
+    });
     // A terminal's input ends where the line does: `--stdio` serves until its input closes.
     child.stdin?.end();
   });
@@ -162,7 +168,9 @@ async function stopServing(): Promise<void> {
   for (const s of serving.splice(0)) {
     if (s.child.pid && s.child.exitCode === null) process.kill(-s.child.pid, "SIGINT");
     await Promise.race([s.exited, new Promise((r) => setTimeout(r, scaledMs(30_000)))]);
-    expect(s.child.exitCode !== null || s.child.signalCode !== null, `${s.line} did not stop`).toBe(true);
+    const stopped = s.child.exitCode !== null || s.child.signalCode !== null;
+    if (!stopped && s.child.pid) process.kill(-s.child.pid, "SIGKILL");
+    expect(stopped, `${s.line} did not stop`).toBe(true);
     expect(s.out(), s.line).toMatch(/stopped\.|"msg":"closing"/);
   }
 }
