@@ -4,14 +4,14 @@
 // `<!-- not run: <the line> — <why> -->`, and that list stays short. After `pnpm new-server <name>`, the new
 // server is held to what the doc promises: it builds, its bin answers, it lints, its tests and the
 // generated-files check pass. Inline commands (`pnpm bench`, `node scripts/…`) must name real scripts and files.
-import { execFile, execFileSync } from "node:child_process";
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
 import { REPO_ROOT } from "@roadnerd/registry";
 import { scaledMs } from "@roadnerd/testkit";
 import { afterAll, describe, expect, it } from "vitest";
 import { isHelpTopic } from "../packages/orchestrator/src/cli/help.ts";
+import { asRunHere } from "./lib/doc-example.ts";
+import { copyOfRepo, removeCopies, sh } from "./lib/repo-copy.ts";
 
 /** Lines the docs may leave to a person: kept short on purpose (each needs a reason in its doc). */
 const MAX_NOT_RUN = 3;
@@ -42,55 +42,7 @@ function blocksOf(doc: string): Block[] {
 
 const blocks = docs.flatMap(blocksOf);
 
-type Run = { code: number; out: string };
-
-// The checkout's pnpm store: pnpm picks a store per filesystem, and the copy in the temp dir may be on another
-// one (a tmpfs), where an offline install would find nothing.
-// `pnpm store path` names the versioned directory inside it (…/store/v10).
-const STORE = execFileSync("pnpm", ["store", "path"], { cwd: REPO_ROOT, encoding: "utf8" })
-  .trim()
-  .replace(/\/v\d+$/, "");
-
-function sh(line: string, cwd: string, env: Record<string, string> = {}): Promise<Run> {
-  return new Promise((resolve) => {
-    execFile(
-      "sh",
-      ["-c", line],
-      {
-        cwd,
-        env: { ...process.env, npm_config_store_dir: STORE, ...env },
-        timeout: scaledMs(300_000),
-        maxBuffer: 16 << 20,
-      },
-      (err, stdout, stderr) => {
-        resolve({ code: err ? Number((err as { code?: unknown }).code ?? 1) : 0, out: `${stdout}\n${stderr}` });
-      },
-    );
-  });
-}
-
-const copies: string[] = [];
-afterAll(() => {
-  for (const dir of copies) rmSync(dir, { recursive: true, force: true });
-});
-
-/** The repository as a checkout of the working tree would be, with its dependencies, in a temp folder. */
-async function copyOfRepo(): Promise<string> {
-  const dir = mkdtempSync(join(tmpdir(), "rn-docs-"));
-  copies.push(dir);
-  const files = execFileSync("git", ["ls-files", "-z", "--cached", "--others", "--exclude-standard"], {
-    cwd: REPO_ROOT,
-    encoding: "utf8",
-  }).split("\0");
-  for (const f of files) {
-    if (!f || !existsSync(join(REPO_ROOT, f))) continue;
-    mkdirSync(dirname(join(dir, f)), { recursive: true });
-    copyFileSync(join(REPO_ROOT, f), join(dir, f));
-  }
-  const install = await sh("pnpm install --offline --frozen-lockfile", dir);
-  expect(install.code, install.out).toBe(0);
-  return dir;
-}
+afterAll(removeCopies);
 
 describe("docs/*.md command lines", () => {
   it("the lines not run are few, each names a line of its block and says why", () => {
@@ -110,16 +62,18 @@ describe("docs/*.md command lines", () => {
   it.each(runnable.map((b, i) => [b.doc, i, b] as const))(
     "%s (block %i) runs as written",
     async (_doc, _i, block) => {
-      const created = block.lines.flatMap((l) => /^pnpm new-server ([a-z0-9-]+)/.exec(l)?.[1] ?? []);
-      // The example must work as written: its server must not exist yet.
-      for (const name of created) expect(existsSync(join(REPO_ROOT, "servers", name)), `servers/${name}`).toBe(false);
       const repo = await copyOfRepo();
-      for (const line of block.lines) {
-        if (block.notRun.some((n) => n.line === line)) continue;
-        const r = await sh(line, repo);
-        expect(r.code, `${line}\n${r.out.slice(-3000)}`).toBe(0);
+      // Run twice: as a newcomer does, then as someone who followed it already (its server now exists: the
+      // example then runs under a free name, so this test holds in their checkout too).
+      for (let round = 0; round < (block.lines.some((l) => l.startsWith("pnpm new-server ")) ? 2 : 1); round++) {
+        const { lines, created } = asRunHere(block.lines, (name) => existsSync(join(repo, "servers", name)));
+        for (const [i, line] of lines.entries()) {
+          if (block.notRun.some((n) => n.line === block.lines[i])) continue;
+          const r = await sh(line, repo);
+          expect(r.code, `${line}\n${r.out.slice(-3000)}`).toBe(0);
+        }
+        for (const name of created) await holdsTheDocsPromise(repo, name);
       }
-      for (const name of created) await holdsTheDocsPromise(repo, name);
     },
     scaledMs(900_000),
   );
@@ -139,6 +93,26 @@ async function holdsTheDocsPromise(repo: string, name: string): Promise<void> {
     if (line.includes("--help")) expect(r.out).toContain(`usage: roadnerd-${name} [--stdio]`);
   }
 }
+
+describe("a doc's new-server example where its server exists already", () => {
+  it("runs under the first free name, every mention renamed, other words kept", () => {
+    const lines = [
+      'pnpm new-server battery --summary "Battery charge"',
+      "pnpm exec roadnerd-battery --help",
+      "ls batterybox",
+    ];
+    const taken = new Set(["battery", "battery-2"]);
+    expect(asRunHere(lines, (n) => taken.has(n))).toEqual({
+      lines: [
+        'pnpm new-server battery-3 --summary "Battery charge"',
+        "pnpm exec roadnerd-battery-3 --help",
+        "ls batterybox",
+      ],
+      created: ["battery-3"],
+    });
+    expect(asRunHere(lines, () => false)).toEqual({ lines, created: ["battery"] });
+  });
+});
 
 describe("docs/*.md inline commands", () => {
   const scripts = Object.keys(JSON.parse(readFileSync(join(REPO_ROOT, "package.json"), "utf8")).scripts);

@@ -1,11 +1,15 @@
 /**
  * The MCP client entries the README shows, each written once here: generated into the README (between
- * <!-- clients:start --> and <!-- clients:end -->) and run by test/packages.test.ts, which starts each command
- * line from the packed packages and lists tools through it. They run published packages (npx), the MCP
- * ecosystem's convention, or reach the gateway over HTTP (`roadnerd up`, or docker compose).
+ * <!-- clients:start --> and <!-- clients:end -->) and run by test/client-configs.test.ts, which puts this
+ * checkout's path in place of CHECKOUT, starts each command line exactly as written and lists tools through
+ * it. They run this checkout's bundles with node (the packages are not on the npm registry), or reach the
+ * gateway over HTTP (`pnpm start`, or docker compose). The same from the packed packages (npx) is
+ * test/packages.test.ts's.
  */
 export const CLI_PACKAGE = "roadnerd-mcp";
 export const GATEWAY_URL = "http://127.0.0.1:7100/mcp";
+/** Where the README's configs say the checkout is; `pwd` in yours prints what to put there. */
+export const CHECKOUT = "/path/to/roadnerd-mcp";
 
 export interface StdioEntry {
   command: string;
@@ -13,9 +17,18 @@ export interface StdioEntry {
 }
 
 /** The gateway over stdio: every tool of every server plus `triage`, servers started on first use. */
-export const gatewayStdio: StdioEntry = { command: "npx", args: ["-y", CLI_PACKAGE, "mcp"] };
-/** One server alone over stdio (network here; any `@roadnerd/<server>`). */
-export const oneServerStdio: StdioEntry = { command: "npx", args: ["-y", "@roadnerd/network", "--stdio"] };
+export const gatewayStdio: StdioEntry = {
+  command: "node",
+  args: [`${CHECKOUT}/packages/orchestrator/dist/main.js`, "mcp"],
+};
+/** One server alone over stdio (network here; any `servers/<server>/dist/main.js`). */
+export const oneServerStdio: StdioEntry = {
+  command: "node",
+  args: [`${CHECKOUT}/servers/network/dist/main.js`, "--stdio"],
+};
+/** The same two from the packed packages, as the MCP ecosystem writes them once they are published. */
+export const npxGatewayStdio: StdioEntry = { command: "npx", args: ["-y", CLI_PACKAGE, "mcp"] };
+export const npxServerStdio: StdioEntry = { command: "npx", args: ["-y", "@roadnerd/network", "--stdio"] };
 
 export interface ClientConfig {
   client: string;
@@ -41,7 +54,7 @@ export const clientConfigs: ClientConfig[] = [
     json: { mcpServers: { roadnerd: gatewayStdio } },
   },
   {
-    client: "Any Streamable HTTP client, to the gateway of `npx roadnerd-mcp up` or docker compose (VS Code form)",
+    client: "Any Streamable HTTP client, to the gateway of `pnpm start` or docker compose (VS Code form)",
     file: ".vscode/mcp.json",
     json: { servers: { roadnerd: { type: "http", url: GATEWAY_URL } } },
   },

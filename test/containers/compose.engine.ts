@@ -11,8 +11,11 @@ import { REPO_ROOT, readRegistry } from "@roadnerd/registry";
 import { mcpOverStdio, scaledMs } from "@roadnerd/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parse } from "yaml";
+import { readmeComposeSteps } from "../lib/readme-blocks.ts";
 
 const PROJECT = "rncomposetest";
+/** The README's own lines (`up -d`, `ps`, `down`), so what it tells people is what runs here. */
+const [up = [], ps = [], down = []] = readmeComposeSteps();
 const GATEWAY = "http://127.0.0.1:7100/mcp";
 const compose = parse(readFileSync(join(REPO_ROOT, "docker-compose.yml"), "utf8")) as {
   services: Record<string, unknown>;
@@ -90,7 +93,7 @@ describe("docker compose in a real engine (podman)", () => {
   beforeAll(async () => {
     // Leftovers of an interrupted run would clash on the names.
     composeRun("down", "--remove-orphans");
-    composeRun("up", "-d", "--no-build");
+    composeRun(...up);
   });
 
   afterAll(() => {
@@ -106,6 +109,11 @@ describe("docker compose in a real engine (podman)", () => {
       const health: unknown = await (await fetch(`http://127.0.0.1:${s.defaultPort}/healthz`)).json();
       expect(get(health, "capabilities.container"), `${s.name} /healthz container`).toBe("podman");
     }
+  });
+
+  it("`docker compose ps` lists every service", () => {
+    const listed = composeRun(...ps);
+    for (const s of services) expect(listed).toContain(`${PROJECT}_${s}_1`);
   });
 
   it("lists every server's tools through the gateway, by service name", async () => {
@@ -190,7 +198,7 @@ describe("docker compose in a real engine (podman)", () => {
   });
 
   it("down leaves no container, network or volume", () => {
-    composeRun("down", "--remove-orphans");
+    composeRun(...down);
     expect(ofProject("ps")).toEqual([]);
     expect(ofProject("network")).toEqual([]);
     expect(ofProject("volume")).toEqual([]);

@@ -99,7 +99,9 @@ describe("roadnerd list / call", () => {
     ]);
     expect([version.code, version.stdout]).toEqual([0, "roadnerd 0.1.0\n"]);
     expect(help.code).toBe(0);
-    expect(help.stdout).toMatch(/^usage: roadnerd call <server>\/<tool> \[key=value …\] \[--json\]\n/);
+    expect(help.stdout).toMatch(
+      /^usage: roadnerd call <server>\/<tool> \[key=value …\] \[--host <name>\] \[--json\]\n/,
+    );
     expect(flag.stdout).toBe(help.stdout);
     expect(all.stdout).toContain("exit: 0 done · 1 the work failed · 2 usage or invalid input");
     expect(all.stdout).toContain('roadnerd triage [symptom words | --symptom "…"] [--planner');

@@ -99,8 +99,30 @@ const noElicitation: jsonSchemaValidator = {
   getValidator: () => () => ({ valid: false, data: undefined, errorMessage: "these servers do not elicit input" }),
 };
 
-/** How long a result waits for the client's answer to the ping that follows its progress notifications. */
+/** How long a result waits, at most, for the client's answer to the ping that follows its progress notifications. */
 export const SETTLE_PING_MS = 1_000;
+/**
+ * The settle ping's own timeout in the SDK: never reached (setTimeout's largest delay), since the SDK answers a
+ * timeout with notifications/cancelled, which a client that does not answer pings should not be sent. A ping
+ * still out when the connection closes is dropped with it.
+ */
+const PING_NEVER_TIMES_OUT_MS = 2 ** 31 - 1;
+
+/** True when `answer` settles within `ms`; the timer is cleared either way. */
+function within(answer: Promise<unknown>, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<boolean>((resolve) => {
+    timer = setTimeout(() => resolve(false), ms);
+  });
+  // A ping that fails (the connection closed) has nothing left to wait for.
+  return Promise.race([
+    answer.then(
+      () => true,
+      () => true,
+    ),
+    late,
+  ]).finally(() => clearTimeout(timer));
+}
 
 /** A tool's listing: its compact schemas and annotations, under its own name or the one a gateway gives it. */
 export function listedTool(tool: AnyTool, name = tool.name): ListedTool {
@@ -200,6 +222,9 @@ export function createSourceServer(source: McpToolSource): Server {
     { capabilities: { tools: {} }, instructions: source.instructions, jsonSchemaValidator: noElicitation },
   );
   server.setRequestHandler(ListToolsRequestSchema, async () => listTools(source));
+  // The client left a settle ping unanswered past SETTLE_PING_MS: it does not answer pings (or not now), so no
+  // result waits on another until one is answered.
+  let silent = false;
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     let notified = false;
     const result = await callTool(source, request.params, extra.signal, (params) => {
@@ -208,9 +233,16 @@ export function createSourceServer(source: McpToolSource): Server {
     });
     // The SDK's client handles a notification a microtask late but a response at once: read in one chunk
     // (stdio, a busy client), the last progress would find its handler gone. A ping answered means the client
-    // has handled everything sent before it; bounded, for a client that stopped reading.
-    if (notified) {
-      await extra.sendRequest({ method: "ping" }, EmptyResultSchema, { timeout: SETTLE_PING_MS }).catch(() => {});
+    // has handled everything sent before it; bounded, for a client that stopped reading or ignores pings,
+    // and never cancelled.
+    if (notified && !silent) {
+      const answered = extra
+        .sendRequest({ method: "ping" }, EmptyResultSchema, { timeout: PING_NEVER_TIMES_OUT_MS })
+        .then(() => {
+          silent = false;
+        });
+      answered.catch(() => {});
+      if (!(await within(answered, SETTLE_PING_MS))) silent = true;
     }
     return result;
   });

@@ -30,6 +30,7 @@ const FLAGS = {
   "run-id": { type: "string" },
   set: { type: "string", multiple: true },
   processes: { type: "boolean" },
+  host: { type: "string" },
 } as const;
 
 /** An integer flag: digits only, within bounds; `due` says what was expected. */
@@ -63,17 +64,21 @@ const json = z.boolean().default(false);
 const planner = z.enum(["rules", "openai", "scripted"], { error: "expected rules, openai or scripted" }).optional();
 const port = intFlag(0, 65535, "expected 0-65535").optional();
 const none = z.tuple([], { error: "takes no arguments" });
+/** Which machine (ROADNERD_HOSTS): the name is checked against the hosts file once it is read (main.ts). */
+const host = z.string().min(1, { error: "expected a host name" }).optional();
 
 const commandLine = z.discriminatedUnion("command", [
   z.strictObject({ command: z.literal("list"), json, args: none }),
   z.strictObject({
     command: z.literal("call"),
     json,
+    host,
     args: z.tuple([z.string({ error: "expected <server>/<tool>" })], keyValue),
   }),
   z.strictObject({
     command: z.literal("triage"),
     json,
+    host,
     planner,
     symptom: z.string().default(""),
     script: z.string().min(1).optional(),

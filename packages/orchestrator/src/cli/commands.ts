@@ -27,6 +27,7 @@ export async function callCommand(
   name: string,
   pairs: ReadonlyArray<[string, unknown]>,
   json: boolean,
+  host?: string,
 ): Promise<number> {
   const parsed = checkCall(name, Object.fromEntries(pairs), o.catalog);
   if (parsed.kind === "invalid") {
@@ -38,7 +39,9 @@ export async function callCommand(
   }
   if (parsed.resolvedFrom) err(`(${parsed.resolvedFrom} → ${parsed.call.id})`);
   try {
-    const { result } = await o.attacher.call(parsed.call.server, parsed.call.tool, parsed.call.params);
+    const { result } = await o.attacher.call(parsed.call.server, parsed.call.tool, parsed.call.params, {
+      ...(host ? { host } : {}),
+    });
     if (json) out(JSON.stringify(result));
     else out(renderResult(result, parsed.call.id, notesOf(o.catalog.get(parsed.call.id)?.definition.output)));
     return EXIT.ok;
@@ -58,12 +61,15 @@ export interface TriageArgs {
   timeoutMs?: number | undefined;
   runId?: string | undefined;
   logDir?: string | undefined;
+  /** Another machine of ROADNERD_HOSTS (checked by the caller). */
+  host?: string | undefined;
   json: boolean;
 }
 
 export async function triageCommand(o: Orchestrator, args: TriageArgs): Promise<number> {
   const planner = makePlanner(o.config, args.planner, args.script);
-  err(`triage with ${planner.name}: ${args.symptom || "(no symptom: network checks)"}`);
+  const where = args.host ? ` on ${args.host}` : "";
+  err(`triage with ${planner.name}${where}: ${args.symptom || "(no symptom: network checks)"}`);
   const steps: StepLine[] = [];
   const outcome = await runTriage({
     planner,
@@ -74,6 +80,7 @@ export async function triageCommand(o: Orchestrator, args: TriageArgs): Promise<
     ...(args.timeoutMs !== undefined ? { timeoutMs: args.timeoutMs } : {}),
     ...(args.runId !== undefined ? { runId: args.runId } : {}),
     ...(args.logDir !== undefined ? { logDir: args.logDir } : {}),
+    ...(args.host !== undefined ? { host: args.host } : {}),
     // --json: each step as a line on stderr for whoever watches. A person: a live status on a terminal only,
     // since the text after the run lists every step once, with the verdict.
     onStep: (s) => {

@@ -4,15 +4,17 @@
 export const COMMAND_HELP = {
   list: `roadnerd list [--json]
   every server's tools, one line each (nothing is started)`,
-  call: `roadnerd call <server>/<tool> [key=value …] [--json]
-  one tool; its server starts on first use (or the one \`roadnerd up\` runs is used). Tool params are
+  call: `roadnerd call <server>/<tool> [key=value …] [--host <name>] [--json]
+  one tool; its server starts on first use (or the one \`roadnerd up\` runs is used); --host: another
+  machine's server, from ROADNERD_HOSTS (local, the default, is this one). Tool params are
   key=value words, not flags: roadnerd call storage/top_consumers path=/var n=5
   prints the summary and a table of the main fields; --json prints the whole result for machines`,
   triage: `roadnerd triage [symptom words | --symptom "…"] [--planner rules|openai|scripted]
                 [--script replies.json] [--budget 3 (0: no tools, label from the symptom)] [--timeout-ms 2000]
-                [--run-id <your id: on every log line and tool call>] [--json]
+                [--run-id <your id: on every log line and tool call>] [--host <name>] [--json]
   find why the network (or a port, disk, service) misbehaves in ≤3 read-only tool calls, e.g.
   roadnerd triage port 8080 already in use: the label and reason, then each call once with what it showed.
+  --host: diagnose another machine of ROADNERD_HOSTS through its servers
   --json: the report on stdout, and on stderr "step N" (the N-th tool call) live and "verdict" at the end`,
   mcp: `roadnerd mcp [--http] [--port 7100] [--planner …]
   the MCP gateway (every tool plus triage) over stdio (default; answers what was piped, exits on EOF)

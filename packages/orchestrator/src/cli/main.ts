@@ -5,7 +5,8 @@
 import pkg from "../../package.json" with { type: "json" };
 import type { AttachEvent } from "../attach.ts";
 import { loadOrchestratorConfig, triageLogDir } from "../config.ts";
-import { errorInfo } from "../errors.ts";
+import { errorInfo, UsageError } from "../errors.ts";
+import { LOCAL_HOST } from "../hosts.ts";
 import { createOrchestrator, type Orchestrator } from "../orchestrator.ts";
 import { type CommandLine, parseCommandLine } from "./args.ts";
 import { callCommand, listCommand, triageCommand } from "./commands.ts";
@@ -89,13 +90,27 @@ async function withOrchestrator(line: OrchestratedLine, env: NodeJS.ProcessEnv) 
   }
 }
 
+/**
+ * `--host`: another machine of ROADNERD_HOSTS, as the gateway's `host` (undefined: this one). An unknown name
+ * is a usage error that lists the hosts there are.
+ */
+function hostOf(name: string | undefined, o: Orchestrator): string | undefined {
+  if (name === undefined || name === LOCAL_HOST) return undefined;
+  const hosts = o.attacher.hostNames();
+  if (hosts.includes(name)) return name;
+  const known = [LOCAL_HOST, ...hosts].join(", ");
+  throw new UsageError(
+    `--host: no host ${name.slice(0, 60)} (hosts: ${known}${hosts.length ? "" : "; ROADNERD_HOSTS names the others"})`,
+  );
+}
+
 async function dispatch(line: OrchestratedLine, o: Orchestrator): Promise<number> {
   switch (line.command) {
     case "list":
       return listCommand(o, line.json);
     case "call": {
       const [name, ...pairs] = line.args;
-      return await callCommand(o, name, pairs, line.json);
+      return await callCommand(o, name, pairs, line.json, hostOf(line.host, o));
     }
     case "triage":
       return await triageCommand(o, {
@@ -106,6 +121,7 @@ async function dispatch(line: OrchestratedLine, o: Orchestrator): Promise<number
         timeoutMs: line["timeout-ms"],
         runId: line["run-id"],
         logDir: triageLogDir(o.config),
+        host: hostOf(line.host, o),
         json: line.json,
       });
     case "mcp": {
