@@ -4,7 +4,7 @@
  * the walk's allocated total and every directory it lists must equal du's to the KiB. Target: ≥ 1.0× du's speed.
  */
 import { execFile } from "node:child_process";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
@@ -55,6 +55,17 @@ function compare(path: string, walk: Walk, sizes: Map<string, number>): string {
   return diffs.slice(0, 3).join("; ");
 }
 
+/**
+ * CPU time in ms (utime + stime) of a process, or of the bench's waited-for children (cutime + cstime): the
+ * work each side does, which a loaded machine inflates far less than wall time.
+ */
+function cpuMs(pid: number | "children"): number {
+  const stat = readFileSync(`/proc/${pid === "children" ? "self" : pid}/stat`, "utf8");
+  const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  const [u, s] = pid === "children" ? [f[13], f[14]] : [f[11], f[12]];
+  return (Number(u) + Number(s)) * 10;
+}
+
 function dropCaches(): void {
   writeFileSync("/proc/sys/vm/drop_caches", "3");
 }
@@ -62,6 +73,7 @@ function dropCaches(): void {
 export async function benchDu(srv: Proc, path: string, label: string, pairsN: number, cold: boolean): Promise<void> {
   const ours: number[] = [];
   const theirs: number[] = [];
+  const cpu = { ours: 0, theirs: 0 };
   let sizes = "";
   if (!cold) {
     await topConsumers(srv, path);
@@ -72,19 +84,23 @@ export async function benchDu(srv: Proc, path: string, label: string, pairsN: nu
       if (cold) dropCaches();
       const t = process.hrtime.bigint();
       if (side === "ours") {
+        const c = cpuMs(srv.pid);
         const walk = await topConsumers(srv, path);
         ours.push(ms(t));
+        cpu.ours += cpuMs(srv.pid) - c;
         // Sizes against the du of the same round (nothing writes under the tree meanwhile).
         if (i === 0) sizes = compare(path, walk, await du(path));
       } else {
+        const c = cpuMs("children");
         await du(path);
         theirs.push(ms(t));
+        cpu.theirs += cpuMs("children") - c;
       }
     }
   }
   const speed = pct(theirs, 50) / pct(ours, 50);
   console.log(
-    `  top_consumers d=2 ${label.padEnd(24)} p50 ${f1(pct(ours, 50))} ms vs du -x -d 2 ${f1(pct(theirs, 50))} ms → ${speed.toFixed(2)}× du's speed${speed >= 1 ? "" : "!"} (target ≥ 1.0; ${pairsN} pairs; sizes ${sizes ? `DIFFER: ${sizes}` : "equal to the KiB"}; ${loadavg()})`,
+    `  top_consumers d=2 ${label.padEnd(24)} p50 ${f1(pct(ours, 50))} ms vs du -x -d 2 ${f1(pct(theirs, 50))} ms → ${speed.toFixed(2)}× du's speed${speed >= 1 ? "" : "!"} (target ≥ 1.0; du's CPU time ÷ ours ${(cpu.theirs / cpu.ours).toFixed(2)}; ${pairsN} pairs; sizes ${sizes ? `DIFFER: ${sizes}` : "equal to the KiB"}; ${loadavg()})`,
   );
 }
 

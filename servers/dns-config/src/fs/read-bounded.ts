@@ -1,6 +1,5 @@
 /** Read a small text file inside the root: symlinks resolved inside it, regular files only, size bounded. */
-import { constants } from "node:fs";
-import { open, readdir } from "node:fs/promises";
+import { closeSync, constants, fstatSync, openSync, readdirSync, readSync } from "node:fs";
 import { DIR_NOFOLLOW, fdPath } from "@roadnerd/conventions";
 import { type HeldPath, holdInRoot, type RootPath } from "./root-path.ts";
 
@@ -23,41 +22,42 @@ export interface BoundedText {
  */
 const openHeld = (held: HeldPath, flags: number) =>
   held.name === undefined
-    ? open(fdPath(held.dirFd), flags & ~constants.O_NOFOLLOW)
-    : open(fdPath(held.dirFd, held.name), flags);
+    ? openSync(fdPath(held.dirFd), flags & ~constants.O_NOFOLLOW)
+    : openSync(fdPath(held.dirFd, held.name), flags);
 
 export async function readInRoot(root: string, path: string, maxBytes = MAX_FILE_BYTES): Promise<BoundedText> {
   const held = await holdInRoot(root, path);
   try {
-    return await readHeld(held, maxBytes);
+    return readHeld(held, maxBytes);
   } finally {
     await held.close();
   }
 }
 
-async function readHeld(held: HeldPath, maxBytes: number): Promise<BoundedText> {
+/** Synchronous like holdInRoot (root-path.ts): a small local file, read in microseconds. */
+function readHeld(held: HeldPath, maxBytes: number): BoundedText {
   const at = held.at;
   if (at.problem) return { at, cut: false, error: at.problem };
-  let handle: Awaited<ReturnType<typeof open>>;
+  let fd: number;
   try {
     // Below the descriptor of its directory, so nothing renamed above it since counts; O_NOFOLLOW: the last
     // component was checked as not a link, a link swapped in since is refused.
     // O_NONBLOCK: a FIFO planted where a file should be must not hang the call.
-    handle = await openHeld(held, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+    fd = openHeld(held, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
   } catch (err) {
     return { at, cut: false, error: (err as NodeJS.ErrnoException).code ?? "unreadable" };
   }
   try {
-    const st = await handle.stat();
+    const st = fstatSync(fd);
     if (!st.isFile()) return { at, cut: false, error: "not_a_file" };
     const buf = Buffer.alloc(maxBytes + 1);
-    const { bytesRead } = await handle.read(buf, 0, buf.length, 0);
+    const bytesRead = readSync(fd, buf, 0, buf.length, 0);
     const cut = bytesRead > maxBytes;
     return { at, cut, text: buf.subarray(0, Math.min(bytesRead, maxBytes)).toString("utf8") };
   } catch (err) {
     return { at, cut: false, error: (err as NodeJS.ErrnoException).code ?? "unreadable" };
   } finally {
-    await handle.close();
+    closeSync(fd);
   }
 }
 
@@ -66,12 +66,11 @@ export async function listInRoot(root: string, path: string, max = 64): Promise<
   const held = await holdInRoot(root, path);
   try {
     if (held.at.problem) return [];
-    const dir = await openHeld(held, DIR_NOFOLLOW);
+    const dir = openHeld(held, DIR_NOFOLLOW);
     try {
-      const names = await readdir(fdPath(dir.fd));
-      return names.sort().slice(0, max);
+      return readdirSync(fdPath(dir)).sort().slice(0, max);
     } finally {
-      await dir.close();
+      closeSync(dir);
     }
   } catch {
     return [];
