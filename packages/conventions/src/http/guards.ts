@@ -36,8 +36,21 @@ function isListedHost(name: string, options: GuardOptions): boolean {
   return options.allowedHosts.some((h) => h.toLowerCase() === name);
 }
 
+/**
+ * The last Host header each server's options allowed: a client sends the same one on every request, and the
+ * verdict depends on nothing else, so the same string is let through without being judged again (ADR 0037).
+ */
+const lastAllowedHost = new WeakMap<GuardOptions, string>();
+
 export function isAllowedHost(hostHeader: string | undefined, options: GuardOptions): boolean {
   if (!hostHeader) return false;
+  if (lastAllowedHost.get(options) === hostHeader) return true;
+  const allowed = judgeHost(hostHeader, options);
+  if (allowed) lastAllowedHost.set(options, hostHeader);
+  return allowed;
+}
+
+function judgeHost(hostHeader: string, options: GuardOptions): boolean {
   const h = hostHeader.trim().toLowerCase();
   if (!HOST_SHAPE.test(h)) return false;
   const name = hostnameOf(h);
