@@ -91,6 +91,9 @@ export function holdYoungGeneration(): void {
  */
 export function trimAfterQuiet(): () => void {
   setFlagsFromString("--expose-gc");
-  const gc: () => void = runInNewContext("gc");
-  return trimWhenQuiet({ busy: busySampler(), rss: () => process.memoryUsage.rss(), collect: () => gc() });
+  const gc: (options: { type: "major"; execution: "sync"; flavor: "last-resort" }) => void = runInNewContext("gc");
+  // "last-resort": a memory-reducing GC, which also gives the freed pages back to the system; a plain gc() shrank
+  // the heap to 42 MiB while the process kept its 167 MiB resident.
+  const collect = () => gc({ type: "major", execution: "sync", flavor: "last-resort" });
+  return trimWhenQuiet({ busy: busySampler(), rss: () => process.memoryUsage.rss(), collect });
 }
