@@ -131,7 +131,8 @@ try {
   }
 
   console.log(`\n6. roadnerd up [${elapsed()}]`);
-  await benchUpMemory(full ? 10_000 : 1_000, full ? 60 : 10);
+  // `up` gives memory back after 15–20 s of quiet (ADR 0037): the default run waits 30 s for it.
+  await benchUpMemory(full ? 10_000 : 1_000, full ? 60 : 30);
 } finally {
   bareBundle.remove();
 }

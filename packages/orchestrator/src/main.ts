@@ -1,4 +1,7 @@
 /** roadnerd: the orchestrator's process entry. */
-import { runCli } from "./index.ts";
+import { holdYoungGeneration } from "./memory.ts";
 
+// Before the CLI's modules load, so the young generation never grows (memory.ts).
+holdYoungGeneration();
+const { runCli } = await import("./index.ts");
 process.exitCode = await runCli(process.argv.slice(2));

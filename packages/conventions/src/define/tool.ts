@@ -113,6 +113,23 @@ export function viewOf(tool: AnyTool, result: Record<string, unknown>): string |
   return parsed.success ? renderView(parsed.data, tool.view(parsed.data)) : undefined;
 }
 
+/** Views of results already rendered: callers sharing one execution (or a snapshot) share its result object. */
+const checkedViews = new WeakMap<object, string>();
+
+/**
+ * The model view of a result runTool returned: already its output schema's output (no transforms in a result
+ * schema, so parsing it again gives the same object), rendered without that second parse, once per result
+ * object (ADR 0037).
+ */
+export function viewOfChecked(tool: AnyTool, result: ResultOf<AnyTool>): string {
+  let view = checkedViews.get(result);
+  if (view === undefined) {
+    view = renderView(result, tool.view(result));
+    checkedViews.set(result, view);
+  }
+  return view;
+}
+
 /** The model view, or the compact JSON of a result outside the tool's schema (a server's answer passed through). */
 export function modelView(tool: AnyTool, result: Record<string, unknown>): string {
   return viewOf(tool, result) ?? JSON.stringify(result);

@@ -31,10 +31,30 @@ export function hostnameOf(hostHeader: string): string {
   return colon > 0 && h.indexOf(":") === colon ? h.slice(0, colon) : h;
 }
 
+/** A name in ALLOWED_HOSTS, whatever its case there (no list made per request). */
+function isListedHost(name: string, options: GuardOptions): boolean {
+  return options.allowedHosts.some((h) => h.toLowerCase() === name);
+}
+
+/**
+ * The last Host header each server's options allowed: a client sends the same one on every request, and the
+ * verdict depends on nothing else, so the same string is let through without being judged again (ADR 0037).
+ */
+const lastAllowedHost = new WeakMap<GuardOptions, string>();
+
 export function isAllowedHost(hostHeader: string | undefined, options: GuardOptions): boolean {
-  if (!hostHeader || !HOST_SHAPE.test(hostHeader.trim().toLowerCase())) return false;
-  const name = hostnameOf(hostHeader);
-  if (options.allowedHosts.map((h) => h.toLowerCase()).includes(name)) return true;
+  if (!hostHeader) return false;
+  if (lastAllowedHost.get(options) === hostHeader) return true;
+  const allowed = judgeHost(hostHeader, options);
+  if (allowed) lastAllowedHost.set(options, hostHeader);
+  return allowed;
+}
+
+function judgeHost(hostHeader: string, options: GuardOptions): boolean {
+  const h = hostHeader.trim().toLowerCase();
+  if (!HOST_SHAPE.test(h)) return false;
+  const name = hostnameOf(h);
+  if (isListedHost(name, options)) return true;
   if (LOCAL_NAMES.includes(name)) return true;
   // An IP literal Host is never a rebinding vector: a rebound name still arrives as that name.
   if (isIP(name) !== 0) return true;
@@ -132,7 +152,11 @@ export function hasValidToken(header: string | undefined, token: string): boolea
 /** How many Host headers the request carried (Node keeps the first of several and drops the rest). */
 export function hostHeaderCount(rawHeaders: readonly string[]): number {
   let n = 0;
-  for (let i = 0; i < rawHeaders.length; i += 2) if (rawHeaders[i]?.toLowerCase() === "host") n += 1;
+  // Only a four-letter name is lower-cased: no string made per header.
+  for (let i = 0; i < rawHeaders.length; i += 2) {
+    const name = rawHeaders[i];
+    if (name?.length === 4 && name.toLowerCase() === "host") n += 1;
+  }
   return n;
 }
 

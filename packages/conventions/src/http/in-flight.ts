@@ -3,7 +3,7 @@
  * SHUTDOWN_GRACE_MS, else a typed answer (503 E_BUSY "shutting down", as JSON-RPC on /mcp) before the
  * connections are cut. Before this, a shutdown dropped them with no answer (only SSE got `end`).
  */
-import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import type { FastifyInstance, FastifyReply, FastifyRequest, preHandlerHookHandler } from "fastify";
 import { DiagError, errorBody } from "../errors/errors.ts";
 import { RPC, rpcError } from "../mcp/rpc.ts";
 
@@ -54,14 +54,22 @@ function shutdownAnswer(request: FastifyRequest, reply: FastifyReply): void {
 
 export function trackInFlight(app: FastifyInstance): InFlight {
   const open = new Map<FastifyReply, { request: FastifyRequest; done: Promise<void> }>();
-  // Callback-style: a GET (/healthz, /sse…) passes without a promise being made for it (ADR 0033).
-  app.addHook("preHandler", (request, reply, next) => {
+  const track: preHandlerHookHandler = (request, reply, next) => {
     if (request.method === "POST") {
       const done = new Promise<void>((resolve) => reply.raw.once("close", () => resolve()));
       open.set(reply, { request, done });
       void done.then(() => open.delete(reply));
     }
     next();
+  };
+  // Only on the routes a POST reaches (the calls), as a route hook: a GET (/healthz, /sse…) does not even pass
+  // through it (ADR 0037). Routes added after this see it.
+  app.addHook("onRoute", (route) => {
+    const methods = Array.isArray(route.method) ? route.method : [route.method];
+    if (!methods.includes("POST")) return;
+    const own =
+      route.preHandler === undefined ? [] : Array.isArray(route.preHandler) ? route.preHandler : [route.preHandler];
+    route.preHandler = [track, ...own];
   });
   return {
     async drain() {

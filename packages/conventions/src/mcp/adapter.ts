@@ -20,7 +20,7 @@ import {
 import type { jsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/types.js";
 import { compactSchemas } from "../define/compact-schemas.ts";
 import { validRunId } from "../define/fields.ts";
-import { type AnyTool, modelView } from "../define/tool.ts";
+import { type AnyTool, viewOfChecked } from "../define/tool.ts";
 import { toDiagError } from "../errors/errors.ts";
 import { unknownTool } from "../errors/suggest.ts";
 import { runTool } from "../runtime/run-tool.ts";
@@ -196,7 +196,8 @@ export function runtimeSource(runtime: Runtime<unknown>): McpToolSource {
           listed: listedTool(t),
           // A caller that asked for progress gets its own execution (runTool): a shared one reports to no one.
           call: (args, signal, onProgress) => runTool(t, args, runtime, { signal, onProgress }),
-          view: (result) => modelView(t, result),
+          // The result comes from runTool, checked against the tool's output schema already.
+          view: (result) => viewOfChecked(t, result),
         },
       ]),
     );

@@ -15,6 +15,7 @@ import { listenGateway, untilSignal } from "../cli/serve.ts";
 import { triageLogDir } from "../config.ts";
 import { UsageError } from "../errors.ts";
 import type { GatewayOptions } from "../gateway.ts";
+import { trimAfterQuiet } from "../memory.ts";
 import { createOrchestrator, type Orchestrator } from "../orchestrator.ts";
 import { serverEnv } from "../server-env.ts";
 import { InProcessServers } from "./in-process.ts";
@@ -39,6 +40,8 @@ interface Hosting {
 }
 
 export async function upCommand(line: UpLine, env: NodeJS.ProcessEnv): Promise<number> {
+  // Every server in this process: what a burst of calls leaves is given back once it has been quiet a while.
+  const stopTrim = line.processes ? () => {} : trimAfterQuiet();
   const registry = readRegistry();
   const catalog = await loadCatalog(registry);
   const known = catalog.servers.map((s) => s.name);
@@ -99,6 +102,7 @@ export async function upCommand(line: UpLine, env: NodeJS.ProcessEnv): Promise<n
       err(`  (under up: ${envPrefix(name)}PORT=<port>, or --set ${name}.PORT=<port>; 0 = any free port)`);
   }
   const stop = async () => {
+    stopTrim();
     await hosting.close();
     await o.attacher.close();
   };

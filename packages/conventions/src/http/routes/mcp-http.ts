@@ -9,7 +9,11 @@ import type { Runtime } from "../../runtime/runtime.ts";
 import { unlessAnswered } from "../in-flight.ts";
 import { MalformedJsonError } from "../json-body.ts";
 
+type Transports = typeof import("../../mcp/transports.ts");
+
 export function registerMcpHttp(app: FastifyInstance, runtime: Runtime<unknown>): void {
+  // Loaded on the first POST, then kept: an import() per request resolves the module again each time (ADR 0037).
+  let transports: Promise<Transports> | undefined;
   app.post(
     "/mcp",
     {
@@ -38,7 +42,8 @@ export function registerMcpHttp(app: FastifyInstance, runtime: Runtime<unknown>)
       },
     },
     async (request, reply) => {
-      const { handleMcpPost } = await import("../../mcp/transports.ts");
+      transports ??= import("../../mcp/transports.ts");
+      const { handleMcpPost } = await transports;
       // The reply goes back while a progress stream is still being written; none after a shutdown answer.
       return unlessAnswered(reply, handleMcpPost(request, reply, runtime));
     },

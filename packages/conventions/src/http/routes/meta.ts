@@ -1,24 +1,39 @@
 /** /healthz (liveness and what this server can see) and /openapi.json, both computed once. */
-import type { FastifyInstance } from "fastify";
+import type { FastifyInstance, FastifyReply } from "fastify";
 import { binariesOf } from "../../define/command.ts";
 import { type Capabilities, detectCapabilities } from "../../runtime/capabilities.ts";
 import type { Runtime } from "../../runtime/runtime.ts";
 import { hasValidToken } from "../guards.ts";
 import { buildOpenApi } from "../openapi.ts";
 
+/** What Fastify says for an object it serializes: the cached /healthz string goes out under the same type. */
+const JSON_UTF8 = "application/json; charset=utf-8";
+
 export function registerMeta(app: FastifyInstance, runtime: Runtime<unknown>): void {
   const { def, config } = runtime;
   const live = { ok: true, name: `roadnerd-${def.name}`, version: def.version };
   let capabilities: Promise<Capabilities> | undefined;
-  /** The whole answer once capabilities are known: the same object every time after that. */
-  let full: (typeof live & { capabilities: Capabilities }) | undefined;
-  app.get("/healthz", async (request) => {
+  /**
+   * The whole answer as JSON once capabilities are known: the same string every time after that, sent by a
+   * plain handler (no promise, no serializing per request: the route a supervisor polls, ADR 0037).
+   */
+  let full: string | undefined;
+  const sendFull = (reply: FastifyReply, body: string) => void reply.type(JSON_UTF8).send(body);
+  app.get("/healthz", (request, reply) => {
     // With AUTH_TOKEN set, /healthz stays open but tells only liveness to callers without the token.
-    if (config.AUTH_TOKEN && !hasValidToken(request.headers.authorization, config.AUTH_TOKEN)) return live;
-    if (full) return full;
+    if (config.AUTH_TOKEN && !hasValidToken(request.headers.authorization, config.AUTH_TOKEN)) {
+      void reply.send(live);
+      return;
+    }
+    if (full !== undefined) return sendFull(reply, full);
     capabilities ??= detectCapabilities(binariesOf(def.commands), config.EXEC_PATH);
-    full = { ...live, capabilities: await capabilities };
-    return full;
+    capabilities.then(
+      (found) => {
+        full ??= JSON.stringify({ ...live, capabilities: found });
+        sendFull(reply, full);
+      },
+      (err: unknown) => void reply.send(err),
+    );
   });
 
   // Someone who opens the bare URL learns where everything is.

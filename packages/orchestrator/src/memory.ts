@@ -1,0 +1,99 @@
+/**
+ * Memory of the roadnerd process, which under `up` holds every server (ADR 0037). Most of what it held after
+ * calls was V8's young generation, not live objects: on a machine with several GiB, V8 doubles each semi-space
+ * (up to 32 MiB) whenever enough survives a scavenge, and gives no page back while the process is idle, since no
+ * GC runs then. So the young generation stays at its starting size, and once `up` has been quiet for a while one
+ * full GC returns what the calls left behind. Node has no API for either: both are V8 flags set at run time.
+ */
+import { performance } from "node:perf_hooks";
+import { setFlagsFromString } from "node:v8";
+import { runInNewContext } from "node:vm";
+
+/** How often the event loop's busy share and the resident size are sampled. */
+export const QUIET_CHECK_MS = 5_000;
+/** Samples in a row under QUIET_BUSY before a trim: quiet for 15–20 s. */
+export const QUIET_INTERVALS = 3;
+/** Share of an interval the event loop may be busy and still count as quiet (a page's polling, a timer). */
+export const QUIET_BUSY = 0.01;
+/**
+ * Growth of the resident size since the last trim that makes one even while busy: with the young generation
+ * held small, V8 keeps the pages that calls freed (256 KiB each) until a full GC, which a busy process with a
+ * small old generation may not have for thousands of calls (ADR 0037).
+ */
+export const GROWN_BYTES = 40 * 1024 * 1024;
+
+export interface TrimDeps {
+  /** The event loop's busy share since the previous sample (0–1). */
+  busy: () => number;
+  /** The resident size, in bytes. */
+  rss: () => number;
+  /** One full GC. */
+  collect: () => void;
+}
+
+/**
+ * Samples every QUIET_CHECK_MS; collects once after QUIET_INTERVALS quiet samples (then not again until the
+ * process was busy: an idle process is not collected over and over), or whenever the resident size grew by
+ * GROWN_BYTES since the sample after the last collection. Returns the stop function.
+ */
+export function trimWhenQuiet(deps: TrimDeps): () => void {
+  let quiet = 0;
+  // The start's own garbage counts as work done: the first quiet spell trims it too.
+  let worked = true;
+  // What the process holds after a collection (read one sample later, when freed pages have gone back).
+  let floor: number | undefined;
+  const collect = () => {
+    deps.collect();
+    floor = undefined;
+  };
+  const timer = setInterval(() => {
+    const rss = deps.rss();
+    if (floor === undefined || rss < floor) floor = rss;
+    if (deps.busy() >= QUIET_BUSY) {
+      quiet = 0;
+      worked = true;
+      if (rss - floor >= GROWN_BYTES) collect();
+      return;
+    }
+    quiet += 1;
+    if (worked && quiet >= QUIET_INTERVALS) {
+      worked = false;
+      collect();
+    }
+  }, QUIET_CHECK_MS);
+  timer.unref();
+  return () => clearInterval(timer);
+}
+
+/** The event loop's busy share between calls, from Node's event-loop utilization. */
+function busySampler(): () => number {
+  let last = performance.eventLoopUtilization();
+  return () => {
+    const now = performance.eventLoopUtilization();
+    const share = performance.eventLoopUtilization(now, last).utilization;
+    last = now;
+    return share;
+  };
+}
+
+/**
+ * First thing in the process, before the CLI loads: V8 reads the growth factor each time it would grow the
+ * young generation, so 1 keeps it at its starting 1 MiB per semi-space. (`--max-semi-space-size` would say it
+ * directly, but V8 reads that one only when the heap is made, before any of our code runs.)
+ */
+export function holdYoungGeneration(): void {
+  setFlagsFromString("--semi-space-growth-factor=1");
+}
+
+/**
+ * `up` in one process: a full GC after each quiet spell, and whenever it grew by GROWN_BYTES. `gc` comes from a context made after `--expose-gc` is
+ * set, so the main context's globals stay as they are. Returns the stop function.
+ */
+export function trimAfterQuiet(): () => void {
+  setFlagsFromString("--expose-gc");
+  const gc: (options: { type: "major"; execution: "sync"; flavor: "last-resort" }) => void = runInNewContext("gc");
+  // "last-resort": a memory-reducing GC, which also gives the freed pages back to the system; a plain gc() shrank
+  // the heap to 42 MiB while the process kept its 167 MiB resident.
+  const collect = () => gc({ type: "major", execution: "sync", flavor: "last-resort" });
+  return trimWhenQuiet({ busy: busySampler(), rss: () => process.memoryUsage.rss(), collect });
+}
