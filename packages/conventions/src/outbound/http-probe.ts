@@ -270,10 +270,17 @@ export async function httpRequest(
   }
 }
 
-/** undici is CommonJS: in an ESM bundle its dynamic import may arrive wrapped in `default`. */
-async function loadUndiciClient(): Promise<typeof Client> {
-  const mod = (await import("undici")) as typeof import("undici") & { default?: typeof import("undici") };
-  return mod.Client ?? (mod.default as typeof import("undici")).Client;
+/**
+ * undici is CommonJS: in an ESM bundle its dynamic import may arrive wrapped in `default`. Loaded once and kept:
+ * an `import()` per probe makes the loader resolve the module again every time (ADR 0037).
+ */
+let undiciClient: Promise<typeof Client> | undefined;
+function loadUndiciClient(): Promise<typeof Client> {
+  undiciClient ??= import("undici").then((m) => {
+    const mod = m as typeof import("undici") & { default?: typeof import("undici") };
+    return mod.Client ?? (mod.default as typeof import("undici")).Client;
+  });
+  return undiciClient;
 }
 
 /** Secrets we were given for one origin are not sent to another (as browsers and undici do). */
