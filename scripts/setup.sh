@@ -24,7 +24,8 @@ REGISTRY=${REGISTRY%/}
 # curl: the test that runs the README examples (and fetching Node); systemd: systemctl/journalctl for the service
 # server and the booted-systemd test harness; chromium: webcheck's headless browser; prometheus (with promtool)
 # and prometheus-blackbox-exporter: the tests that scrape the servers and probe side by side (started by the
-# tests on loopback, never as services); git: the docs test copies the checkout's files as git lists them.
+# tests on loopback, never as services); git: the docs test copies the checkout's files as git lists them;
+# openssl and ca-certificates: the README's certificates section (run by a test) and trusting registries over TLS.
 # Each server's run-time packages (roadnerd.debian) must be here too.
 # One package per line, so a list can grow without conflicts.
 DEB_PACKAGES=(
@@ -36,6 +37,8 @@ DEB_PACKAGES=(
   prometheus
   prometheus-blackbox-exporter
   git
+  openssl
+  ca-certificates
 )
 
 # The supported Node lines, package.json's engines field: LTS lines only, each as ^<first LTS release>

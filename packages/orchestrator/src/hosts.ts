@@ -64,6 +64,11 @@ function isLoopbackUrl(url: string): boolean {
   return name === "localhost" || name === "::1" || /^127\.\d+\.\d+\.\d+$/.test(name);
 }
 
+/** The scheme as the URL parser reads it (`HTTP://` is http too), so only https counts as encrypted. */
+function isHttpsUrl(url: string): boolean {
+  return new URL(url).protocol === "https:";
+}
+
 export interface FleetOptions {
   /** ALLOW_PLAINTEXT=1: a token may go to a host over http:// (a network private by construction). */
   allowPlaintext?: boolean;
@@ -76,7 +81,7 @@ export interface FleetOptions {
  */
 function plaintextRefusal(host: string, entry: HostsFile[string], where: string): UsageError | undefined {
   if (!entry.token) return undefined;
-  const clear = Object.entries(entry.servers).find(([, url]) => url.startsWith("http:") && !isLoopbackUrl(url));
+  const clear = Object.entries(entry.servers).find(([, url]) => !isHttpsUrl(url) && !isLoopbackUrl(url));
   if (!clear) return undefined;
   const [server, url] = clear;
   return new UsageError(

@@ -126,6 +126,14 @@ describe("a token over plain http:// to another machine", () => {
     );
   });
 
+  // Regression (stop 24 attacker F1): `HTTP://` and `Http://` slipped past a lower-case prefix check.
+  it("is refused whatever the scheme's case", async () => {
+    for (const scheme of ["HTTP", "Http"]) {
+      const msg = await refusal({ a: { servers: { network: `${scheme}://10.0.0.2:7101` }, token: TOKEN } });
+      expect(msg).toContain("token would cross the network in clear");
+    }
+  });
+
   it("is accepted with ALLOW_PLAINTEXT=1, over loopback, or without a token", async () => {
     expect(
       readHostsFile(await hostsFile(clear), KNOWN, { allowPlaintext: true })
