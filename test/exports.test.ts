@@ -261,6 +261,7 @@ const PINNED: Record<string, Record<string, readonly string[]>> = {
       "mcpOverStdio",
       "netnsSkipReason",
       "openMcp",
+      "pollUntil",
       "resolveInZone",
       "scaledDeadline",
       "scaledMs",

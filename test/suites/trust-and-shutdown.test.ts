@@ -20,7 +20,7 @@ import { promisify } from "node:util";
 import type { AnyTool } from "@roadnerd/conventions";
 import { fakeBinaries, testApp } from "@roadnerd/conventions/testing";
 import { loadServer, REPO_ROOT, type RegisteredServer, selectedServers } from "@roadnerd/registry";
-import { scaledMs } from "@roadnerd/testkit";
+import { pollUntil, scaledMs } from "@roadnerd/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 const registered = selectedServers();
@@ -198,12 +198,6 @@ function jsonLines(stream: NodeJS.ReadableStream | null): Array<Record<string, u
   return lines;
 }
 
-async function until(what: () => boolean, ms: number): Promise<boolean> {
-  const deadline = performance.now() + scaledMs(ms);
-  while (!what() && performance.now() < deadline) await new Promise((r) => setTimeout(r, 25));
-  return what();
-}
-
 /** Servers where no tool can be held in flight from outside (no command, no URL target): pinned, on purpose. */
 const NOTHING_TO_HOLD = ["dns-config", "storage"];
 const tally = { http: 0, stdio: 0 };
@@ -230,7 +224,7 @@ describe.each(registered)("SIGTERM mid-call against $name", (server) => {
     child.stderr?.resume();
     const exited = once(child, "exit") as Promise<[number | null]>;
     try {
-      await until(() => logs.some((l) => l.msg === "listening"), 20_000);
+      await pollUntil(() => logs.some((l) => l.msg === "listening"), 20_000);
       const url = logs.find((l) => l.msg === "listening")?.url;
       expect(typeof url).toBe("string");
       // The first candidate that stays in flight; calls that answer at once are not what this checks.
@@ -246,7 +240,7 @@ describe.each(registered)("SIGTERM mid-call against $name", (server) => {
           .finally(() => {
             answered = true;
           });
-        if ((await until(() => c.started() || answered, 10_000)) && !answered) {
+        if ((await pollUntil(() => c.started() || answered, 10_000)) && !answered) {
           pending = call;
           break;
         }
@@ -282,7 +276,7 @@ describe.each(registered)("SIGTERM mid-call against $name", (server) => {
         const id = 100 + i;
         send({ jsonrpc: "2.0", id, method: "tools/call", params: { name: c.tool, arguments: c.input } });
         const answered = () => answers.some((a) => a.id === id);
-        if ((await until(() => c.started() || answered(), 10_000)) && !answered()) {
+        if ((await pollUntil(() => c.started() || answered(), 10_000)) && !answered()) {
           heldId = id;
           break;
         }

@@ -10,7 +10,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
 import { createServer, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { scaledMs, serverEntry, unreadFullPipe } from "@roadnerd/testkit";
+import { pollUntil, scaledMs, serverEntry, unreadFullPipe } from "@roadnerd/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SHUTDOWN_FLUSH_MS, SHUTDOWN_GRACE_MS } from "../src/http/in-flight.ts";
 
@@ -36,12 +36,6 @@ afterAll(async () => {
   await new Promise((r) => target.close(r));
 });
 
-async function until(what: () => boolean, ms: number): Promise<boolean> {
-  const deadline = performance.now() + scaledMs(ms);
-  while (!what() && performance.now() < deadline) await new Promise((r) => setTimeout(r, 25));
-  return what();
-}
-
 describe("a --stdio server whose client never reads stdout", () => {
   it("exits 0 on SIGTERM within the grace period, dropping the answers it cannot deliver", async () => {
     const pipe = unreadFullPipe();
@@ -62,7 +56,7 @@ describe("a --stdio server whose client never reads stdout", () => {
         const args = { url, timeout_ms: 15_000 };
         send({ jsonrpc: "2.0", id: 100 + i, method: "tools/call", params: { name: "http_check", arguments: args } });
       }
-      expect(await until(() => held.length > 0 && served === CALLS - 1, 30_000)).toBe(true);
+      expect(await pollUntil(() => held.length > 0 && served === CALLS - 1, 30_000)).toBe(true);
       await new Promise((r) => setTimeout(r, 200)); // the last answers queued behind the full pipe
       const stoppedAt = performance.now();
       child.kill("SIGTERM");

@@ -8,25 +8,19 @@
  * Real everything: the gateway on 127.0.0.1:0, the built network server it attaches, an HTTP target that holds
  * A's calls, client A (this process, root) and client B (a child process run as uid 65534 with setpriv).
  */
-import { execFile } from "node:child_process";
 import { once } from "node:events";
 import { createServer, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { promisify } from "node:util";
 import { readRegistry } from "@roadnerd/registry";
-import { scaledMs } from "@roadnerd/testkit";
+import { pollUntil, scaledMs } from "@roadnerd/testkit";
 import { Agent, request } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Attacher } from "../src/attach.ts";
 import { loadCatalog } from "../src/catalog.ts";
 import { type GatewayHttp, serveGatewayHttp } from "../src/gateway-http.ts";
 import { RulesPlanner } from "../src/planners/rules.ts";
+import { callAsNobody, MCP_HEADERS, rpc } from "./gateway-clients.ts";
 
-const MCP_HEADERS = {
-  "content-type": "application/json",
-  accept: "application/json, text/event-stream",
-  "mcp-protocol-version": "2025-06-18",
-};
 /** A's calls at once in each round (its whole share), and the most rounds the churn may run. */
 const PER_ROUND = 8;
 const MAX_ROUNDS = 1_000;
@@ -37,14 +31,6 @@ const held = new Set<ServerResponse>();
 let gateway: GatewayHttp;
 let attacher: Attacher;
 const savedUids = process.env.ALLOWED_UIDS;
-
-const rpc = (id: number, url: string) =>
-  JSON.stringify({
-    jsonrpc: "2.0",
-    id,
-    method: "tools/call",
-    params: { name: "network__http_check", arguments: { url, timeout_ms: 15_000 } },
-  });
 
 beforeAll(async () => {
   // /fast answers at once; anything else is held until its caller goes away.
@@ -75,24 +61,6 @@ afterAll(async () => {
   await new Promise((r) => target?.close(r));
 });
 
-/** One tools/call from uid 65534, in a child process: the HTTP status and the JSON-RPC body. */
-async function asNobody(url: string): Promise<{ status: number; body: string }> {
-  const { port } = new URL(gateway.url);
-  const script = `const h=require("node:http");const q=h.request({host:"127.0.0.1",port:${port},path:"/mcp",method:"POST",headers:${JSON.stringify(MCP_HEADERS)}},r=>{let b="";r.on("data",d=>b+=d);r.on("end",()=>process.stdout.write(JSON.stringify({status:r.statusCode,body:b})))});q.on("error",e=>process.stdout.write(JSON.stringify({status:0,body:String(e)})));q.end(${JSON.stringify(rpc(1, url))})`;
-  const { stdout } = await promisify(execFile)(
-    "setpriv",
-    ["--reuid=65534", "--regid=65534", "--clear-groups", process.execPath, "-e", script],
-    { timeout: scaledMs(120_000) },
-  );
-  return JSON.parse(stdout) as { status: number; body: string };
-}
-
-async function until(what: () => boolean, ms: number): Promise<boolean> {
-  const deadline = performance.now() + scaledMs(ms);
-  while (!what() && performance.now() < deadline) await new Promise((r) => setTimeout(r, 25));
-  return what();
-}
-
 describe("uid A churns calls it abandons mid-call", () => {
   it("uid B's call is served within a scaled deadline; A's slots and the server's work are released", async () => {
     const agent = new Agent({ connections: 64 });
@@ -122,11 +90,11 @@ describe("uid A churns calls it abandons mid-call", () => {
     })();
     try {
       // ~10 s of churn first: before, the reads it queued were already seconds long when B arrived.
-      expect(await until(() => abandoned >= 800, 60_000)).toBe(true);
+      expect(await pollUntil(() => abandoned >= 800, 60_000)).toBe(true);
       const started = performance.now();
       const deadline = scaledMs(3_000);
       const b = await Promise.race([
-        asNobody(`${targetUrl}/fast`),
+        callAsNobody(gateway.url, `${targetUrl}/fast`, 120_000),
         new Promise<undefined>((r) => setTimeout(() => r(undefined), deadline)),
       ]);
       const tookMs = performance.now() - started;
@@ -142,7 +110,7 @@ describe("uid A churns calls it abandons mid-call", () => {
     expect(abandoned).toBeGreaterThan(800);
     // Every abandoned call was cancelled at the server too: nothing is left waiting at the target (before, they
     // ran on to their 15 s deadline).
-    expect(await until(() => held.size === 0, 5_000)).toBe(true);
+    expect(await pollUntil(() => held.size === 0, 5_000)).toBe(true);
     // And A's share came back whole: all 8 slots at once are let in again (none is 503 E_BUSY).
     const again = await Promise.all(
       Array.from({ length: PER_ROUND }, () =>

@@ -7,13 +7,11 @@
  * HTTP target that holds every http_check until released, client A (this process, root) and client B (a child
  * process run as uid 65534 with setpriv).
  */
-import { execFile } from "node:child_process";
 import { once } from "node:events";
 import { createServer, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { promisify } from "node:util";
 import { readRegistry } from "@roadnerd/registry";
-import { scaledMs } from "@roadnerd/testkit";
+import { pollUntil, scaledMs } from "@roadnerd/testkit";
 import { Agent, request } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Attacher } from "../src/attach.ts";
@@ -21,13 +19,9 @@ import { loadCatalog } from "../src/catalog.ts";
 import { DEFAULT_CLIENT_CALLS } from "../src/config.ts";
 import { type GatewayHttp, serveGatewayHttp } from "../src/gateway-http.ts";
 import { RulesPlanner } from "../src/planners/rules.ts";
+import { callAsNobody, MCP_HEADERS, rpc } from "./gateway-clients.ts";
 
 const CALLS = 120;
-const MCP_HEADERS = {
-  "content-type": "application/json",
-  accept: "application/json, text/event-stream",
-  "mcp-protocol-version": "2025-06-18",
-};
 
 let target: ReturnType<typeof createServer>;
 let targetUrl: string;
@@ -35,19 +29,6 @@ const held = new Map<string, ServerResponse>();
 let gateway: GatewayHttp;
 let attacher: Attacher;
 const savedUids = process.env.ALLOWED_UIDS;
-
-const rpc = (id: number, url: string) =>
-  JSON.stringify({
-    jsonrpc: "2.0",
-    id,
-    method: "tools/call",
-    params: { name: "network__http_check", arguments: { url, timeout_ms: 15_000 } },
-  });
-
-async function until(what: () => boolean, ms: number): Promise<void> {
-  const deadline = performance.now() + scaledMs(ms);
-  while (!what() && performance.now() < deadline) await new Promise((r) => setTimeout(r, 50));
-}
 
 beforeAll(async () => {
   // Every request is held until the test lets it go, so calls stay in flight as long as needed.
@@ -77,18 +58,6 @@ afterAll(async () => {
   await new Promise((r) => target?.close(r));
 });
 
-/** One tools/call from uid 65534, in a child process: the HTTP status and the JSON-RPC body. */
-async function asNobody(url: string): Promise<{ status: number; body: string }> {
-  const { port } = new URL(gateway.url);
-  const script = `const h=require("node:http");const q=h.request({host:"127.0.0.1",port:${port},path:"/mcp",method:"POST",headers:${JSON.stringify(MCP_HEADERS)}},r=>{let b="";r.on("data",d=>b+=d);r.on("end",()=>process.stdout.write(JSON.stringify({status:r.statusCode,body:b})))});q.on("error",e=>process.stdout.write(JSON.stringify({status:0,body:String(e)})));q.end(${JSON.stringify(rpc(1, url))})`;
-  const { stdout } = await promisify(execFile)(
-    "setpriv",
-    ["--reuid=65534", "--regid=65534", "--clear-groups", process.execPath, "-e", script],
-    { timeout: scaledMs(30_000) },
-  );
-  return JSON.parse(stdout) as { status: number; body: string };
-}
-
 describe("a fair share of the servers' slots per gateway client", () => {
   it("client A's 120 concurrent calls hold 8 slots; the excess is 503 E_BUSY; client B's call is served", async () => {
     const agent = new Agent({ connections: CALLS + 10 });
@@ -111,7 +80,7 @@ describe("a fair share of the servers' slots per gateway client", () => {
     );
     // Before: 16 calls reached the target and 104 came back as E_BUSY results from the server itself.
     // Every call of A either answered or held at the target (the calls' own deadline is 15 s: well after).
-    await until(() => answers.length + held.size >= CALLS, 10_000);
+    await pollUntil(() => answers.length + held.size >= CALLS, 10_000);
     const refused = answers.filter((a) => a.status === 503);
     expect(refused).toHaveLength(CALLS - DEFAULT_CLIENT_CALLS);
     expect(refused[0]).toMatchObject({ retryAfter: "1", body: { error: { data: { code: "E_BUSY" } } } });
@@ -119,10 +88,10 @@ describe("a fair share of the servers' slots per gateway client", () => {
 
     // Client B, another local uid, while A's calls are still held: its call reaches the target and is served.
     let bAnswered = false;
-    const b = asNobody(`${targetUrl}/b`).finally(() => {
+    const b = callAsNobody(gateway.url, `${targetUrl}/b`, 30_000).finally(() => {
       bAnswered = true;
     });
-    await until(() => held.has("/b") || bAnswered, 20_000);
+    await pollUntil(() => held.has("/b") || bAnswered, 20_000);
     expect(held.has("/b")).toBe(true);
     for (const res of held.values()) res.end("done");
     const answerB = await b;

@@ -13,7 +13,7 @@ import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { SHUTDOWN_FLUSH_MS, SHUTDOWN_GRACE_MS } from "@roadnerd/conventions/internal";
 import { REPO_ROOT, readRegistry } from "@roadnerd/registry";
-import { scaledMs, unreadFullPipe } from "@roadnerd/testkit";
+import { pollUntil, scaledMs, unreadFullPipe } from "@roadnerd/testkit";
 import { request } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Attacher } from "../src/attach.ts";
@@ -37,11 +37,6 @@ let target: ReturnType<typeof createServer>;
 let targetUrl: string;
 const held = new Map<string, ServerResponse>();
 let fastServed = 0;
-
-async function until(what: () => boolean, ms: number): Promise<void> {
-  const deadline = performance.now() + scaledMs(ms);
-  while (!what() && performance.now() < deadline) await new Promise((r) => setTimeout(r, 25));
-}
 
 beforeAll(async () => {
   target = createServer((req, res) => {
@@ -81,7 +76,7 @@ describe("the HTTP gateway on SIGTERM (close)", () => {
       headers: MCP_HEADERS,
       body: JSON.stringify(call(41, `${targetUrl}${path}`)),
     }).then(async (r) => ({ status: r.statusCode, body: (await r.body.json()) as Record<string, unknown> }));
-    await until(() => held.has(path), 20_000);
+    await pollUntil(() => held.has(path), 20_000);
     expect(held.has(path)).toBe(true);
     return { attacher, gateway, answer };
   }
@@ -131,7 +126,7 @@ describe("roadnerd mcp (stdio) on SIGTERM", () => {
     send({ jsonrpc: "2.0", id: 1, method: "initialize", params: init });
     send({ jsonrpc: "2.0", method: "notifications/initialized" });
     send(call(9, `${targetUrl}${path}`));
-    await until(() => held.has(path), 30_000);
+    await pollUntil(() => held.has(path), 30_000);
     expect(held.has(path)).toBe(true);
     return { child, answers, exited: once(child, "exit") as Promise<[number | null, string | null]> };
   }
@@ -180,7 +175,7 @@ describe("roadnerd mcp (stdio) on SIGTERM", () => {
       const long = "p".repeat(1900);
       send(call(3, `${targetUrl}/unread-held`));
       for (let i = 4; i < 123; i++) send(call(i, `${targetUrl}/fast/${i}/${long}`));
-      await until(() => held.has("/unread-held") && fastServed === 119, 30_000);
+      await pollUntil(() => held.has("/unread-held") && fastServed === 119, 30_000);
       expect(held.has("/unread-held")).toBe(true);
       expect(fastServed).toBe(119);
       await new Promise((r) => setTimeout(r, 200)); // the last answers queued behind the full pipe
@@ -224,7 +219,7 @@ describe("roadnerd mcp --http on SIGTERM: a call streamed with progress", () => 
     child.stderr?.on("data", (d: Buffer) => {
       stderr += d.toString();
     });
-    await until(() => /http:\/\/127\.0\.0\.1:\d+\/mcp/.test(stderr), 20_000);
+    await pollUntil(() => /http:\/\/127\.0\.0\.1:\d+\/mcp/.test(stderr), 20_000);
     const url = stderr.match(/http:\/\/127\.0\.0\.1:\d+\/mcp/)?.[0];
     expect(url, stderr).toBeDefined();
     const post = (body: unknown) =>
@@ -234,7 +229,7 @@ describe("roadnerd mcp --http on SIGTERM: a call streamed with progress", () => 
       status: r.statusCode,
       text: await r.body.text().catch((e: Error) => `cut: ${e.message}`),
     }));
-    await until(() => held.has(path), 20_000);
+    await pollUntil(() => held.has(path), 20_000);
     expect(held.has(path)).toBe(true);
     return { child, exited, answer };
   }

@@ -7,7 +7,7 @@
  */
 import { SHUTDOWN_FLUSH_MS, SHUTDOWN_GRACE_MS } from "@roadnerd/conventions/internal";
 import { readRegistry } from "@roadnerd/registry";
-import { scaledMs } from "@roadnerd/testkit";
+import { pollUntil, scaledMs } from "@roadnerd/testkit";
 import { request } from "undici";
 import { afterEach, describe, expect, it } from "vitest";
 import { Attacher } from "../src/attach.ts";
@@ -69,12 +69,6 @@ function readEvents(body: AsyncIterable<Buffer>) {
   return { events, ended };
 }
 
-async function until(what: () => boolean, ms: number): Promise<boolean> {
-  const deadline = performance.now() + scaledMs(ms);
-  while (!what() && performance.now() < deadline) await new Promise((r) => setTimeout(r, 25));
-  return what();
-}
-
 const closeDeadline = () => scaledMs(SHUTDOWN_GRACE_MS + SHUTDOWN_FLUSH_MS + 1_000);
 
 describe("the page's streams at shutdown", () => {
@@ -88,7 +82,7 @@ describe("the page's streams at shutdown", () => {
     });
     expect(r.statusCode).toBe(200);
     const stream = readEvents(r.body);
-    expect(await until(held.asked, 10_000)).toBe(true);
+    expect(await pollUntil(held.asked, 10_000)).toBe(true);
     const started = performance.now();
     await gateway?.close();
     expect(performance.now() - started).toBeLessThan(closeDeadline());
@@ -106,7 +100,7 @@ describe("the page's streams at shutdown", () => {
       body: JSON.stringify({ symptom: "no internet" }),
     });
     const stream = readEvents(r.body);
-    expect(await until(held.asked, 10_000)).toBe(true);
+    expect(await pollUntil(held.asked, 10_000)).toBe(true);
     const closing = gateway?.close();
     setTimeout(() => held.release({ label: "wifi", reason: "held, then released" }), SHUTDOWN_GRACE_MS / 4);
     await closing;
@@ -119,7 +113,7 @@ describe("the page's streams at shutdown", () => {
     const r = await request(`${origin}/api/watch?interval_ms=500&duration_ms=60000`);
     expect(r.statusCode).toBe(200);
     const stream = readEvents(r.body);
-    expect(await until(() => stream.events.some((e) => e.event === "round"), 30_000)).toBe(true);
+    expect(await pollUntil(() => stream.events.some((e) => e.event === "round"), 30_000)).toBe(true);
     const started = performance.now();
     await gateway?.close();
     expect(performance.now() - started).toBeLessThan(closeDeadline());

@@ -36,7 +36,7 @@ export {
 export { type McpSession, mcpOverHttp, mcpOverStdio, openMcp, type StdioOptions } from "./mcp-client.ts";
 export { createNetnsLab, type LabServeOptions, NetnsLab, netnsSkipReason, type VethEnd } from "./netns.ts";
 export { REPO_ROOT } from "./repo-root.ts";
-export { scaledDeadline, scaledMs } from "./scaled.ts";
+export { pollUntil, scaledDeadline, scaledMs } from "./scaled.ts";
 export {
   type ListeningProcess,
   type ListenOptions,

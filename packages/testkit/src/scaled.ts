@@ -30,3 +30,13 @@ const MAX_TOOL_TIMEOUT_MS = 15_000;
 export function scaledDeadline(): { timeout_ms: number } {
   return { timeout_ms: Math.min(MAX_TOOL_TIMEOUT_MS, scaledMs(DEFAULT_TOOL_TIMEOUT_MS)) };
 }
+
+/**
+ * Polls `what` every 25 ms until it holds or a deadline of `ms` (scaled with the load) passes; whether it
+ * holds at the end. A bounded wait for a state another process or socket reaches on its own.
+ */
+export async function pollUntil(what: () => boolean, ms: number): Promise<boolean> {
+  const deadline = performance.now() + scaledMs(ms);
+  while (!what() && performance.now() < deadline) await new Promise((r) => setTimeout(r, 25));
+  return what();
+}
