@@ -41,6 +41,12 @@ beforeAll(async () => {
       event(res, "end", { reason: "error" });
       return void res.end();
     }
+    if (path === "/sse/flood") {
+      // One event that never completes: 17 MiB of data with no blank line.
+      res.write("event: message\ndata: ");
+      for (let i = 0; i < 17; i++) res.write("x".repeat(1024 * 1024));
+      return;
+    }
     if (path === "/sse/empty") {
       event(res, "end", { reason: "done" });
       return void res.end();
@@ -88,6 +94,10 @@ describe("a relayed call", () => {
 
   it("a stream with neither result nor error is E_ATTACH, not E_INTERNAL", async () => {
     await expect(relayed("empty", {}).call).rejects.toMatchObject({ code: "E_ATTACH" });
+  });
+
+  it("an endless event is cut off at MAX_EVENT_BYTES: E_ATTACH, as an answer past MAX_ANSWER_BYTES", async () => {
+    await expect(relayed("flood", {}).call).rejects.toMatchObject({ code: "E_ATTACH", message: /MiB/ });
   });
 
   it("a stream that never ends: E_TIMEOUT after timeout_ms and the margin", async () => {
