@@ -128,6 +128,7 @@ const PINNED: Record<string, Record<string, readonly string[]>> = {
       "parseInput",
       "parseServerPackage",
       "peerUid",
+      "queryToInput",
       "readPemFile",
       "renderErrorTable",
       "renderMetadataTable",

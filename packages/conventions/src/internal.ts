@@ -25,4 +25,5 @@ export { answerMcpPost, type McpAnswer, type StdioSession, serveStdioSource } fr
 export { createOutboundPolicy } from "./outbound/index.ts";
 export { renderMetadataTable } from "./outbound/metadata.ts";
 export { addOwnPort, ROADNERD_PORT_BLOCK } from "./outbound/own-ports.ts";
+export { queryToInput } from "./runtime/query-input.ts";
 export { parseInput } from "./runtime/run-tool.ts";

@@ -13,6 +13,7 @@ import { REPO_ROOT, type RegisteredServer } from "@roadnerd/registry";
 import { DEFAULT_ATTACH_TIMEOUT_MS, DEFAULT_IDLE_MS } from "./config.ts";
 import { AttachError, CallError, type ErrorInfo, errorInfo, fieldOf } from "./errors.ts";
 import { type Fleet, LOCAL_HOST, type RemoteServer } from "./hosts.ts";
+import { callWithProgress, type ProgressRelay } from "./relay-progress.ts";
 import { remoteFailure } from "./remote-failure.ts";
 
 export interface Launch {
@@ -95,18 +96,25 @@ export function callDeadlineMs(params: Record<string, unknown>): number {
   return asked + ANSWER_MARGIN_MS;
 }
 
-/** The server's call, bounded by its deadline; plumbing failures typed (E_TIMEOUT, E_ATTACH), never E_INTERNAL. */
+/**
+ * The server's call, bounded by its deadline; plumbing failures typed (E_TIMEOUT, E_ATTACH), never E_INTERNAL.
+ * With a relay, over the tool's stream (its progress handed on), with the same deadline and failures.
+ */
 async function boundedCall(
   server: string,
   client: RoadNerdClient,
   tool: string,
   params: Record<string, unknown>,
   signal: AbortSignal | undefined,
+  relay?: ProgressRelay,
 ): Promise<Record<string, unknown>> {
   const deadlineMs = callDeadlineMs(params);
   const deadline = AbortSignal.timeout(deadlineMs);
+  const bounded = signal ? AbortSignal.any([signal, deadline]) : deadline;
   try {
-    return await client.call(tool, params, { signal: signal ? AbortSignal.any([signal, deadline]) : deadline });
+    return relay
+      ? await callWithProgress(client, tool, relay, bounded)
+      : await client.call(tool, params, { signal: bounded });
   } catch (err) {
     if (deadline.aborted && !signal?.aborted) {
       throw new CallError("E_TIMEOUT", `${server} did not answer ${tool} within ${deadlineMs} ms`, {
@@ -351,12 +359,15 @@ export class Attacher {
     }
   }
 
-  /** Call a tool, attaching (or once restarting) its server as needed; `host` as for ensure(). */
+  /**
+   * Call a tool, attaching (or once restarting) its server as needed; `host` as for ensure(). With `relay`
+   * (a caller that asked for progress), over the tool's stream: its progress reports go to the relay.
+   */
   async call(
     server: string,
     tool: string,
     params: Record<string, unknown>,
-    options: { signal?: AbortSignal; host?: string } = {},
+    options: { signal?: AbortSignal; host?: string; relay?: ProgressRelay } = {},
   ): Promise<{ result: Record<string, unknown>; attached: boolean; restarted: boolean; attachMs: number }> {
     let a = await this.ensure(server, options.host);
     const e = this.#entry(server, options.host);
@@ -364,14 +375,21 @@ export class Attacher {
     this.#clearIdle(e);
     try {
       try {
-        const result = await boundedCall(labelOf(server, options.host), a.client, tool, params, options.signal);
+        const result = await boundedCall(
+          labelOf(server, options.host),
+          a.client,
+          tool,
+          params,
+          options.signal,
+          options.relay,
+        );
         return { result, attached: a.attached, restarted: a.restarted, attachMs: a.attachMs };
       } catch (err) {
         if (!(await this.#diedUnder(e, err))) throw err;
         // It died under the call: start it again once and retry once.
         const again = await this.ensure(server);
         a = { ...again, attached: true, restarted: true, attachMs: a.attachMs + again.attachMs };
-        const result = await boundedCall(server, a.client, tool, params, options.signal);
+        const result = await boundedCall(server, a.client, tool, params, options.signal, options.relay);
         return { result, attached: true, restarted: true, attachMs: a.attachMs };
       }
     } finally {

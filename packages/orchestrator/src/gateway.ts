@@ -24,6 +24,7 @@ import { hostsTool, splitHost, withHostArg } from "./gateway-hosts.ts";
 import { LABELS } from "./labels.ts";
 import { resolveToolName } from "./parse-reply.ts";
 import type { Planner } from "./planners/planner.ts";
+import { streamQuery } from "./relay-progress.ts";
 import { runTriage } from "./triage.ts";
 import type { StepLine } from "./triage-log.ts";
 import { triageToolResultSchema } from "./triage-report.ts";
@@ -100,17 +101,21 @@ function triageView(result: Record<string, unknown>): string {
 
 /**
  * A server's tool, attached on its first call; its input is checked here first, so a bad call spawns nothing.
- * With a fleet, `host` says whose server answers (default this machine's). Its progress is not relayed: the
- * call goes over POST /actions, which has no progress (that is /sse/<tool>).
+ * With a fleet, `host` says whose server answers (default this machine's). A caller that asked for progress
+ * (`onProgress`, a progressToken) is served over the tool's stream, its progress relayed (relay-progress.ts);
+ * every other call goes over POST /actions.
  */
 function serverTool(entry: CatalogEntry, attacher: Attacher): McpTool {
   const hosts = attacher.hostNames();
   return {
     listed: withHostArg({ ...listedTool(entry.definition, mcpName(entry.id)), title: entry.id }, hosts),
-    call: async (args, signal) => {
+    call: async (args, signal, onProgress) => {
       const { host, args: own } = splitHost(args, hosts);
       parseInput(entry.definition, own);
-      return (await attacher.call(entry.server, entry.tool, own, { signal, ...(host ? { host } : {}) })).result;
+      const query = onProgress ? streamQuery(entry.definition.inputSchema, own) : undefined;
+      const relay = onProgress && query ? { query, onProgress } : undefined;
+      const options = { signal, ...(host ? { host } : {}), ...(relay ? { relay } : {}) };
+      return (await attacher.call(entry.server, entry.tool, own, options)).result;
     },
     view: (result) => modelView(entry.definition, result),
   };

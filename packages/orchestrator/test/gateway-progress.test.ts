@@ -3,7 +3,8 @@
  * (the SDK client's `onprogress`), over Streamable HTTP (in-process gateway) and stdio (the built `roadnerd mcp`
  * bin), in this sealed world (loopback only: the rules planner ends at `wifi` after two calls). The steps are
  * the lines of the run's JSONL log, in order, before the result; without a token, none. A relayed server tool
- * with a token still answers (its progress is not relayed: the gateway calls servers over POST /actions).
+ * that reports no progress answers a token with its result alone (relayed progress:
+ * gateway-progress-relay.test.ts).
  */
 import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -97,7 +98,7 @@ describe.each([
       const plain = await client.callTool({ name: "triage", arguments: { symptom: "no internet" } });
       expect(plain.structuredContent).toMatchObject({ label: outcome.label });
 
-      // A server's tool relayed by the gateway: with a token it still answers, with no notification.
+      // A server's tool relayed by the gateway that reports no progress: with a token it answers, no notification.
       const relayed: Progress[] = [];
       const route = await client.callTool({ name: "network__route_info", arguments: {} }, undefined, {
         onprogress: (p) => relayed.push(p),
