@@ -9,6 +9,7 @@
 //   4. /mcp against /actions for each server's cheap call, at 1 and 16 connections, and tools/list bytes
 //   5. top_consumers against du on /usr (sizes checked to the KiB)
 //   6. `roadnerd up`: Σ USS of every server + the gateway in one process, against --processes
+//   7. tools against systeminformation, in-process and over HTTP (scripts/bench/vs-systeminformation.ts)
 // Each line carries the 1-minute load average: on a shared machine it says how far to trust the figure.
 import { spawnSync } from "node:child_process";
 import { existsSync, readdirSync } from "node:fs";
@@ -133,6 +134,19 @@ try {
   console.log(`\n6. roadnerd up [${elapsed()}]`);
   // `up` gives memory back after 15–20 s of quiet (ADR 0037): the default run waits 30 s for it.
   await benchUpMemory(full ? 10_000 : 1_000, full ? 60 : 30);
+
+  console.log(`\n7. against systeminformation (what a Node developer would otherwise call) [${elapsed()}]`);
+  // A child of its own: it runs in a mount namespace with this network namespace's sysfs.
+  spawnSync(
+    node,
+    [
+      join(REPO_ROOT, "scripts/run-ts.mjs"),
+      join(REPO_ROOT, "scripts/bench/vs-systeminformation.ts"),
+      String(full ? 100 : 30),
+      String(full ? 20_000 : 4_000),
+    ],
+    { stdio: "inherit", cwd: REPO_ROOT },
+  );
 } finally {
   bareBundle.remove();
 }

@@ -58,3 +58,33 @@ export function isPseudoFs(fs: string): boolean {
 export function isNetworkFs(fs: string): boolean {
   return NETWORK.has(fs) || (fs.startsWith("fuse.") && fs !== "fuse.fuseblk");
 }
+
+/**
+ * Filesystems answered by the kernel from memory or a local disk: statfs there does not stall, so disk_usage
+ * asks it synchronously (a thread-pool hop per mount cost more than the call). Anything else (network, FUSE,
+ * autofs, which may mount on access, an unknown type) keeps the single-flight call with a deadline.
+ */
+const LOCAL = new Set([
+  ...[...PSEUDO].filter((fs) => fs !== "autofs"),
+  ...IMAGE,
+  "ext2",
+  "ext3",
+  "ext4",
+  "xfs",
+  "btrfs",
+  "tmpfs",
+  "overlay",
+  "vfat",
+  "msdos",
+  "exfat",
+  "ntfs3",
+  "f2fs",
+  "jfs",
+  "nilfs2",
+  "bcachefs",
+  "hfsplus",
+]);
+
+export function isLocalFs(fs: string): boolean {
+  return LOCAL.has(fs);
+}

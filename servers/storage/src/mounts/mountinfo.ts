@@ -2,7 +2,7 @@
  * The mount table from /proc/self/mountinfo (proc(5)): one line per mount, as this process sees it. Paths are
  * octal-escaped by the kernel (space \040, tab \011, newline \012, backslash \134) and decoded here.
  */
-import { readFile } from "node:fs/promises";
+import { readFileSync } from "node:fs";
 
 export interface MountEntry {
   id: number;
@@ -58,6 +58,7 @@ export function visibleMounts(entries: readonly MountEntry[]): MountEntry[] {
   return [...top.values()];
 }
 
+/** Synchronous: procfs answers from memory (an await through the thread pool cost more than the read). */
 export async function readMountinfo(path = MOUNTINFO_PATH): Promise<MountEntry[]> {
-  return parseMountinfo(await readFile(path, "utf8"));
+  return parseMountinfo(readFileSync(path, "utf8"));
 }

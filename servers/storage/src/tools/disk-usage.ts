@@ -3,13 +3,13 @@
  * exactly as df does, fullest first, with a `full` verdict (≥ 95 % space or inodes on a writable mount).
  * No program is run.
  */
-import type { BigIntStatsFs } from "node:fs";
+import { type BigIntStatsFs, statfsSync } from "node:fs";
 import { capList, DiagError, limitInput, truncationFields } from "@roadnerd/conventions";
 import { z } from "zod";
 import { defineTool } from "../kit.ts";
 import { groupByDevice } from "../mounts/dedupe.ts";
 import { dfFigures } from "../mounts/df-figures.ts";
-import { isPseudoFs } from "../mounts/fs-kinds.ts";
+import { isLocalFs, isPseudoFs } from "../mounts/fs-kinds.ts";
 import { type MountEntry, readMountinfo, visibleMounts } from "../mounts/mountinfo.ts";
 import { statfsCalls, withDeadline } from "../mounts/statfs-once.ts";
 
@@ -100,7 +100,9 @@ export const diskUsage = defineTool({
       groupByDevice(shown).map(async ({ primary, others }): Promise<MountRow | undefined> => {
         let s: BigIntStatsFs | "timeout";
         try {
-          s = await withDeadline(calls.statfs(primary.mount), ctx.budget(), ctx.signal);
+          s = isLocalFs(primary.fs)
+            ? statfsSync(primary.mount, { bigint: true })
+            : await withDeadline(calls.statfs(primary.mount), ctx.budget(), ctx.signal);
         } catch (err) {
           unanswered.push({ mount: primary.mount, fs: primary.fs, error: (err as { code?: string }).code ?? "EIO" });
           return undefined;
