@@ -3,6 +3,7 @@
  * (scripts/bench/bare-bundle.ts), so the baseline is built exactly the same way as the servers.
  */
 import type { BuildOptions } from "esbuild";
+import { builtinsByRequire } from "./builtins-by-require.ts";
 
 export const BUNDLE_OPTIONS = {
   bundle: true,
@@ -17,4 +18,5 @@ export const BUNDLE_OPTIONS = {
     js: 'import { createRequire as __rnCreateRequire } from "node:module";\nconst require = __rnCreateRequire(import.meta.url);',
   },
   logLevel: "warning",
+  plugins: [builtinsByRequire],
 } satisfies BuildOptions;
