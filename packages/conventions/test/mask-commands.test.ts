@@ -27,6 +27,7 @@ describe("argv: the command table and the generic rules", () => {
     ["xfreerdp /v:host /u:admin /p:Rdp9", `xfreerdp /v:host /u:admin /p:${M}`],
     ["smbclient //fs/share Smb9 -U alice", `smbclient //fs/share ${M} -U alice`],
     ["smbclient -U alice -W corp //fs/share Smb9", `smbclient -U alice -W corp //fs/share ${M}`],
+    ["smbclient //fs/share -W corp Smb9", `smbclient //fs/share -W corp ${M}`],
     ["isql MyDSN alice Isql9", `isql MyDSN alice ${M}`],
     ["sqlplus -s scott/Tiger9@orcl", `sqlplus -s scott/${M}`],
     ["app --bind-pw Bind9 --domain corp", `app --bind-pw ${M} --domain corp`],

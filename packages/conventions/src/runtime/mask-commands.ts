@@ -19,7 +19,7 @@ interface Rules {
   positional?: readonly number[];
   /** Options with a separate value, so that their value is not counted as a positional word. */
   takesValue?: readonly string[];
-  /** The positional word after one matching this is the secret (smbclient's password after the service). */
+  /** The positional word after a positional one matching this is the secret (smbclient's after the service). */
   after?: RegExp;
   /** The last word is the secret when an option matching this is present (htpasswd -b file user PW). */
   lastWhen?: RegExp;
@@ -145,6 +145,8 @@ export function maskCommandWords(words: readonly string[]): string[] {
   const { rules, start } = found;
   let position = 0;
   let optionsEnded = false;
+  // The positional word before this one (smbclient's service, options between them skipped).
+  let previous = "";
   for (let i = 1; i < words.length; i++) {
     const word = words[i] ?? "";
     if (word === MASK) continue;
@@ -182,8 +184,8 @@ export function maskCommandWords(words: readonly string[]): string[] {
     // A positional `user/password` with no user part (`sqlplus /nolog`) is not one.
     const userless = rules.userSep !== undefined && !(word.indexOf(rules.userSep) > 0);
     if (rules.positional?.includes(position) && !userless) out[i] = maskedValue(word, rules.userSep);
-    const before = words[i - 1] ?? "";
-    if (rules.after?.test(before) && position > 1) out[i] = MASK;
+    if (rules.after?.test(previous)) out[i] = MASK;
+    previous = word;
   }
   if (rules.lastWhen && words.some((w) => rules.lastWhen?.test(w)) && words.length > 2) {
     out[out.length - 1] = MASK;

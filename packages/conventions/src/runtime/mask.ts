@@ -21,7 +21,7 @@ export function isSecretHeader(name: string): boolean {
     .some((part) => SECRET_PART.test(part) || SECRET_WHOLE_PART.test(part));
 }
 
-/** The old name rule, for query parameters and `name=value` words (the header rule above is for names). */
+/** The name rule for query parameters and `NAME=value` words: narrower than the header names' (`key`, `pass`). */
 const SECRET_NAME =
   /(token|secret|passw(or)?d|passphrase|api[-_]?key|apikey|session|sessid|auth|credential|signature|cookie|csrf|xsrf|jwt|bearer|private[-_]?key|(^|[-_])sig$|(^|[-_])sid$)/i;
 
