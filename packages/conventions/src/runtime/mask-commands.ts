@@ -101,6 +101,14 @@ const COMMAND_RULES: Readonly<Record<string, CommandRule>> = {
   // Oracle's user/password[@db].
   sqlplus: { positional: [1], userSep: "/" },
   wpa_passphrase: { positional: [2] },
+  wpa_cli: { next: ["psk", "password", "wep_key0"] },
+  // A password hash is a secret too (it can be cracked offline).
+  ...sameRule(["useradd", "usermod"], { next: ["-p"], glued: ["-p"] }),
+  // Cassandra's shell: -p is the password.
+  cqlsh: { next: ["-p"] },
+  rabbitmqctl: { sub: { add_user: { positional: [2] }, change_password: { positional: [2] } } },
+  // MinIO's client: `mc alias set NAME URL ACCESS_KEY SECRET_KEY`.
+  mc: { sub: { set: { positional: [4] } } },
   htpasswd: { lastWhen: /^-[A-Za-z]*b/ },
 };
 

@@ -380,6 +380,16 @@ export const SECRET_SAMPLES: readonly SecretSample[] = [
     command: true,
   },
   { form: "ldappasswd -s", text: "ldappasswd -x -D cn=admin -W -s New9Pw uid=bob", secret: "New9Pw", command: true },
+  { form: "useradd -p (a password hash)", text: "useradd -m -p Hash9Value bob", secret: "Hash9Value", command: true },
+  { form: "wpa_cli set_network psk", text: "wpa_cli set_network 0 psk Wpa9Cli", secret: "Wpa9Cli", command: true },
+  { form: "cqlsh -p", text: "cqlsh -u cassandra -p Cql9Pass db.example", secret: "Cql9Pass", command: true },
+  { form: "rabbitmqctl add_user", text: "rabbitmqctl add_user bob Rmq9Pass", secret: "Rmq9Pass", command: true },
+  {
+    form: "mc alias set (MinIO secret key)",
+    text: "mc alias set minio http://127.0.0.1:9000 minioadmin Mc9SecretKey",
+    secret: "Mc9SecretKey",
+    command: true,
+  },
   { form: "mysql inside sudo", text: "sudo mysql -uroot -pSu9doMy app", secret: "Su9doMy", command: true },
   // F5: journal lines the service server showed.
   {
@@ -485,6 +495,9 @@ export const READABLE_SAMPLES: readonly string[] = [
   "grep -c foo notes.txt",
   "podman run -p 8080:80 img",
   "vault status",
+  "rabbitmqctl list_users",
+  "mc ls minio/bucket",
+  "usermod -aG docker bob",
   "xfreerdp /v:host.example /u:admin",
   "smbclient -L fs -U alice",
   "isql -v MyDSN",
