@@ -121,3 +121,64 @@ describe("the Origin rule: this server's own origin and ALLOWED_ORIGINS, nothing
     }
   });
 });
+
+/**
+ * Regression (stop 24's attacker review, F10): the rule accepted Origin strings no browser sends and echoed them
+ * in Access-Control-Allow-Origin (an upper-case scheme, userinfo, a trailing `/`, `127.1`, `2130706433`), and an
+ * IP-literal Host with the same Origin counted as our own origin for an address we are neither bound to nor
+ * reached on. Only the serialized origin a browser sends is served, and only an address that reaches us.
+ */
+describe("only an Origin as a browser serializes it, for an address that reaches us", () => {
+  it.each([
+    ["an upper-case scheme", () => `HTTP://127.0.0.1:${port}`],
+    ["userinfo", () => `http://a@127.0.0.1:${port}`],
+    ["a trailing /", () => `http://127.0.0.1:${port}/`],
+    ["a path", () => `http://127.0.0.1:${port}/x`],
+    ["127.1 for 127.0.0.1", () => `http://127.1:${port}`],
+    ["2130706433 for 127.0.0.1", () => `http://2130706433:${port}`],
+    ["an upper-case name", () => `http://LOCALHOST:${port}`],
+    ["a port with a leading zero", () => `http://127.0.0.1:0${port}`],
+  ])("%s: 403, nothing echoed", async (_, origin) => {
+    const res = await post(port, origin());
+    expect(res.status).toBe(403);
+    expect(res.cors).toBeUndefined();
+  });
+
+  it("the same origins are refused at a preflight, with no CORS header", async () => {
+    const pre = await request(`http://127.0.0.1:${port}/mcp`, {
+      method: "OPTIONS",
+      headers: { origin: `HTTP://127.0.0.1:${port}`, "access-control-request-method": "POST" },
+    });
+    await pre.body.dump();
+    expect(pre.statusCode).toBe(403);
+    expect(pre.headers["access-control-allow-origin"]).toBeUndefined();
+  });
+
+  it("an IP-literal Host and Origin for an address that is not ours: 403", async () => {
+    for (const address of ["10.9.9.9", "127.0.0.2", "[::1]"]) {
+      const res = await post(port, `http://${address}:${port}`, `${address}:${port}`);
+      expect(res.status, address).toBe(403);
+      expect(res.cors, address).toBeUndefined();
+    }
+  });
+
+  it("with a wildcard bind, an address of no interface here is not ours either", async () => {
+    const [wide, widePort] = await serve(
+      { HOST: "0.0.0.0", ALLOW_UNAUTHENTICATED: "1", ALLOW_PLAINTEXT: "1" },
+      "0.0.0.0",
+    );
+    try {
+      const res = await post(widePort, `http://10.9.9.9:${widePort}`, `10.9.9.9:${widePort}`);
+      expect(res.status).toBe(403);
+      expect(res.cors).toBeUndefined();
+    } finally {
+      await wide.close();
+    }
+  });
+
+  it("our own address, in the form a browser sends it, is still served", async () => {
+    const res = await post(port, `http://127.0.0.1:${port}`);
+    expect(res.status).toBe(200);
+    expect(res.cors).toBe(`http://127.0.0.1:${port}`);
+  });
+});

@@ -5,6 +5,7 @@
  */
 import { createHash, timingSafeEqual } from "node:crypto";
 import { isIP } from "node:net";
+import { networkInterfaces } from "node:os";
 import type { FastifyRequest } from "fastify";
 import { DiagError } from "../errors/errors.ts";
 
@@ -78,21 +79,35 @@ function localName(target: OriginTarget): string {
   return (target.socket.localAddress ?? "").toLowerCase().replace(/^::ffff:(?=\d+\.)/, "");
 }
 
+/** Loopback and this machine's interface addresses: what a wildcard bind holds (lower case, no brackets). */
+function isMachineAddress(ip: string, family: 4 | 6 | 0): boolean {
+  if (/^127\.\d+\.\d+\.\d+$/.test(ip)) return family !== 6;
+  if (ip === "::1") return family !== 4;
+  return Object.values(networkInterfaces()).some((list) =>
+    (list ?? []).some((a) => a.address.toLowerCase() === ip && (family === 0 || a.family === `IPv${family}`)),
+  );
+}
+
 /**
- * Whether a name at our port reaches this very server, not another process: the Host the browser sent (it
- * connected there and reached us), the address the connection arrived on, `localhost` when that address is
- * 127.0.0.1 or ::1, ALLOWED_HOSTS, and every address of the family a wildcard bind holds. Not any loopback
- * name: while we listen on 127.0.0.1, another user can listen on 127.0.0.2 or [::1] at the same port.
+ * Whether a name at our port reaches this very server, not another process: the address the connection arrived
+ * on, `localhost` when that address is 127.0.0.1 or ::1, ALLOWED_HOSTS, the bind, and with a wildcard bind the
+ * machine's own addresses of its family. A name (not an address) the browser sent as Host counts too: the Host
+ * check let only listed, local and bound names through. An address in the Host counts only as one of those: a
+ * page and a Host naming 10.9.9.9 do not make 10.9.9.9 ours. Not any loopback name: while we listen on 127.0.0.1,
+ * another user can listen on 127.0.0.2 or [::1] at the same port.
  */
 function reachesUs(name: string, target: OriginTarget, options: OriginOptions): boolean {
-  if (name === hostnameOf(target.headers.host ?? "")) return true;
   const local = localName(target);
-  if (name === local || (name === "localhost" && (local === "127.0.0.1" || local === "::1"))) return true;
+  if (name === local) return true;
+  if (name === "localhost" && (local === "127.0.0.1" || local === "::1")) return true;
   if (options.allowedHosts.some((h) => h.toLowerCase() === name)) return true;
   const bind = options.bindHost.replace(/^\[|\]$/g, "").toLowerCase();
-  if (bind === "::") return isIP(name) !== 0 || name === "localhost";
-  if (bind === "0.0.0.0") return isIP(name) === 4 || name === "localhost";
-  return name === bind;
+  if (name === bind) return true;
+  if (isIP(name) !== 0) {
+    if (bind === "::") return isMachineAddress(name, 0);
+    return bind === "0.0.0.0" && isIP(name) === 4 && isMachineAddress(name, 4);
+  }
+  return name === hostnameOf(target.headers.host ?? "");
 }
 
 /** The port a URL or Host header names, its scheme's default when it names none. */
@@ -110,15 +125,27 @@ export type OriginOptions = Pick<GuardOptions, "bindHost" | "allowedHosts" | "al
  * 127.0.0.2 or another port would otherwise read our answers through the victim's browser, as the victim.
  */
 export function isAllowedOrigin(origin: string, target: OriginTarget, options: OriginOptions): boolean {
-  if (origin === "null") return false;
+  if (!isSerializedOrigin(origin)) return false;
   if (options.allowedOrigins.includes(origin)) return true;
+  const url = new URL(origin);
+  const scheme = target.socket.encrypted ? "https:" : "http:";
+  if (url.protocol !== scheme) return false;
+  const host = (target.headers.host ?? "").trim();
+  if (portOf(url.host, url.protocol) !== portOf(host, scheme)) return false;
+  return reachesUs(hostnameOf(url.host), target, options);
+}
+
+/**
+ * An Origin exactly as a browser serializes it: lower-case scheme, canonical host (`127.1` and `2130706433` are
+ * 127.0.0.1 written otherwise), the port only when not the scheme's default, no userinfo, path or trailing `/`.
+ * Anything else came from no browser; it is refused, so no other spelling is ever echoed in CORS headers. A
+ * scheme with no URL origin (an extension's) is taken in that shape when ALLOWED_ORIGINS lists it exactly.
+ */
+function isSerializedOrigin(origin: string): boolean {
   try {
     const url = new URL(origin);
-    const scheme = target.socket.encrypted ? "https:" : "http:";
-    if (url.protocol !== scheme) return false;
-    const host = (target.headers.host ?? "").trim();
-    if (portOf(url.host, url.protocol) !== portOf(host, scheme)) return false;
-    return reachesUs(hostnameOf(url.host), target, options);
+    if (url.protocol === "http:" || url.protocol === "https:") return url.origin === origin;
+    return /^[a-z][a-z0-9+.-]*:\/\/[a-z0-9.-]+$/.test(origin);
   } catch {
     return false;
   }

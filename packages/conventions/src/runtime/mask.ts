@@ -1,17 +1,29 @@
 /** Secret masking for everything we echo or log: headers, URLs, free text. */
 import { cutText } from "../define/limits.ts";
+import { MASK, maskCommandWords, programOf, RULED_PROGRAMS } from "./mask-commands.ts";
 
-export const MASK = "[masked]";
+export { MASK };
 
-const SECRET_HEADER =
-  /^(authorization|proxy-authorization|cookie|set-cookie|x-api-key|x-auth-token|x-csrf-token|x-amz-security-token)$/i;
-/** A name that says its value is a secret, wherever the word sits: x-session-id, x-goog-api-key, csrftoken… */
-const SECRET_NAME =
-  /(token|secret|passw(or)?d|passphrase|api[-_]?key|apikey|session|sessid|auth|credential|signature|cookie|csrf|xsrf|jwt|bearer|private[-_]?key|(^|[-_])sig$|(^|[-_])sid$)/i;
+/**
+ * A name says its value is a secret when one of its parts (split at `-`, `_`, `.` and camelCase) holds one of
+ * these words: x-access-key, X-Accesskey, x-pwd, x-session-id, x-goog-api-key, csrftoken… A rule, not a list
+ * of headers, so a header nobody listed is masked the day a server sends it.
+ */
+const SECRET_PART = /token|key|pass|pwd|secret|auth|session|sessid|cookie|credential|signature|csrf|xsrf|jwt|bearer/i;
+const SECRET_WHOLE_PART = /^(sig|sid|pw|psk|creds?)$/i;
+/** Names that hold such a word and no secret: CORS's answers (`Access-Control-Allow-Credentials: true`). */
+const NOT_SECRET_NAME = /^access-control-/i;
 
 export function isSecretHeader(name: string): boolean {
-  return SECRET_HEADER.test(name) || SECRET_NAME.test(name);
+  if (NOT_SECRET_NAME.test(name) || CHALLENGE.test(name)) return false;
+  return name
+    .split(/[-_.\s]+|(?<=[a-z])(?=[A-Z])/)
+    .some((part) => SECRET_PART.test(part) || SECRET_WHOLE_PART.test(part));
 }
+
+/** The name rule for query parameters and `NAME=value` words: narrower than the header names' (`key`, `pass`). */
+const SECRET_NAME =
+  /(token|secret|passw(or)?d|passphrase|api[-_]?key|apikey|session|sessid|auth|credential|signature|cookie|csrf|xsrf|jwt|bearer|private[-_]?key|(^|[-_])sig$|(^|[-_])sid$)/i;
 
 /** WWW-Authenticate and Proxy-Authenticate say which scheme is wanted; they carry no credential. */
 const CHALLENGE = /^(www|proxy)-authenticate$/i;
@@ -42,9 +54,15 @@ export function maskHeaders(headers: Record<string, string | string[] | undefine
   return out;
 }
 
-/** Every absolute URL inside a header value (Refresh: 0; url=…, Link: <…>; rel=…) masked in place. */
+/**
+ * Every absolute URL inside a header value (Refresh: 0; url=…, Link: <…>; rel=…) masked in place; a URL with
+ * nothing to mask is left exactly as it was (the parser's normal form would add a `/` to `<https://x>`).
+ */
 function maskUrlsIn(value: string): string {
-  return value.replace(/https?:\/\/[^\s<>"',;]+/gi, (u) => maskUrl(u));
+  return value.replace(/https?:\/\/[^\s<>"',;]+/gi, (u) => {
+    const masked = maskUrl(u);
+    return masked.includes(MASK) || masked.includes(encodeURIComponent(MASK)) ? masked : u;
+  });
 }
 
 /** A URL as a result shows it: masked, then cut to `max` characters. */
@@ -78,9 +96,10 @@ const JWT = /\beyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]*/g;
 
 /**
  * Userinfo in a URL anywhere in a text: the user (no / ? # @), then an optional password that may hold any of
- * those but @ and spaces (`https://svc:a/b#c@host`), then the @. A path with an @ further on is left alone.
+ * those but spaces (`https://svc:a/b#c@host`), and @ too when another @ follows before any `/`
+ * (`https://bob:p@ss@host`), then the @. A path with an @ further on is left alone.
  */
-const TEXT_USERINFO = /\b([a-z][a-z0-9+.-]*:\/\/)[^\s/?#@]*(?::[^\s@]*)?@/gi;
+const TEXT_USERINFO = /\b([a-z][a-z0-9+.-]*:\/\/)[^\s/?#@:]*(?::[^\s@]*(?:@[^\s@/?#]*(?=@))*)?@/gi;
 /** `user:password@host` with no scheme (a proxy setting as often written): the password, up to the last @. */
 const BARE_USERINFO = /(?<![\w/:.%-])([^\s:/@]+):(?!\/\/|\[masked\])[^\s@]+@(?=[A-Za-z0-9[])/g;
 /** A PEM private key: its body masked, to its END line or to the end of a text cut before it. */
@@ -91,9 +110,15 @@ const PROVIDER_TOKEN =
 /** An AWS secret access key alone: 40 characters of base64 with a / or + and mixed case and digits. */
 const AWS_SECRET =
   /(?<![A-Za-z0-9/+=])(?=[A-Za-z0-9/+]{0,39}[/+])(?=[A-Za-z0-9/+]{0,39}[0-9])(?=[A-Za-z0-9/+]{0,39}[a-z])(?=[A-Za-z0-9/+]{0,39}[A-Z])[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=])/g;
-/** A flag whose next word is a secret, in a line of text (`--password PW`, `-passin pass:PW`). */
+/**
+ * A flag whose next word is a secret, in a line of text (`--password PW`, `-passin pass:PW`, `--bind-pw PW`). The
+ * value may start with `-` (`--password -x`: getopt takes it as the value), not `--` (`--password --verbose`);
+ * `--password -- PW` masks the word after the `--`.
+ */
 const TEXT_SECRET_FLAG =
-  /((?:^|\s)--?[A-Za-z0-9_.-]*(?:password|passwd|passphrase|pwd|secret|token|bearer|(?:api|auth|access|private|client|license)[-_]?key|apikey)(?:[-_]stdin)?\s+)(?!-)\S+/gi;
+  /((?:^|\s)--?[A-Za-z0-9_.-]*(?:password|passwd|passphrase|pwd|pw|psk|creds|secret|token|bearer|(?:api|auth|access|private|client|license)[-_]?key|apikey)\s+(?:--\s+)?)(?!--|\[masked\])\S+/gi;
+/** The same, for flags that take no value (`--password-stdin`): a word after it is hidden unless an option. */
+const TEXT_STDIN_FLAG = /((?:^|\s)--?[A-Za-z0-9_.-]*(?:password|passwd|passphrase|secret|token)[-_]stdin\s+)(?!-)\S+/gi;
 /**
  * `--key X` / `-key X`: usually a key file's path (`openssl req -key host.key`, `--key /etc/tls/x.pem`), which
  * stays readable; a value with no `/` and no .pem/.key/.p12/.pfx/.der suffix is taken for the key itself.
@@ -101,33 +126,11 @@ const TEXT_SECRET_FLAG =
 const TEXT_KEY_FLAG = /((?:^|\s)--?key\s+)(?!-)(?![^\s]*\/)(?![^\s]*\.(?:pem|key|p12|pfx|der)(?:\s|$))\S+/gi;
 /** A `--key` value that names a file rather than holding the key (see TEXT_KEY_FLAG). */
 const KEY_PATH = /\/|\.(?:pem|key|p12|pfx|der)$/i;
-/**
- * Programs whose short flags carry a password, in a line of text: `curl -u user:PW`, `docker login -p PW`,
- * `ldapsearch -w PW`, `sqlcmd -P PW`, `mosquitto_pub -P PW`, `smbclient -U user%PW`, `htpasswd -b f user PW`.
- */
-const TEXT_PROGRAM_SECRETS: ReadonlyArray<[RegExp, string]> = [
-  [/(\bcurl\b[^\n]*?\s(?:-u|--user|-U|--proxy-user)[\s=]+[^\s:]*:)\S+/gi, `$1${MASK}`],
-  [/(\bdocker\b[^\n]*?\blogin\b[^\n]*?\s-p\s+)\S+/gi, `$1${MASK}`],
-  [/(\bldap[a-z]*\b[^\n]*?\s-w\s+)\S+/gi, `$1${MASK}`],
-  [/(\b(?:sqlcmd|bcp|mosquitto_pub|mosquitto_sub|ipmitool|tsql|isql|osql)\b[^\n]*?\s-P\s+)\S+/gi, `$1${MASK}`],
-  // MongoDB's shells and tools (-p is the password, --port the port), rdesktop's -p, net-snmp's v3 passphrases.
-  [/(\b(?:mongo|mongosh|mongodump|mongorestore|mongoexport|mongoimport|rdesktop)\b[^\n]*?\s-p\s+)\S+/gi, `$1${MASK}`],
-  // Both of them in one line (-A and -X; -a and -x, the algorithms, stay): a look-behind, so each is found.
-  [/(?<=\bsnmp[a-z]*\b[^\n]*?\s-[AX]\s+)(?!\[masked\])\S+/g, MASK],
+/** Forms of any program: Samba's `-U user%PW`, openssl's `pass:PW`, `aws_secret_access_key PW` in a config line. */
+const TEXT_ANY_PROGRAM: ReadonlyArray<[RegExp, string]> = [
   [/((?:\s-U\s*|--user=)[^\s%]+%)\S+/g, `$1${MASK}`],
-  [/(\bhtpasswd\s+(?:-[A-Za-z]*\s+)*-[A-Za-z]*b[A-Za-z]*\s+(?:-[A-Za-z]*\s+)*\S+\s+\S+\s+)\S+/g, `$1${MASK}`],
-  [/\b(pass:)\S+/g, `$1${MASK}`],
-  // lftp's -u takes `user,password`.
-  [/(\blftp\b[^\n]*?\s-u\s+[^\s,]*,)\S+/gi, `$1${MASK}`],
-  // sshpass -p PW or -pPW (also inside ssh's ProxyCommand=…), openssl's -k, az login's -p.
-  [/(\bsshpass\b[^\n]*?\s-p\s*)(?!\[masked\])\S+/gi, `$1${MASK}`],
-  [/(\bopenssl\b[^\n]*?\s-k\s+)\S+/gi, `$1${MASK}`],
-  [/(\baz\b[^\n]*?\s-p\s+)\S+/gi, `$1${MASK}`],
-  // Wi-Fi passwords: nmcli's `password PW`, wpa_passphrase's second argument.
-  [/(\bnmcli\b[^\n]*?\spassword\s+)\S+/gi, `$1${MASK}`],
-  [/(\bwpa_passphrase\s+\S+\s+)\S+/g, `$1${MASK}`],
-  // aws configure set aws_secret_access_key PW (and the session token).
-  [/(\baws_(?:secret_access_key|session_token)\s+)\S+/gi, `$1${MASK}`],
+  [/\b(pass:)(?!\[masked\])\S+/g, `$1${MASK}`],
+  [/(\baws_(?:secret_access_key|session_token)\s+)(?!=)\S+/gi, `$1${MASK}`],
 ];
 
 /**
@@ -142,117 +145,137 @@ function maskUserPassword(text: string): string {
   );
 }
 
+/** A program the command table knows, as a word of a text (after a space, a quote, `=`, a `/` of its path). */
+const PROGRAM_WORD = new RegExp(
+  `(?<=^|[\\s"'\`(=/;|&])(?:${RULED_PROGRAMS.map((p) => p.replace(/[.+-]/g, "\\$&")).join("|")})(?=[ \\t]+\\S)`,
+  "g",
+);
+/** Quotes and brackets that close a word in a text (`"mysql -pX"`): kept when the word is masked. */
+const WORD_END = /["'`)\],;]+$/;
+
+/**
+ * A command line inside a text (`backup[31]: running mysqldump -uroot -pX app`): the words after each program
+ * the table knows, to the end of the line, masked by its rule. A program inside another's words (`sudo mysql`,
+ * `docker exec db mysql`) gets its own rule too.
+ */
+function maskCommandsIn(text: string): string {
+  let out = text;
+  PROGRAM_WORD.lastIndex = 0;
+  // Each round moves past one program word: at most one round per character.
+  for (let m = PROGRAM_WORD.exec(out); m !== null; m = PROGRAM_WORD.exec(out)) {
+    const from = m.index + m[0].length;
+    const eol = out.indexOf("\n", from);
+    const stop = eol < 0 ? out.length : eol;
+    const parts = out.slice(from, stop).split(/(\s+)/);
+    const ends = parts.map((p) => WORD_END.exec(p)?.[0] ?? "");
+    const words = parts.map((p, k) => p.slice(0, p.length - (ends[k]?.length ?? 0)));
+    const argv = [m[0], ...words.filter((_, k) => k % 2 === 0).slice(1)];
+    const masked = maskCommandWords(argv);
+    let w = 1;
+    const rebuilt = parts.map((p, k) => {
+      if (k % 2 === 1 || k === 0) return p;
+      const shown = masked[w] ?? "";
+      w += 1;
+      return shown === argv[w - 1] ? p : `${shown}${ends[k] ?? ""}`;
+    });
+    out = `${out.slice(0, from)}${rebuilt.join("")}${out.slice(stop)}`;
+    PROGRAM_WORD.lastIndex = from;
+  }
+  return out;
+}
+
+/** Header-style lines in a text (`X-Pass: PW`, `Authorization: …`, `-H "X-Key: PW"`) whose name is a secret's. */
+const HEADER_LINE = /(^|[\s"'([{,])(X-[A-Za-z0-9-]+|(?:Proxy-)?Authorization|Cookie|Set-Cookie)(\s*:\s*)([^\n]+)/gi;
+
+function maskHeaderLines(text: string): string {
+  return text.replace(HEADER_LINE, (all, open: string, name: string, colon: string, rest: string) => {
+    if (!isSecretHeader(name) || rest.startsWith(MASK)) return all;
+    // Inside quotes (`-H "X-Key: PW"`), the value ends at the closing quote.
+    const close = open === '"' || open === "'" ? rest.indexOf(open) : -1;
+    const value = close >= 0 ? rest.slice(0, close) : rest;
+    const after = rest.slice(value.length);
+    // A one-word credential after its scheme (`Bearer X`); a Digest's parameters, a bare credential and cookies
+    // run to the end of the value (`Digest username="bob", response="…"`); any other value is one word.
+    const scheme = /^(Bearer|Basic|Token|Negotiate)\s+/i.exec(value)?.[0];
+    if (scheme) {
+      const credential = /^("[^"]*"|'[^']*'|\S+)/.exec(value.slice(scheme.length))?.[0] ?? "";
+      return `${open}${name}${colon}${scheme}${MASK}${value.slice(scheme.length + credential.length)}${after}`;
+    }
+    if (/auth|cookie/i.test(name)) return `${open}${name}${colon}${MASK}${after}`;
+    const word = /^("[^"]*"|'[^']*'|\S+)/.exec(value)?.[0] ?? "";
+    return `${open}${name}${colon}${MASK}${value.slice(word.length)}${after}`;
+  });
+}
+
+/** `name = value` where the name says secret; a quoted value whole, a bare one up to a separator (`&;,<>`). */
+const KEY_EQUALS =
+  /\b([A-Za-z0-9_.-]*(?:token|secret|password|passwd|pass|pwd|pw|api[_-]?key|apikey|session|sessid|sid|auth|signature|sig|key))\s*=(?!=)\s*(?!\[masked\])("[^"\n]*"|'[^'\n]*'|[^\s&;,<>"']+)/gi;
+/** The same names as JSON or a dict (`"password": "x"`, `'api_key': 'x'`). */
+const QUOTED_KEY =
+  /((["'])[A-Za-z0-9_.-]*(?:token|secret|password|passwd|pass|pwd|api[_-]?key|apikey|access[_-]?key|auth|credential)[A-Za-z0-9_.-]*\2\s*:\s*)(["'])(?:(?!\3)[^\\\n]|\\.)*\3/gi;
+/** A `name: value` line (`secret: x`, `api_key: "x"`), the value bare or quoted; `scheme://` is not a value. */
+const KEY_COLON =
+  /\b([A-Za-z0-9_.-]*(?:token|secret|password|passwd|pwd|api[_-]?key|apikey|access[_-]?key|client[_-]?key|private[_-]?key)\s*:\s*)(?!\/\/|\[masked\])("[^"\n]*"|'[^'\n]*'|[^\s"',;]+)/gi;
+/** Prose: a secret word, then a quoted value (`with password 'x'`, `password is "x"`). */
+const PROSE_QUOTED =
+  /\b(password|passphrase|passwd|pwd|secret|token|api[ _-]?key|psk|pin)(\s+(?:for\s+[\w@.-]+\s+)?(?:is|was|of|set to|is now|now)?\s*[:=]?\s*)(["'‘“])(?!\[masked\])[^"'’”\n]+(["'’”])/gi;
+/** Words after "password is" that say how it is, not what it is. */
+const NOT_A_VALUE =
+  "incorrect|invalid|wrong|expired|expiring|required|empty|missing|not|too|correct|valid|ok|okay|disabled|enabled|locked|unchanged|changed|weak|strong|a|an|the|being|about|due|null|none|set|reset|needed|accepted|rejected|denied|unknown|unset|blank|stored|saved|updated|used|in|on|from|for|to|also|still|never|always|already|hidden|redacted|masked|same|different|short|long";
+/** Prose: `password is X`, `token was X`: the value unless it is a word like "incorrect". */
+const PROSE_IS = new RegExp(
+  `\\b(password|passphrase|passwd|secret|token|psk)(\\s+(?:is|was)(?:\\s+(?:now|set\\s+to))?\\s+)(?!(?:${NOT_A_VALUE})\\b)(?!\\[masked\\])([^\\s,;]+?)(?=[.,;]?(?:\\s|$))`,
+  "gi",
+);
+/**
+ * An authorization scheme and its credential (`Bearer X`, `Basic X`, `Bearer "X"`, `Bearer%20X`): the credential
+ * has a digit or a symbol of a token, or is long (so "Bearer token missing" stays).
+ */
+const SCHEME_CREDENTIAL =
+  /\b(Bearer|Basic|Digest|Token|Negotiate)(\s+|%20|\+)(["']?)(?!\[masked\])(?=[A-Za-z0-9._~+/=-]*[0-9._~+/=-]|[A-Za-z0-9._~+/=-]{12})[A-Za-z0-9._~+/=%-]+/gi;
+
 /** Mask bearer and basic credentials, key=value secrets, URL userinfo, keys, tokens and JWTs inside free text. */
 export function maskText(text: string): string {
   let out = text
     .replace(PEM_KEY, `$1${MASK}$2`)
     .replace(TEXT_USERINFO, `$1${MASK}@`)
     .replace(BARE_USERINFO, `$1:${MASK}@`);
-  for (const [form, masked] of TEXT_PROGRAM_SECRETS) out = out.replace(form, masked);
-  out = maskUserPassword(out);
-  return (
-    out
-      .replace(TEXT_SECRET_FLAG, `$1${MASK}`)
-      .replace(TEXT_KEY_FLAG, `$1${MASK}`)
-      .replace(/\b(Bearer|Basic|Digest|Token)\s+(?!\[masked\])[A-Za-z0-9._~+/=-]+/gi, `$1 ${MASK}`)
-      .replace(
-        /\b([A-Za-z0-9_.-]*(?:token|secret|password|passwd|pass|pwd|pw|api[_-]?key|apikey|session|sessid|sid|auth|signature|sig|key))\s*=(?!=)\s*(?!\[masked\])([^\s&;,]+)/gi,
-        `$1=${MASK}`,
-      )
-      // The same names as JSON (`"password":"x"`) or as a header-style line (`x-api-key: x`, `secret: x`).
-      .replace(
-        /("[A-Za-z0-9_.-]*(?:token|secret|password|passwd|pass|pwd|api[_-]?key|apikey|auth|credential)[A-Za-z0-9_.-]*"\s*:\s*)"[^"]*"/gi,
-        `$1"${MASK}"`,
-      )
-      .replace(
-        /\b([A-Za-z0-9_.-]*(?:token|secret|password|passwd|pwd|api[_-]?key|apikey)\s*:\s*)(?!\/\/|\[masked\])([^\s"',;]+)/gi,
-        `$1${MASK}`,
-      )
-      .replace(JWT, MASK)
-      .replace(PROVIDER_TOKEN, MASK)
-      .replace(AWS_SECRET, MASK)
-  );
+  out = maskCommandsIn(out);
+  for (const [form, masked] of TEXT_ANY_PROGRAM) out = out.replace(form, masked);
+  out = maskHeaderLines(maskUserPassword(out));
+  return out
+    .replace(TEXT_STDIN_FLAG, `$1${MASK}`)
+    .replace(TEXT_SECRET_FLAG, `$1${MASK}`)
+    .replace(TEXT_KEY_FLAG, `$1${MASK}`)
+    .replace(SCHEME_CREDENTIAL, `$1$2$3${MASK}`)
+    .replace(KEY_EQUALS, `$1=${MASK}`)
+    .replace(QUOTED_KEY, `$1$3${MASK}$3`)
+    .replace(KEY_COLON, `$1${MASK}`)
+    .replace(PROSE_QUOTED, `$1$2$3${MASK}$4`)
+    .replace(PROSE_IS, `$1$2${MASK}`)
+    .replace(JWT, MASK)
+    .replace(PROVIDER_TOKEN, MASK)
+    .replace(AWS_SECRET, MASK);
 }
 
 /** An option or variable name whose value is a secret: --password=…, DB_PASSWORD=…, -Dtrust.keyStorePassword=… */
-const SECRET_ARG_NAME = new RegExp(`${SECRET_NAME.source}|(pass|pwd|pw|key)$`, "i");
+const SECRET_ARG_NAME = new RegExp(`${SECRET_NAME.source}|(pass|pwd|pw|psk|creds|key)$`, "i");
 /** A flag whose NEXT argument is the secret (`--password hunter2`): only names that end in the secret word. */
 const SECRET_FLAG =
-  /^--?[A-Za-z0-9_.-]*(password|passwd|passphrase|pass|pwd|secret|token|bearer|(?:api|auth|access|secret|private|client|license)[-_]?key|apikey|credentials?|auth)(?:[-_]stdin)?$/i;
+  /^--?[A-Za-z0-9_.-]*(password|passwd|passphrase|pass|pwd|pw|psk|creds|secret|token|bearer|(?:api|auth|access|secret|private|client|license)[-_]?key|apikey|credentials?|auth)$/i;
+/** A flag that takes no value (`--password-stdin`): a word after it is hidden unless it is an option. */
+const STDIN_FLAG = /^--?[A-Za-z0-9_.-]*(password|passwd|passphrase|pass|secret|token)[-_]stdin$/i;
 /** `--key`/`-key`: its next argument is masked unless it names a file (KEY_PATH). */
 const KEY_FLAG = /^--?key$/i;
-/** Userinfo in any URL inside an argument: scheme://user:pass@ → scheme://[masked]@ */
-const URL_USERINFO = /\b([a-z][a-z0-9+.-]*:\/\/)[^/@\s?#]+@/gi;
-/**
- * Programs whose short options carry a password, where `-p` is not a port: `-p` glued to its value for the
- * MySQL clients (`-psecret`; a bare `-p` prompts), the next argument for sshpass and redis-cli.
- */
-const SHORT_SECRET: Record<string, { glued?: string; next?: string[] }> = {
-  mysql: { glued: "-p" },
-  mysqldump: { glued: "-p" },
-  mysqladmin: { glued: "-p" },
-  mariadb: { glued: "-p" },
-  "mariadb-dump": { glued: "-p" },
-  sshpass: { glued: "-p", next: ["-p"] },
-  openssl: { next: ["-k"] },
-  az: { next: ["-p"] },
-  nmcli: { next: ["password"] },
-  aws: { next: ["aws_secret_access_key", "aws_session_token"] },
-  "redis-cli": { next: ["-a"] },
-  // curl's user:password (the user stays), docker login's -p, LDAP's bind password, SQL Server's and MQTT's.
-  curl: { next: ["-u", "--user", "-U", "--proxy-user"] },
-  docker: { next: ["-p"] },
-  ldapsearch: { next: ["-w"] },
-  ldapmodify: { next: ["-w"] },
-  ldapadd: { next: ["-w"] },
-  ldapdelete: { next: ["-w"] },
-  ldapwhoami: { next: ["-w"] },
-  ldappasswd: { next: ["-w", "-s"] },
-  sqlcmd: { next: ["-P"] },
-  bcp: { next: ["-P"] },
-  mosquitto_pub: { next: ["-P"] },
-  mosquitto_sub: { next: ["-P"] },
-  lftp: { next: ["-u"] },
-  // -P as a password (not a port as for ssh, scp, rsync or mysql): IPMI, FreeTDS and ODBC's SQL shells.
-  ipmitool: { next: ["-P"] },
-  tsql: { next: ["-P"] },
-  isql: { next: ["-P"] },
-  osql: { next: ["-P"] },
-  // -p as a password: MongoDB's shells and tools, rdesktop; net-snmp's v3 auth and privacy passphrases.
-  mongo: { next: ["-p"] },
-  mongosh: { next: ["-p"] },
-  mongodump: { next: ["-p"] },
-  mongorestore: { next: ["-p"] },
-  mongoexport: { next: ["-p"] },
-  mongoimport: { next: ["-p"] },
-  rdesktop: { next: ["-p"] },
-  snmpwalk: { next: ["-A", "-X"] },
-  snmpget: { next: ["-A", "-X"] },
-  snmpbulkwalk: { next: ["-A", "-X"] },
-  snmpset: { next: ["-A", "-X"] },
-};
 
 /** `-u`, `--user`, `--auth` of any program: a `user:password` value loses its password (uid:gid stays). */
-const USER_FLAGS = new Set(["-u", "--user", "--auth"]);
+const USER_FLAGS = new Set(["-U", "-u", "--user", "--auth"]);
 
 /** An authorization scheme alone, or ending an argument (`Authorization: Bearer`): the next word is the secret. */
 const SCHEME = /^(Bearer|Basic|Digest|Token|Negotiate)$/i;
 /** A secret header's name as a whole argument (`-H Authorization: Bearer X` unquoted): its value follows. */
 const HEADER_NAME_ARG = /^([A-Za-z0-9-]+):$/;
 const HEADER_AND_SCHEME = /^([A-Za-z0-9-]+):\s*(Bearer|Basic|Digest|Token|Negotiate)$/i;
-
-/** The secret part of a value after a password flag: the password of `user:pw` (curl) or `user%pw` (Samba). */
-function maskedValue(program: string, value: string): string {
-  if (program === "curl") {
-    const colon = value.indexOf(":");
-    if (colon > 0) return `${value.slice(0, colon)}:${MASK}`;
-  }
-  if (program === "lftp") {
-    const comma = value.indexOf(",");
-    if (comma > 0) return `${value.slice(0, comma)},${MASK}`;
-  }
-  return MASK;
-}
 
 /** `user:password` → `user:[masked]`; anything else (a plain user, uid:gid) unchanged. */
 function maskedUser(value: string): string {
@@ -262,29 +285,43 @@ function maskedUser(value: string): string {
 }
 
 /**
- * Mask the secrets in a process's argv: `--password=…` and `NAME=…` with a secret-looking name, the argument
- * after `--password`/`--token`…, `-p…` only for programs where it is a password, URL userinfo, and whatever
- * maskText finds (bearer tokens, JWTs, `token=` inside a value).
+ * The command table's rules (mask-commands.ts) for the program and for every program named further on (`sudo
+ * mysql -pX`, `ssh -o ProxyCommand=sshpass -p X`): each applied to the words from its name on.
+ */
+function maskByCommandRules(argv: readonly string[]): string[] {
+  const out = maskCommandWords(argv);
+  for (let i = 1; i < out.length; i++) {
+    const word = out[i] ?? "";
+    const program = programOf(word.slice(word.lastIndexOf("=") + 1));
+    if (!program || !RULED_PROGRAMS.includes(program)) continue;
+    const masked = maskCommandWords([program, ...out.slice(i + 1)]);
+    for (let k = 1; k < masked.length; k++) out[i + k] = masked[k] ?? "";
+  }
+  return out;
+}
+
+/**
+ * Mask the secrets in a process's argv: the command table's per-program rules, then what every program shares:
+ * `--password=…` and `NAME=…` with a secret-looking name, the argument after `--password`/`--token`…, URL
+ * userinfo, and whatever maskText finds (bearer tokens, JWTs, `token=` inside a value).
  */
 export function maskArgv(argv: readonly string[]): string[] {
-  const program = (argv[0] ?? "").split("/").pop() ?? "";
-  const short = SHORT_SECRET[program];
-  // docker's -p is a password only for `docker login`; elsewhere it publishes a port.
-  const shortNext = program === "docker" && !argv.includes("login") ? undefined : short?.next;
+  const byRule = maskByCommandRules(argv);
   const out: string[] = [];
   let maskNext = false;
+  let stdinNext = false;
   let userNext = false;
   // A header split over arguments: its name seen (the value follows), or name and scheme seen (the secret).
   let headerValueNext = false;
   let credentialNext = false;
-  // sshpass run by another command (`ssh -o ProxyCommand=sshpass -p PW …`): its -p is a password from there on.
-  let innerSshpass = false;
   let keyNext = false;
-  for (const arg of argv) {
+  for (const arg of byRule) {
     const afterSecretFlag = maskNext;
+    const afterStdinFlag = stdinNext;
     const afterUserFlag = userNext;
     const afterKeyFlag = keyNext;
     maskNext = false;
+    stdinNext = false;
     userNext = false;
     keyNext = false;
     if (afterKeyFlag && !arg.startsWith("-") && !KEY_PATH.test(arg)) {
@@ -309,8 +346,15 @@ export function maskArgv(argv: readonly string[]): string[] {
       else headerValueNext = true;
       continue;
     }
-    if (afterSecretFlag && !arg.startsWith("-")) {
-      out.push(maskedValue(program, arg));
+    // getopt takes the next word as the value whatever it starts with; `--verbose` is still read as an option,
+    // and `--password -- X` hides the word after the `--`.
+    if (afterSecretFlag && arg === "--") {
+      out.push(arg);
+      maskNext = true;
+      continue;
+    }
+    if ((afterSecretFlag && !arg.startsWith("--")) || (afterStdinFlag && !arg.startsWith("-"))) {
+      out.push(MASK);
       continue;
     }
     if (afterUserFlag && !arg.startsWith("-")) {
@@ -324,7 +368,7 @@ export function maskArgv(argv: readonly string[]): string[] {
         continue;
       }
     }
-    userNext = arg === "-U" || USER_FLAGS.has(arg);
+    userNext = USER_FLAGS.has(arg);
     if (arg.startsWith("--user=") && arg.includes("%")) {
       out.push(`${arg.slice(0, arg.indexOf("%"))}%${MASK}`);
       continue;
@@ -334,24 +378,15 @@ export function maskArgv(argv: readonly string[]): string[] {
       out.push(`${userEq[1]}=${maskedUser(userEq[2])}`);
       continue;
     }
-    if (innerSshpass && (arg === "-p" || (arg.startsWith("-p") && arg.length > 2))) {
-      out.push(arg === "-p" ? arg : `-p${MASK}`);
-      maskNext = arg === "-p";
-      continue;
-    }
-    if (out.length > 0 && /(^|[=/])sshpass$/.test(arg)) innerSshpass = true;
     if (out.length > 0 && KEY_FLAG.test(arg)) {
       out.push(arg);
       keyNext = true;
       continue;
     }
-    if (out.length > 0 && (SECRET_FLAG.test(arg) || shortNext?.includes(arg))) {
+    if (out.length > 0 && (SECRET_FLAG.test(arg) || STDIN_FLAG.test(arg))) {
       out.push(arg);
-      maskNext = true;
-      continue;
-    }
-    if (short?.glued && arg.startsWith(short.glued) && arg.length > short.glued.length && !arg.startsWith("--")) {
-      out.push(`${short.glued}${MASK}`);
+      maskNext = SECRET_FLAG.test(arg);
+      stdinNext = !maskNext;
       continue;
     }
     const eq = arg.indexOf("=");
@@ -360,11 +395,8 @@ export function maskArgv(argv: readonly string[]): string[] {
       out.push(`${name}=${MASK}`);
       continue;
     }
-    out.push(maskText(arg.replace(URL_USERINFO, `$1${MASK}@`)));
+    out.push(maskText(arg));
   }
-  // htpasswd -b takes the password as its last argument; wpa_passphrase takes it after the SSID.
-  if (program === "htpasswd" && argv.some((a) => /^-[A-Za-z]*b/.test(a)) && out.length > 2) out[out.length - 1] = MASK;
-  if (program === "wpa_passphrase" && out.length > 2) out[2] = MASK;
   return out;
 }
 
@@ -373,7 +405,8 @@ export function maskArgv(argv: readonly string[]): string[] {
  * spaces. Cut it after masking (a cut before could leave half a secret unmasked).
  */
 export function maskCommandLine(argv: readonly string[] | string): string {
-  const args = typeof argv === "string" ? argv.split(/\s+/).filter(Boolean) : argv;
-  // Then the line as a whole: forms that span arguments (htpasswd -b's last one, a PEM key's lines).
+  // A line already joined is masked as text first, while its quotes still hold their values together.
+  const args = typeof argv === "string" ? maskText(argv).split(/\s+/).filter(Boolean) : argv;
+  // Then the line as a whole: forms that span arguments (a PEM key's lines).
   return maskText(maskArgv(args).join(" "));
 }
