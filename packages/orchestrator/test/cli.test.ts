@@ -399,6 +399,16 @@ describe("roadnerd triage", () => {
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain("expected a JSON list of replies");
     expect(bad.stderr).not.toContain("invalid_type");
+    // The example it gives is a script that parses as written.
+    const example = /e\.g\. (\[.*\]) \(roadnerd --help/.exec(bad.stderr)?.[1] ?? "";
+    expect(JSON.parse(example)).toHaveLength(2);
+    const missing = await roadnerd(["triage", "--planner", "scripted", "--script", join(logDir, "nope.json")]);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toMatch(/^--script \S+nope\.json: no such file \(/);
+    await writeFile(script, "[1,");
+    const notJson = await roadnerd(["triage", "--planner", "scripted", "--script", script]);
+    expect(notJson.code).toBe(2);
+    expect(notJson.stderr).toContain(": not JSON; expected a list of replies, e.g. [{");
   });
 
   it("--planner openai without an endpoint is a usage error, nothing spawned", async () => {
