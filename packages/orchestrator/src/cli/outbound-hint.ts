@@ -12,7 +12,7 @@ const EXAMPLE = "<hosts or CIDRs>";
 export function outboundHint(error: ErrorInfo, server: string, runningAlready: boolean): ErrorInfo {
   if (error.code !== "E_FORBIDDEN" || !/OUTBOUND_ALLOW/.test(`${error.message} ${error.hint ?? ""}`)) return error;
   const here = runningAlready
-    ? `the ${server} that answered was already running: under \`roadnerd up\` (pnpm start) restart it with --set ${server}.OUTBOUND_ALLOW=${EXAMPLE}, for ${server} alone`
-    : `the ${server} this command starts inherits it: OUTBOUND_ALLOW=${EXAMPLE} roadnerd call …`;
+    ? `the ${server} server that answered was already running: under \`roadnerd up\` (pnpm start) restart it with --set ${server}.OUTBOUND_ALLOW=${EXAMPLE}, for ${server} alone`
+    : `the ${server} server this command starts inherits it: OUTBOUND_ALLOW=${EXAMPLE} roadnerd call …`;
   return { ...error, hint: error.hint ? `${error.hint}; ${here}` : here };
 }
