@@ -515,6 +515,34 @@ describe("roadnerd up: settings, --processes, nothing started", () => {
     }
   }, 180_000);
 
+  it("a second up while one runs: one line that says so, not one per server (exit 1)", async () => {
+    // Both in a network namespace of their own, so the default ports are theirs alone.
+    const first = join(logDir, "first-up.log");
+    const script = [
+      "ip link set lo up",
+      '"$0" "$1" up --port 0 >"$2" 2>&1 & first=$!',
+      'i=0; while [ $i -lt 1200 ] && ! grep -q "gateway (MCP)" "$2"; do sleep 0.1; i=$((i+1)); done',
+      '"$0" "$1" up --port 0; rc=$?',
+      "kill -INT $first; wait $first; exit $rc",
+    ].join("\n");
+    const r = await new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
+      execFile(
+        "unshare",
+        ["--net", "--", "sh", "-c", script, process.execPath, BIN, first],
+        { env: ENV, timeout: 170_000 },
+        (err, stdout, stderr) => resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+      );
+    });
+    expect(await readFile(first, "utf8")).toContain("gateway (MCP)");
+    expect(r.code, r.stderr).toBe(1);
+    const ports = readRegistry().map((s) => s.defaultPort);
+    expect(r.stderr).toContain(
+      `every server's port is taken (${ports.join(", ")}): is \`roadnerd up\` already running`,
+    );
+    expect(r.stderr).not.toContain("did not start");
+    expect(r.stderr.trim().split("\n")).toHaveLength(3);
+  }, 180_000);
+
   it("refuses a --set naming a variable the server does not take (usage, exit 2)", async () => {
     const r = await roadnerd(["up", "--set", "network.HOST=0.0.0.0"]);
     expect(r.code).toBe(2);

@@ -18,9 +18,6 @@ import { mcpHttp, mcpStdio } from "./serve.ts";
 
 const DEFAULT_GATEWAY_PORT = 7100;
 
-/** The process title of `roadnerd up`. */
-const UP_TITLE = "roadnerd up";
-
 const USAGE_HINT = "roadnerd --help for usage";
 
 /**
@@ -59,8 +56,8 @@ export async function runCli(argv: readonly string[], env: NodeJS.ProcessEnv = p
     if (line.command === "up") {
       // What `ps` and `top` show, whatever started it (`pnpm start` is `node scripts/start.mjs`): the README
       // says to signal "the `roadnerd up` process".
+      const { upCommand, UP_TITLE } = await import("../up/up.ts");
       process.title = UP_TITLE;
-      const { upCommand } = await import("../up/up.ts");
       const { port = DEFAULT_GATEWAY_PORT, args, set, processes, planner } = line;
       return await upCommand({ port, only: args, sets: set, processes, planner }, env);
     }
