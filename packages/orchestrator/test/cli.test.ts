@@ -106,6 +106,8 @@ describe("roadnerd list / call", () => {
     expect(all.stdout).toContain("exit: 0 done · 1 the work failed · 2 usage or invalid input");
     expect(all.stdout).toContain('roadnerd triage [symptom words | --symptom "…"] [--planner');
     expect(all.stdout).toContain('--json: the result on stdout as one JSON document; a failure too, as {"error"');
+    // The name `up` gives itself (test/first-command.test.ts signals it by that name).
+    expect(all.stdout).toContain('ps shows it as "roadnerd up"');
     expect(unknown.code).toBe(2);
   }, 150_000);
 
