@@ -12,6 +12,7 @@ import { parse } from "yaml";
 import { REPO_ROOT, type RegisteredServer, readRegistry } from "../packages/registry/src/read-registry.ts";
 
 export const PACK_DIR = join(REPO_ROOT, ".tools/pack");
+const ORCHESTRATOR_ENTRY = "packages/orchestrator/dist/main.js";
 const root = JSON.parse(readFileSync(join(REPO_ROOT, "package.json"), "utf8")) as {
   engines: Record<string, string>;
 };
@@ -112,14 +113,27 @@ function packCli(servers: readonly RegisteredServer[]): string {
   return npmPack(dir);
 }
 
+/** A mistake of the command line or an unbuilt checkout: one line that says the fix, exit 1 (no stack). */
+function refuse(message: string): never {
+  console.error(`pack:npm: ${message}`);
+  process.exit(1);
+}
+
 const only = process.argv.slice(2);
 const servers = readRegistry();
 for (const name of only) {
-  if (name !== "roadnerd-mcp" && !servers.some((s) => s.name === name)) throw new Error(`unknown package ${name}`);
+  if (name !== "roadnerd-mcp" && !servers.some((s) => s.name === name))
+    refuse(`unknown package ${name} (known: roadnerd-mcp, ${servers.map((s) => s.name).join(", ")})`);
 }
+// The CLI's tarball carries every server, so each bundle is needed whatever is packed.
+const bundles = [
+  ...servers.map((s) => ({ name: s.name, entry: s.entry })),
+  { name: "orchestrator", entry: ORCHESTRATOR_ENTRY },
+];
+const unbuilt = bundles.filter((b) => !existsSync(join(REPO_ROOT, b.entry))).map((b) => b.name);
+if (unbuilt.length > 0) refuse(`not built yet (no dist/main.js: ${unbuilt.join(", ")}): run \`pnpm build\` first`);
 mkdirSync(PACK_DIR, { recursive: true });
 for (const s of servers) {
-  if (!existsSync(join(REPO_ROOT, s.entry))) throw new Error(`${s.entry} is not built: run pnpm build first`);
   if (only.length === 0 || only.includes(s.name)) console.log(packServer(s));
 }
 if (only.length === 0 || only.includes("roadnerd-mcp")) console.log(packCli(servers));

@@ -1,7 +1,9 @@
 #!/usr/bin/env node
-// pnpm start [server…] [up flags]: build only what `roadnerd up` will run, then run it in this process.
-// By default every server lives inside the orchestrator's bundle, so only that is built; with --processes
-// the named servers' own bundles (all, when none is named) are built too.
+// pnpm start [server…] [up flags]: build, then run `roadnerd up` in this process (which `ps` then shows as
+// "roadnerd up"). With no server named, everything is built, as `pnpm build` does: the README's client entries
+// (`roadnerd mcp` over stdio) and `roadnerd call` start the servers' own bundles, so right after the README's
+// first command they must be there and as new as the orchestrator's. With servers named, only what `up` runs:
+// the orchestrator's bundle (every server lives inside it), plus the named servers' own with --processes.
 import { spawnSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
 
@@ -11,11 +13,8 @@ const args = process.argv.slice(2);
 const VALUED = new Set(["--port", "--planner", "--set"]);
 const servers = args.filter((a, i) => !a.startsWith("-") && !VALUED.has(args[i - 1] ?? ""));
 // ROADNERD_ONLY empty: build everything.
-const only = !args.includes("--processes")
-  ? "orchestrator"
-  : servers.length
-    ? [...servers, "orchestrator"].join(",")
-    : "";
+const only =
+  servers.length === 0 ? "" : args.includes("--processes") ? [...servers, "orchestrator"].join(",") : "orchestrator";
 const env = { ...process.env, ROADNERD_ONLY: only };
 const built = spawnSync(process.execPath, ["scripts/run-ts.mjs", "scripts/build.ts"], {
   cwd: root,

@@ -5,6 +5,7 @@
 import { cutText } from "@roadnerd/conventions";
 import { request } from "undici";
 import { z } from "zod";
+import { fieldOf } from "./errors.ts";
 
 export interface ChatEndpoint {
   /** Base URL, e.g. http://127.0.0.1:8080/v1 (…/chat/completions is appended). */
@@ -56,6 +57,12 @@ export async function chatCompletion(
     // A model that does not answer is a timeout, as a tool that does not is.
     if (deadline.aborted)
       throw Object.assign(new OpenAiError(`${url} did not answer within ${timeoutMs} ms`), { code: "E_TIMEOUT" });
+    // Nothing there (the model server not started, a wrong port or name): say where and what to check.
+    const code = fieldOf(err, "code");
+    if (typeof code === "string" && !signal?.aborted)
+      throw new OpenAiError(
+        `${url} could not be reached (${code}): is the model server running there? (ROADNERD_OPENAI_URL)`,
+      );
     throw err;
   });
   const text = await res.body.text();

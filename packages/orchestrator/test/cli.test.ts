@@ -106,6 +106,8 @@ describe("roadnerd list / call", () => {
     expect(all.stdout).toContain("exit: 0 done · 1 the work failed · 2 usage or invalid input");
     expect(all.stdout).toContain('roadnerd triage [symptom words | --symptom "…"] [--planner');
     expect(all.stdout).toContain('--json: the result on stdout as one JSON document; a failure too, as {"error"');
+    // The name `up` gives itself (test/first-command.test.ts signals it by that name).
+    expect(all.stdout).toContain('ps shows it as "roadnerd up"');
     expect(unknown.code).toBe(2);
   }, 150_000);
 
@@ -399,6 +401,16 @@ describe("roadnerd triage", () => {
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain("expected a JSON list of replies");
     expect(bad.stderr).not.toContain("invalid_type");
+    // The example it gives is a script that parses as written.
+    const example = /e\.g\. (\[.*\]) \(roadnerd --help/.exec(bad.stderr)?.[1] ?? "";
+    expect(JSON.parse(example)).toHaveLength(2);
+    const missing = await roadnerd(["triage", "--planner", "scripted", "--script", join(logDir, "nope.json")]);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toMatch(/^--script \S+nope\.json: no such file \(/);
+    await writeFile(script, "[1,");
+    const notJson = await roadnerd(["triage", "--planner", "scripted", "--script", script]);
+    expect(notJson.code).toBe(2);
+    expect(notJson.stderr).toContain(": not JSON; expected a list of replies, e.g. [{");
   });
 
   it("--planner openai without an endpoint is a usage error, nothing spawned", async () => {
@@ -503,6 +515,34 @@ describe("roadnerd up: settings, --processes, nothing started", () => {
     } finally {
       taken.close();
     }
+  }, 180_000);
+
+  it("a second up while one runs: one line that says so, not one per server (exit 1)", async () => {
+    // Both in a network namespace of their own, so the default ports are theirs alone.
+    const first = join(logDir, "first-up.log");
+    const script = [
+      "ip link set lo up",
+      '"$0" "$1" up --port 0 >"$2" 2>&1 & first=$!',
+      'i=0; while [ $i -lt 1200 ] && ! grep -q "gateway (MCP)" "$2"; do sleep 0.1; i=$((i+1)); done',
+      '"$0" "$1" up --port 0; rc=$?',
+      "kill -INT $first; wait $first; exit $rc",
+    ].join("\n");
+    const r = await new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
+      execFile(
+        "unshare",
+        ["--net", "--", "sh", "-c", script, process.execPath, BIN, first],
+        { env: ENV, timeout: 170_000 },
+        (err, stdout, stderr) => resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+      );
+    });
+    expect(await readFile(first, "utf8")).toContain("gateway (MCP)");
+    expect(r.code, r.stderr).toBe(1);
+    const ports = readRegistry().map((s) => s.defaultPort);
+    expect(r.stderr).toContain(
+      `every server's port is taken (${ports.join(", ")}): is \`roadnerd up\` already running`,
+    );
+    expect(r.stderr).not.toContain("did not start");
+    expect(r.stderr.trim().split("\n")).toHaveLength(3);
   }, 180_000);
 
   it("refuses a --set naming a variable the server does not take (usage, exit 2)", async () => {

@@ -6,6 +6,7 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { readRegistry } from "@roadnerd/registry";
+import { CLOSED_PORT } from "@roadnerd/testkit";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { Attacher } from "../src/attach.ts";
 import { type Catalog, loadCatalog } from "../src/catalog.ts";
@@ -166,5 +167,14 @@ describe("openai planner", () => {
     expect(outcome.label).toBe("unknown");
     expect(outcome.reason).toContain("answered 503");
     expect(a.isRunning("network")).toBe(false);
+  });
+
+  it("an endpoint nothing listens on: where, the OS's code and what to check, in the reason", async () => {
+    const url = `http://127.0.0.1:${CLOSED_PORT}/v1`;
+    const outcome = await runTriage({ planner: new OpenAiPlanner({ url, model: "m" }), catalog, attacher: attacher() });
+    expect(outcome.label).toBe("unknown");
+    expect(outcome.reason).toBe(
+      `planner failed: ${url}/chat/completions could not be reached (ECONNREFUSED): is the model server running there? (ROADNERD_OPENAI_URL)`,
+    );
   });
 });

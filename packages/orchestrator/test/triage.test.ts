@@ -114,6 +114,21 @@ describe("triage with a scripted small model", () => {
     expect(outcome.metrics).toMatchObject({ replies: 4, valid_first_try: 3, repairs: 1 });
   });
 
+  it("the rules with a budget of 0 (or one spent mid-path) say which call was missing, not a failed repair", async () => {
+    const none = await runTriage({ planner: new RulesPlanner(), catalog, attacher: newAttacher(), budget: 0 });
+    expect(none).toMatchObject({ label: "unknown", steps: 0 });
+    expect(none.reason).toBe("the step budget is spent before network/route_info: these rules label from tool results");
+    expect(none.metrics).toMatchObject({ repairs: 0 });
+    const port = await runTriage({
+      planner: new RulesPlanner(),
+      catalog,
+      attacher: newAttacher(),
+      symptom: "port 8080 already in use",
+      budget: 0,
+    });
+    expect(port.reason).toContain("before ports/who_uses_port");
+  });
+
   it("a diagnosis inside a result (E_DNS_FAIL) is a result, not a tool error", async () => {
     const planner = new ScriptedPlanner([
       '{"tool":"network/dns_resolve","params":{"qname":"example.com","server":"127.0.0.1","timeout_ms":200}}',

@@ -6,6 +6,7 @@ import { runTriage } from "../triage.ts";
 import type { StepLine } from "../triage-log.ts";
 import { triageReportSchema } from "../triage-report.ts";
 import { EXIT, exitCodeFor } from "./exit-codes.ts";
+import { outboundHint } from "./outbound-hint.ts";
 import { err, errorJson, oneLine, out, status, stepLine } from "./output.ts";
 import { makePlanner, type PlannerName } from "./planner.ts";
 import { notesOf, renderResult } from "./render.ts";
@@ -46,7 +47,8 @@ export async function callCommand(
     else out(renderResult(result, parsed.call.id, notesOf(o.catalog.get(parsed.call.id)?.definition.output)));
     return EXIT.ok;
   } catch (e) {
-    const error = errorInfo(e);
+    const server = parsed.call.server;
+    const error = host ? errorInfo(e) : outboundHint(errorInfo(e), server, o.attacher.isRemote(server));
     if (json) out(errorJson(error));
     else err(oneLine(error));
     return exitCodeFor(error.code);

@@ -22,7 +22,7 @@ export const COMMAND_HELP = {
   up: `roadnerd up [server…] [--port 7100] [--planner …] [--set <server>.<VAR>=<value> …] [--processes]
   every server (or the named ones) on its default port + the MCP gateway and the page at
   http://127.0.0.1:7100/, all in this one process (--processes: one each); a faulted server restarts;
-  exits 1 when no server could start; Ctrl-C stops all`,
+  exits 1 when no server could start; Ctrl-C stops all (ps shows it as "roadnerd up": SIGTERM there too)`,
   eval: `roadnerd eval [scenario…] [--out docs/eval]
   the triage evaluation on network-namespace scenarios (root)`,
 } as const;

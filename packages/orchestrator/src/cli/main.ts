@@ -54,7 +54,10 @@ export async function runCli(argv: readonly string[], env: NodeJS.ProcessEnv = p
       return await evalCommand({ scenarios: line.args, out: line.out, world: line.world }, loadOrchestratorConfig(env));
     }
     if (line.command === "up") {
-      const { upCommand } = await import("../up/up.ts");
+      // What `ps` and `top` show, whatever started it (`pnpm start` is `node scripts/start.mjs`): the README
+      // says to signal "the `roadnerd up` process".
+      const { upCommand, UP_TITLE } = await import("../up/up.ts");
+      process.title = UP_TITLE;
       const { port = DEFAULT_GATEWAY_PORT, args, set, processes, planner } = line;
       return await upCommand({ port, only: args, sets: set, processes, planner }, env);
     }

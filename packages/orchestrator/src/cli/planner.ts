@@ -2,7 +2,7 @@
 import { readFileSync } from "node:fs";
 import { z } from "zod";
 import type { OrchestratorConfig } from "../config.ts";
-import { UsageError } from "../errors.ts";
+import { fieldOf, UsageError } from "../errors.ts";
 import { OpenAiPlanner } from "../planners/openai.ts";
 import type { Planner } from "../planners/planner.ts";
 import { RulesPlanner } from "../planners/rules.ts";
@@ -16,19 +16,28 @@ export type PlannerName = OrchestratorConfig["ROADNERD_PLANNER"];
  */
 const scriptFile = z.array(z.union([z.string(), z.record(z.string(), z.unknown())]));
 
+/** A reply list that parses, for the messages below: objects, so the example is valid JSON as written. */
+export const SCRIPT_EXAMPLE = '[{"tool":"network/route_info","params":{}}, {"label":"ok","reason":"fine"}]';
+
 function readScript(path: string): string[] {
+  let text: string;
+  try {
+    text = readFileSync(path, "utf8");
+  } catch (err) {
+    const code = fieldOf(err, "code");
+    throw new UsageError(`--script ${path}: ${code === "ENOENT" ? "no such file" : `not readable (${String(code)})`}`);
+  }
   let raw: unknown;
   try {
-    raw = JSON.parse(readFileSync(path, "utf8"));
+    raw = JSON.parse(text);
   } catch {
     // Not the parser's message: it quotes the file's first bytes, whatever file was named.
-    throw new UsageError(`--script ${path}: not a readable JSON file`);
+    throw new UsageError(`--script ${path}: not JSON; expected a list of replies, e.g. ${SCRIPT_EXAMPLE}`);
   }
   const parsed = scriptFile.safeParse(raw);
   if (!parsed.success) {
     throw new UsageError(
-      `--script ${path}: expected a JSON list of replies (strings sent verbatim, or objects), e.g. ` +
-        `["{"tool":"network/route_info","params":{}}", {"label":"ok","reason":"fine"}]`,
+      `--script ${path}: expected a JSON list of replies (strings sent verbatim, or objects), e.g. ${SCRIPT_EXAMPLE}`,
     );
   }
   // The model's text as it would arrive: an object is sent as its JSON.

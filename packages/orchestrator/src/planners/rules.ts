@@ -34,6 +34,10 @@ export class RulesPlanner implements Planner {
 
   async next(input: PlannerInput): Promise<Decision> {
     const decided = this.#decide(input);
+    // The budget is spent (`--budget 0`, or a path longer than it): these rules label only from what a tool
+    // showed, so they say which call was missing rather than ask for it and fail as an invalid reply would.
+    if (input.final && "tool" in decided)
+      return verdict("unknown", `the step budget is spent before ${decided.tool}: these rules label from tool results`);
     // Where these rules end without a cause, the last result's own `next` (the server's knowledge) goes on.
     return "label" in decided && decided.label === "unknown" ? (followNext(input) ?? decided) : decided;
   }

@@ -22,6 +22,9 @@ import { InProcessServers } from "./in-process.ts";
 import { Restarts } from "./restarts.ts";
 import { envPrefix, serverSettings } from "./settings.ts";
 
+/** What `ps` shows for `roadnerd up` (main.ts sets it), and what the README says to signal. */
+export const UP_TITLE = "roadnerd up";
+
 /** `up` keeps every server attached until it stops: no idle detach. */
 const NEVER_IDLE = 2 ** 31 - 1;
 
@@ -96,10 +99,17 @@ export async function upCommand(line: UpLine, env: NodeJS.ProcessEnv): Promise<n
 
   const reasons = new Map([...started].flatMap(([n, r]) => ("reason" in r ? [[n, r.reason] as const] : [])));
   const failed = names.filter((n) => reasons.has(n));
-  for (const name of failed) {
-    err(`${name} did not start: ${reasons.get(name)}`);
-    if (/already in use/.test(reasons.get(name) ?? ""))
-      err(`  (under up: ${envPrefix(name)}PORT=<port>, or --set ${name}.PORT=<port>; 0 = any free port)`);
+  const taken = failed.flatMap((n) => /:(\d+) is already in use/.exec(reasons.get(n) ?? "")?.[1] ?? []);
+  if (names.length > 1 && taken.length === names.length) {
+    // Every port taken: most likely a second `pnpm start`; one line for it rather than one per server.
+    err(`every server's port is taken (${taken.join(", ")}): is \`${UP_TITLE}\` already running (ps shows it so)?`);
+    err("  stop it, or run this one beside it: --set <server>.PORT=<port> for each server (0 = any free port)");
+  } else {
+    for (const name of failed) {
+      err(`${name} did not start: ${reasons.get(name)}`);
+      if (/already in use/.test(reasons.get(name) ?? ""))
+        err(`  (under up: ${envPrefix(name)}PORT=<port>, or --set ${name}.PORT=<port>; 0 = any free port)`);
+    }
   }
   const stop = async () => {
     stopTrim();

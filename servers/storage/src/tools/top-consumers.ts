@@ -91,10 +91,15 @@ export const topConsumers = defineTool({
     unreadable: r.skipped.unreadable || undefined,
   }),
   summarize: (r) => {
-    const top = r.entries
-      .slice(0, 3)
-      .map((e) => `${e.name} ${e.size_mb} MiB`)
-      .join(", ");
+    // The three biggest, none inside another one shown: `node_modules 248 MiB, node_modules/.pnpm 248 MiB`
+    // read as space counted twice (the entries keep both, with their names saying which is inside which).
+    const inside = (a: string, b: string) => a.startsWith(`${b}/`);
+    const shown: typeof r.entries = [];
+    for (const e of r.entries) {
+      if (shown.length === 3) break;
+      if (!shown.some((s) => inside(e.name, s.name) || inside(s.name, e.name))) shown.push(e);
+    }
+    const top = shown.map((e) => `${e.name} ${e.size_mb} MiB`).join(", ");
     const partial = r.truncated ? " (partial: timed out)" : "";
     return `${r.path}: ${r.total_mb} MiB${partial}; biggest ${top || "none"}`;
   },

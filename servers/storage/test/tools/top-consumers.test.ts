@@ -85,6 +85,16 @@ describe("top_consumers", () => {
     expect(r.path).toBe(tree);
   });
 
+  it("its summary names the three biggest, none inside another (big, not big/blob beside it)", async () => {
+    const r = await call({ path: tree, depth: 2, n: 10 });
+    expect(r.entries.slice(0, 2).map((e) => e.name)).toEqual(["big", "big/blob"]);
+    const named = r.summary
+      .replace(/^.*; biggest /, "")
+      .split(", ")
+      .map((s) => s.replace(/ [\d.]+ MiB$/, ""));
+    expect(named).toEqual(["big", "top.bin", "logs"]);
+  });
+
   it("totals like du -sx: hard links once, the nested mount and the symlinks' targets left out", async () => {
     const r = await call({ path: tree, n: 100, timeout_ms: 10_000 });
     const [[duBytes]] = parseDu(du(["-sx", "-B1", tree])) as [[number, string]];
