@@ -75,18 +75,26 @@ export interface FleetOptions {
 }
 
 /**
- * A host's token over http:// to another machine crosses the network in clear (anyone on the LAN can read it
- * and call that host's servers as us): refused unless ALLOW_PLAINTEXT=1 says the network is private, as a
- * server refuses to bind beyond loopback without TLS.
+ * A token bound for `url` would cross the network in clear: the URL is plain http (the scheme as the parser
+ * reads it, any case) to a host beyond loopback. The one check for every place a token meets a URL (the hosts
+ * file, ROADNERD_SERVERS_FILE, ROADNERD_SERVER_<NAME>_URL/_TOKEN): refused unless ALLOW_PLAINTEXT=1 says the
+ * network is private, as a server refuses to bind beyond loopback without TLS.
  */
+export function tokenInClear(url: string, token: string | undefined): boolean {
+  if (!token || !URL.canParse(url)) return false;
+  return !isHttpsUrl(url) && !isLoopbackUrl(url);
+}
+
+/** The refusal's sentence: whose token, where to, and both ways out. */
+export function plaintextMessage(where: string, url: string, whose: string): string {
+  return `${where}: ${maskText(url)} is plain http://, so ${whose} token would cross the network in clear; use https:// (with its ca), or set ALLOW_PLAINTEXT=1 where the network is private`;
+}
+
 function plaintextRefusal(host: string, entry: HostsFile[string], where: string): UsageError | undefined {
-  if (!entry.token) return undefined;
-  const clear = Object.entries(entry.servers).find(([, url]) => !isHttpsUrl(url) && !isLoopbackUrl(url));
+  const clear = Object.entries(entry.servers).find(([, url]) => tokenInClear(url, entry.token));
   if (!clear) return undefined;
   const [server, url] = clear;
-  return new UsageError(
-    `ROADNERD_HOSTS ${where}: ${host}.servers.${server}: ${maskText(url)} is plain http://, so ${host}'s token would cross the network in clear; use https:// (with its ca), or set ALLOW_PLAINTEXT=1 where the network is private`,
-  );
+  return new UsageError(plaintextMessage(`ROADNERD_HOSTS ${where}: ${host}.servers.${server}`, url, `${host}'s`));
 }
 
 /** The fleet from the parsed file: paths resolved beside it, files checked, server names from the registry. */
