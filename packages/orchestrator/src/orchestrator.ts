@@ -104,6 +104,7 @@ export async function createOrchestrator(
     idleMs: overrides.idleMs ?? config.ROADNERD_IDLE_MS,
     attachTimeoutMs: config.ROADNERD_ATTACH_TIMEOUT_MS,
     envFor: overrides.envFor ?? ((server) => serverEnv(catalog.envKeys(server), env)),
+    resultSchema: (server, tool) => catalog.get(`${server}/${tool}`)?.definition.outputSchema,
     ...(onEvent ? { onEvent } : {}),
     ...(overrides.launch ? { launch: overrides.launch } : {}),
   });
