@@ -4,6 +4,7 @@
  * Match on `code`.
  */
 import { maskText } from "@roadnerd/conventions";
+import { ERROR_STATUS } from "@roadnerd/conventions/internal";
 
 export const ORCHESTRATOR_CODES = [
   /** The server could not be started, never became healthy, or a configured URL did not answer. */
@@ -86,4 +87,14 @@ export function errorInfo(err: unknown): ErrorInfo {
     message: typeof message === "string" ? message : String(err),
   };
   return typeof hint === "string" ? { ...info, hint } : info;
+}
+
+const KERNEL_STATUS = new Map<string, number>(Object.entries(ERROR_STATUS));
+
+/**
+ * The HTTP status of an error code, as a server's /actions answers it (the kernel's ERROR_STATUS); E_ATTACH is
+ * a bad gateway (the server behind us failed), any other code of ours a 500.
+ */
+export function httpStatusOf(code: string): number {
+  return KERNEL_STATUS.get(code) ?? (code === "E_ATTACH" ? 502 : 500);
 }

@@ -6,7 +6,7 @@ import { type AttachEvent, Attacher, type AttacherOptions } from "./attach.ts";
 import { type Catalog, loadCatalog } from "./catalog.ts";
 import { envKeyOf, loadOrchestratorConfig, type OrchestratorConfig, remoteServersFromEnv } from "./config.ts";
 import { UsageError } from "./errors.ts";
-import { plaintextMessage, type RemoteServer, readHostsFile, tokenInClear } from "./hosts.ts";
+import { PRINTABLE_TOKEN, plaintextMessage, type RemoteServer, readHostsFile, tokenInClear } from "./hosts.ts";
 import { runningServers } from "./running.ts";
 import { serverEnv } from "./server-env.ts";
 
@@ -35,8 +35,13 @@ function readServersFile(path: string): z.output<typeof serversFile> {
   return parsed.data;
 }
 
-/** A configured server whose token would go over plain http:// beyond loopback: one line, exit 2 (hosts.ts). */
+/**
+ * A configured server whose token would go over plain http:// beyond loopback, or could not be sent at all (a
+ * CR or LF in it): one line, exit 2, with the hosts file's rules (hosts.ts).
+ */
 function refuseClear(config: OrchestratorConfig, where: string, server: string, r: RemoteServer): void {
+  if (r.token !== undefined && !PRINTABLE_TOKEN.test(r.token))
+    throw new UsageError(`${where}: the token must be printable ASCII without spaces, CR or LF`);
   if (!config.ALLOW_PLAINTEXT && tokenInClear(r.url, r.token))
     throw new UsageError(plaintextMessage(where, r.url, `the ${server} server's`));
 }

@@ -111,6 +111,17 @@ describe("a configured server's token over plain http:// beyond loopback", () =>
     }
   });
 
+  // Regression (sealed attacker review F11): a CR or LF in a token passed the start and broke every call's header.
+  it("a token with a CR or LF: refused, naming the variable", () => {
+    const env = {
+      ROADNERD_SERVER_NETWORK_URL: "https://10.0.0.2:7101",
+      ROADNERD_SERVER_NETWORK_TOKEN: `${TOKEN}\r\nX: 1`,
+    };
+    expect(refusal(loadOrchestratorConfig({}), env)).toBe(
+      "ROADNERD_SERVER_NETWORK_URL (with _TOKEN): the token must be printable ASCII without spaces, CR or LF",
+    );
+  });
+
   it("accepted over https://, over loopback, without a token, or with ALLOW_PLAINTEXT=1", () => {
     const ok = (env: NodeJS.ProcessEnv, config = loadOrchestratorConfig({})) =>
       remoteServers(config, ["network"], env).get("network")?.url;
