@@ -284,7 +284,7 @@ export async function serveGatewayHttp(
       if (!res.headersSent)
         send(res, { status: 500, body: rpcError(null, RPC.InternalError, "internal error", "E_INTERNAL") });
     };
-    // A slot of the client's request share from arrival, before its body is read (requests.ts).
+    // A slot of the client's request share from arrival, before its body is read (gateway-requests.ts).
     clientKey(req.socket).then((key) => {
       const release = requests.take(key);
       if (!release) {
