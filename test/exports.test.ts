@@ -120,6 +120,7 @@ const PINNED: Record<string, Record<string, readonly string[]>> = {
       "inputJsonSchema",
       "isAllowedOrigin",
       "judgePeer",
+      "keyMatchesCertificate",
       "listedTool",
       "matchesTemplate",
       "modelView",

@@ -79,12 +79,16 @@ export class RoadNerdClient {
   }
 
   /** POST /actions/<tool>. Resolves with the tool's result; rejects with RemoteError (match on `.code`). */
-  call<T = Record<string, unknown>>(
+  async call<T = Record<string, unknown>>(
     tool: string,
     input: Record<string, unknown> = {},
     options?: CallOptions,
   ): Promise<T> {
-    return this.#json("POST", `/actions/${encodeURIComponent(tool)}`, input, options);
+    const result = await this.#json<unknown>("POST", `/actions/${encodeURIComponent(tool)}`, input, options);
+    // A tool's result is always an object (its summary at least): `null`, a list or a number is something else.
+    if (typeof result !== "object" || result === null || Array.isArray(result))
+      throw new RemoteError("E_INTERNAL", "unexpected response (status 200, not an object)", 502, undefined, true);
+    return result as T;
   }
 
   /** GET /sse/<name>?<query>: every event until `end`. */

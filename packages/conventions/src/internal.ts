@@ -18,7 +18,7 @@ export { corsHeaders } from "./http/cors.ts";
 export { hostHeaderCount, isAllowedOrigin, originRefusalHint } from "./http/guards.ts";
 export { SHUTDOWN_FLUSH_MS, SHUTDOWN_GRACE_MS, SHUTDOWN_MESSAGE } from "./http/in-flight.ts";
 export { judgePeer, peerUid, type UidTrust, uidTrust } from "./http/peer-uid.ts";
-export { PemFileError, type PemKind, readPemFile } from "./http/pem-files.ts";
+export { keyMatchesCertificate, PemFileError, type PemKind, readPemFile } from "./http/pem-files.ts";
 export { listedTool, type McpTool, type McpToolSource } from "./mcp/adapter.ts";
 export { RPC, rpcError, transportErrorBody } from "./mcp/rpc.ts";
 export { answerMcpPost, type McpAnswer, type StdioSession, serveStdioSource } from "./mcp/transports.ts";

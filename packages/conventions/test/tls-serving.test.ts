@@ -162,7 +162,10 @@ describe("TLS files are checked at start", () => {
       `TLS_KEY_FILE ${text}: not a PEM file`,
     );
     const mismatch = await refusal({ TLS_CERT_FILE: server.certFile, TLS_KEY_FILE: clientCert.keyFile });
-    expect(mismatch.message).toMatch(/^TLS_CERT_FILE\/TLS_KEY_FILE\/TLS_CLIENT_CA_FILE: .*key values mismatch/);
+    // Regression (sealed attacker review F11): OpenSSL's "key values mismatch" named neither variable's path.
+    expect(mismatch.message).toBe(
+      `TLS_KEY_FILE ${clientCert.keyFile}: not the private key of TLS_CERT_FILE ${server.certFile} (a key of another certificate)`,
+    );
   });
 
   // Regression (attacker review F8): a client CA file holding no certificate (garbage with a PEM header, a key)

@@ -6,7 +6,7 @@
  */
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { createClient, type RoadNerdClient } from "@roadnerd/client";
+import { createClient, RemoteError, type RoadNerdClient } from "@roadnerd/client";
 import { DEFAULT_TIMEOUT_MS, maskText } from "@roadnerd/conventions";
 import { type Supervised, SuperviseError, superviseListening } from "@roadnerd/conventions/supervise";
 import { REPO_ROOT, type RegisteredServer } from "@roadnerd/registry";
@@ -15,6 +15,11 @@ import { AttachError, CallError, type ErrorInfo, errorInfo, fieldOf } from "./er
 import { type Fleet, LOCAL_HOST, type RemoteServer } from "./hosts.ts";
 import { callWithProgress, type ProgressRelay } from "./relay-progress.ts";
 import { remoteFailure } from "./remote-failure.ts";
+
+/** What checking a result needs of a zod schema. */
+export interface ResultSchema {
+  safeParse(value: unknown): { success: boolean };
+}
 
 export interface Launch {
   argv: string[];
@@ -34,6 +39,11 @@ export interface AttacherOptions {
   launch?: (server: RegisteredServer) => Launch;
   /** Extra env for a spawned server (its own config variables, passed through). */
   envFor?: (server: string) => Record<string, string>;
+  /**
+   * A tool's result schema (the catalog's): an answer that does not parse against it is not a RoadNerd server's
+   * (E_ATTACH "unexpected response"), never relayed as the tool's success.
+   */
+  resultSchema?: (server: string, tool: string) => ResultSchema | undefined;
   /** attached / detached / restarted / exited, for progress output. */
   onEvent?: (event: AttachEvent) => void;
 }
@@ -107,14 +117,19 @@ async function boundedCall(
   params: Record<string, unknown>,
   signal: AbortSignal | undefined,
   relay?: ProgressRelay,
+  schema?: ResultSchema,
 ): Promise<Record<string, unknown>> {
   const deadlineMs = callDeadlineMs(params);
   const deadline = AbortSignal.timeout(deadlineMs);
   const bounded = signal ? AbortSignal.any([signal, deadline]) : deadline;
   try {
-    return relay
+    const result = relay
       ? await callWithProgress(client, tool, relay, bounded)
       : await client.call(tool, params, { signal: bounded });
+    // `{}` where the tool answers {summary, …}: something else answers at that URL, not a success to relay.
+    if (schema && !schema.safeParse(result).success)
+      throw new RemoteError("E_INTERNAL", `unexpected response (not ${tool}'s result)`, 502, undefined, true);
+    return result;
   } catch (err) {
     if (deadline.aborted && !signal?.aborted) {
       throw new CallError("E_TIMEOUT", `${server} did not answer ${tool} within ${deadlineMs} ms`, {
@@ -129,17 +144,34 @@ async function boundedCall(
     if (typeof failure === "string") {
       throw new CallError("E_ATTACH", `${server}: connection failed under ${tool} (${failure})`, { cause: err });
     }
-    // What answered was not the server (a redirect, a proxy's page, past the size cap): not a bug of ours.
-    const foreign =
-      fieldOf(err, "unexpected") === true ? remoteFailure(server, maskText(client.baseUrl), err) : undefined;
-    if (foreign) throw new CallError("E_ATTACH", foreign.message, { hint: foreign.hint, cause: err });
+    // What answered was not the server (a redirect, a proxy's page, past the size cap, not HTTP at all): not a
+    // bug of ours. A server's own error body (a RemoteError with its code) is not a failure to reach it.
+    const ownError = fieldOf(err, "status") !== undefined && fieldOf(err, "unexpected") !== true;
+    const foreign = ownError ? undefined : remoteFailure(server, shownUrl(client.baseUrl), err);
+    if (foreign?.code === "E_ATTACH")
+      throw new CallError("E_ATTACH", foreign.message, { hint: foreign.hint, cause: err });
     throw err;
   }
+}
+
+/** A refused remote server may be restarting (`roadnerd up` restarts its servers): asked again for this long. */
+export const REMOTE_REFUSED_GRACE_MS = 1_000;
+
+/**
+ * A remote server that cannot be reached stops the attach now: no route, no name, not HTTP, a cut connection
+ * will not change within an attach timeout (50 tries of a refused port took 5.7 s), a refusal only after
+ * REMOTE_REFUSED_GRACE_MS. A timeout has already taken its time.
+ */
+function giveUp(code: string, elapsedMs: number): boolean {
+  return code !== "E_CONN_REFUSED" || elapsedMs >= REMOTE_REFUSED_GRACE_MS;
 }
 
 const TLS_HINT =
   "the host's `ca` in ROADNERD_HOSTS must be the CA that signed its servers' certificates, and `cert`/`key` a " +
   "client certificate their TLS_CLIENT_CA_FILE signed";
+
+/** A URL as messages, hints, events and the hosts tool show it: never its userinfo (a credential). */
+export const shownUrl = (url: string) => maskText(url);
 
 /** How a server is named in errors and events: `network`, or `network@a` on another host. */
 export const labelOf = (server: string, host: string | undefined) =>
@@ -257,7 +289,7 @@ export class Attacher {
     await this.#waitHealthy(server, client, "remote", undefined, label);
     e.remoteChecked = true;
     const ms = Math.round(performance.now() - started);
-    this.#options.onEvent?.({ server: label, kind: "attached", url: remote.url, ms });
+    this.#options.onEvent?.({ server: label, kind: "attached", url: shownUrl(remote.url), ms });
     return { client, attached: true, restarted: false, attachMs: ms };
   }
 
@@ -316,7 +348,9 @@ export class Attacher {
     budgetMs = this.#options.attachTimeoutMs ?? DEFAULT_ATTACH_TIMEOUT_MS,
     label = server,
   ): Promise<void> {
-    const deadline = performance.now() + Math.max(200, budgetMs);
+    const started = performance.now();
+    const deadline = started + Math.max(200, budgetMs);
+    const url = shownUrl(client.baseUrl);
     let last = "no answer";
     for (let attempt = 0; attempt < 50 && performance.now() < deadline; attempt += 1) {
       try {
@@ -329,11 +363,13 @@ export class Attacher {
       } catch (err) {
         // A certificate the CA file does not vouch for, or a client certificate refused: retrying will not help.
         if (fieldOf(err, "code") === "E_TLS") throw new AttachError(label, "tls", errorInfo(err).message, TLS_HINT);
-        last = errorInfo(err).message;
+        const failure = phase === "remote" ? remoteFailure(label, url, err) : undefined;
+        last = failure?.message ?? errorInfo(err).message;
+        if (failure && giveUp(failure.code, performance.now() - started)) break;
       }
       await new Promise((r) => setTimeout(r, 100));
     }
-    throw new AttachError(label, phase, `${client.baseUrl}/healthz: ${last}`);
+    throw new AttachError(label, phase, `${url}/healthz: ${last}`);
   }
 
   /**
@@ -347,15 +383,21 @@ export class Attacher {
       if (!remote) throw new AttachError(label, "remote", "not reached at a URL");
       const h = await this.#remoteClient(label, remote, this.#entry(server, host)).healthz({ signal });
       if (h.ok && (h.name === server || h.name === `roadnerd-${server}`)) return { ok: true, version: h.version };
-      return { ok: false, error: { code: "E_ATTACH", message: `${remote.url} answered as ${h.name}` } };
+      const as = typeof h.name === "string" ? `as ${h.name.slice(0, 60)}` : "without a server's name";
+      const message = `${label}: ${shownUrl(remote.url)}/healthz answered ${as}`;
+      return { ok: false, error: { code: "E_ATTACH", message } };
     } catch (err) {
-      const url = maskText(this.#remoteOf(server, host)?.url ?? "");
+      const url = shownUrl(this.#remoteOf(server, host)?.url ?? "");
       if (signal.aborted)
         return { ok: false, error: { code: "E_TIMEOUT", message: `${label}: ${url}/healthz did not answer in time` } };
       if (fieldOf(err, "code") === "E_TLS") {
         return { ok: false, error: errorInfo(new AttachError(label, "tls", errorInfo(err).message, TLS_HINT)) };
       }
-      return { ok: false, error: remoteFailure(label, url, err) ?? errorInfo(err) };
+      // Whatever else failed on the way to it (not a RoadNerd error body) is a failure to reach it, never E_INTERNAL.
+      const info = remoteFailure(label, url, err) ?? errorInfo(err);
+      const typed =
+        info.code === "E_INTERNAL" ? { code: "E_ATTACH", message: `${label}: ${url}: ${info.message}` } : info;
+      return { ok: false, error: typed };
     }
   }
 
@@ -375,6 +417,7 @@ export class Attacher {
     this.#clearIdle(e);
     try {
       try {
+        const schema = this.#options.resultSchema?.(server, tool);
         const result = await boundedCall(
           labelOf(server, options.host),
           a.client,
@@ -382,6 +425,7 @@ export class Attacher {
           params,
           options.signal,
           options.relay,
+          schema,
         );
         return { result, attached: a.attached, restarted: a.restarted, attachMs: a.attachMs };
       } catch (err) {
@@ -389,7 +433,8 @@ export class Attacher {
         // It died under the call: start it again once and retry once.
         const again = await this.ensure(server);
         a = { ...again, attached: true, restarted: true, attachMs: a.attachMs + again.attachMs };
-        const result = await boundedCall(server, a.client, tool, params, options.signal, options.relay);
+        const schema = this.#options.resultSchema?.(server, tool);
+        const result = await boundedCall(server, a.client, tool, params, options.signal, options.relay, schema);
         return { result, attached: true, restarted: true, attachMs: a.attachMs };
       }
     } finally {

@@ -73,7 +73,7 @@ export const orchestratorEnv = z.object({
       'JSON file of other machines, {"<host>":{"servers":{"network":"https://10.0.0.2:7101"},"token":…,"ca":…}}: every tool takes host',
     ),
   ALLOW_PLAINTEXT: baseEnvShape.ALLOW_PLAINTEXT.describe(
-    "1: a host of ROADNERD_HOSTS with a token may be reached over http:// beyond loopback (its token crosses the network in clear; only where the network is private)",
+    "1: a server with a token (ROADNERD_HOSTS, ROADNERD_SERVERS_FILE, ROADNERD_SERVER_<NAME>_TOKEN) may be reached over http:// beyond loopback (its token crosses the network in clear; only where the network is private)",
   ),
 });
 
@@ -99,6 +99,9 @@ export function triageLogDir(config: OrchestratorConfig): string | undefined {
   return state ? join(state, "roadnerd/runs") : undefined;
 }
 
+/** A server's name as in its variables: upper-cased, - as _ (`dns-config` → `DNS_CONFIG`). */
+export const envKeyOf = (name: string) => name.toUpperCase().replace(/-/g, "_");
+
 /** `ROADNERD_SERVER_<NAME>_URL` (and `_TOKEN`), name upper-cased with - as _: servers running elsewhere. */
 export function remoteServersFromEnv(
   names: readonly string[],
@@ -106,7 +109,7 @@ export function remoteServersFromEnv(
 ): Map<string, { url: string; token?: string }> {
   const found = new Map<string, { url: string; token?: string }>();
   for (const name of names) {
-    const key = `ROADNERD_SERVER_${name.toUpperCase().replace(/-/g, "_")}`;
+    const key = `ROADNERD_SERVER_${envKeyOf(name)}`;
     const url = env[`${key}_URL`];
     if (!url) continue;
     const token = env[`${key}_TOKEN`];

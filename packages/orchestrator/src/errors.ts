@@ -3,6 +3,9 @@
  * server, a planner reply that is not one valid call, a planner that fails, a command line it cannot use.
  * Match on `code`.
  */
+import { maskText } from "@roadnerd/conventions";
+import { ERROR_STATUS } from "@roadnerd/conventions/internal";
+
 export const ORCHESTRATOR_CODES = [
   /** The server could not be started, never became healthy, or a configured URL did not answer. */
   "E_ATTACH",
@@ -33,7 +36,8 @@ export class AttachError extends Error {
   readonly phase: AttachPhase;
   readonly hint: string | undefined;
   constructor(server: string, phase: AttachPhase, message: string, hint?: string) {
-    super(`attach ${server} (${phase}): ${message}`);
+    // Masked once more here: a URL's userinfo (a credential) never reaches a message, a log or a client.
+    super(maskText(`attach ${server} (${phase}): ${message}`));
     this.name = "AttachError";
     this.server = server;
     this.phase = phase;
@@ -50,9 +54,9 @@ export class CallError extends Error {
   readonly code: "E_TIMEOUT" | "E_ATTACH";
   readonly hint: string | undefined;
   constructor(code: "E_TIMEOUT" | "E_ATTACH", message: string, options: { hint?: string; cause?: unknown } = {}) {
-    super(message, { cause: options.cause });
+    super(maskText(message), { cause: options.cause });
     this.code = code;
-    this.hint = options.hint;
+    this.hint = options.hint === undefined ? undefined : maskText(options.hint);
   }
 }
 
@@ -83,4 +87,14 @@ export function errorInfo(err: unknown): ErrorInfo {
     message: typeof message === "string" ? message : String(err),
   };
   return typeof hint === "string" ? { ...info, hint } : info;
+}
+
+const KERNEL_STATUS = new Map<string, number>(Object.entries(ERROR_STATUS));
+
+/**
+ * The HTTP status of an error code, as a server's /actions answers it (the kernel's ERROR_STATUS); E_ATTACH is
+ * a bad gateway (the server behind us failed), any other code of ours a 500.
+ */
+export function httpStatusOf(code: string): number {
+  return KERNEL_STATUS.get(code) ?? (code === "E_ATTACH" ? 502 : 500);
 }

@@ -95,13 +95,21 @@ export async function fleetHealth(attacher: Attacher, signal?: AbortSignal): Pro
   return { hosts };
 }
 
-/** One line per host, then one per server that is not ok. */
-function hostsView(result: Record<string, unknown>): string {
+/**
+ * One line per host, then one per server that is not ok. A host that is not ok names only its failing servers
+ * (it said `NOT ok (network, ports)` when only ports failed), and those that answered after them.
+ */
+export function hostsView(result: Record<string, unknown>): string {
   const parsed = hostsOutput.safeParse(result);
   if (!parsed.success) return JSON.stringify(result);
+  const names = (servers: ReadonlyArray<{ server: string }>) => servers.map((s) => s.server).join(", ");
   return parsed.data.hosts
     .flatMap((h) => [
-      `${h.host}: ${h.ok ? "ok" : "NOT ok"} (${h.servers.map((s) => s.server).join(", ")})`,
+      h.ok
+        ? `${h.host}: ok (${names(h.servers)})`
+        : `${h.host}: NOT ok (${names(h.servers.filter((s) => !s.ok))})${
+            h.servers.some((s) => s.ok) ? `; ok: ${names(h.servers.filter((s) => s.ok))}` : ""
+          }`,
       ...h.servers
         .filter((s) => !s.ok)
         .map((s) => `  ${s.server}: ${s.error?.code ?? "failed"} ${s.error?.message ?? ""}`),

@@ -28,6 +28,7 @@ import { ClientShare, clientKey } from "./client-share.ts";
 import { orchestratorEnv } from "./config.ts";
 import { type GatewayOptions, gatewaySource } from "./gateway.ts";
 import { GatewayInFlight } from "./gateway-in-flight.ts";
+import { answerText, REQUEST_SHARE } from "./gateway-requests.ts";
 import { answerPage } from "./page/page-routes.ts";
 import { tokenRefusal } from "./page/page-token.ts";
 
@@ -38,7 +39,10 @@ export interface GatewayHttp {
   close(): Promise<void>;
 }
 
-function send(res: ServerResponse, answer: NonNullable<McpAnswer>): void {
+/** An answer, and whether its result is the same object every time (tools/list): serialized once then. */
+type GatewayAnswer = NonNullable<McpAnswer> & { cacheResult?: boolean };
+
+function send(res: ServerResponse, answer: GatewayAnswer): void {
   // Already answered (a shutdown answer won the race): the late answer is dropped, never a second reply.
   if (res.headersSent) return;
   // A tools/call that asked for progress: the kernel's SSE stream of notifications, then the result.
@@ -49,7 +53,7 @@ function send(res: ServerResponse, answer: NonNullable<McpAnswer>): void {
   }
   const json = answer.body === undefined ? {} : { "content-type": "application/json" };
   res.writeHead(answer.status, { ...json, ...answer.headers });
-  res.end(answer.body === undefined ? undefined : JSON.stringify(answer.body));
+  res.end(answer.body === undefined ? undefined : answerText(answer.body, answer.cacheResult === true));
 }
 
 const refused = (message: string, hint?: string) => ({
@@ -93,8 +97,8 @@ function callerGone(res: ServerResponse): AbortSignal {
 }
 
 /** The excess over a client's share: 503 E_BUSY with Retry-After, as a JSON-RPC error on /mcp. */
-function overShare(cap: number, rpcId?: string | number | null): NonNullable<McpAnswer> {
-  const message = `this client already has ${cap} tool calls in flight at the gateway: retry later`;
+function overShare(cap: number, rpcId?: string | number | null, what = "tool calls"): NonNullable<McpAnswer> {
+  const message = `this client already has ${cap} ${what} in flight at the gateway: retry later`;
   const hint = "wait for an answer before sending more (ROADNERD_CLIENT_CALLS sets the share)";
   const body =
     rpcId === undefined
@@ -120,8 +124,8 @@ const rpcIdOf = (body: unknown): string | number | null => {
   return typeof id === "string" || typeof id === "number" ? id : null;
 };
 
-const isToolCall = (body: unknown) =>
-  typeof body === "object" && body !== null && Reflect.get(body, "method") === "tools/call";
+const methodOf = (body: unknown) =>
+  typeof body === "object" && body !== null ? Reflect.get(body, "method") : undefined;
 
 /** A POST to /mcp: the body read and parsed as JSON (when it says it is JSON), then the kernel's answer. */
 async function answerPost(
@@ -130,7 +134,8 @@ async function answerPost(
   source: ReturnType<typeof gatewaySource>,
   share: ClientShare,
   inFlight: GatewayInFlight,
-) {
+  releaseRequest: () => void,
+): Promise<GatewayAnswer | undefined> {
   const text = await readBody(req);
   if (text === undefined) {
     const tooLarge = rpcError(null, RPC.InvalidRequest, `body larger than ${MAX_BODY} bytes`, "E_INVALID_INPUT");
@@ -146,12 +151,17 @@ async function answerPost(
     }
   }
   inFlight.setRpcId(res, rpcIdOf(body));
-  // Only tool calls take a slot: listing tools or initializing never waits for a server.
-  if (isToolCall(body) && !(await holdShare(req, res, share))) return overShare(share.cap, rpcIdOf(body));
+  const method = methodOf(body);
+  // A tool call moves from the request share to the call share (it may wait for a server); the rest stay.
+  if (method === "tools/call") {
+    releaseRequest();
+    if (!(await holdShare(req, res, share))) return overShare(share.cap, rpcIdOf(body));
+  }
   // Cancelled when the caller hangs up or the shutdown's grace period is over; a stream already under way then
   // ends with E_BUSY (graceOver).
   const signal = AbortSignal.any([callerGone(res), inFlight.graceOver]);
-  return answerMcpPost({ headers: req.headers, body }, source, signal, inFlight.graceOver);
+  const answer = await answerMcpPost({ headers: req.headers, body }, source, signal, inFlight.graceOver);
+  return answer && { ...answer, cacheResult: method === "tools/list" };
 }
 
 /** Who may call over loopback without a token: the servers' rule, read with the servers' own config fields. */
@@ -187,6 +197,7 @@ export async function serveGatewayHttp(
     allowedOrigins: originEnv.parse(process.env).ALLOWED_ORIGINS,
   };
   const share = new ClientShare(bounds.clientCalls ?? shareEnv.parse(process.env).ROADNERD_CLIENT_CALLS);
+  const requests = new ClientShare(REQUEST_SHARE);
   const inFlight = new GatewayInFlight();
   let allowedHosts: Set<string> = new Set();
   const http = createServer({ ...HTTP_SERVER_BOUNDS, requireHostHeader: false }, (req, res) => {
@@ -269,12 +280,27 @@ export async function serveGatewayHttp(
       send(res, { status: 405, body, headers: { allow: "POST" } });
       return;
     }
-    answerPost(req, res, source, share, inFlight)
-      .then((answer) => answer && send(res, answer))
-      .catch(() => {
-        if (!res.headersSent)
-          send(res, { status: 500, body: rpcError(null, RPC.InternalError, "internal error", "E_INTERNAL") });
-      });
+    const failed = () => {
+      if (!res.headersSent)
+        send(res, { status: 500, body: rpcError(null, RPC.InternalError, "internal error", "E_INTERNAL") });
+    };
+    // A slot of the client's request share from arrival, before its body is read (gateway-requests.ts).
+    clientKey(req.socket).then((key) => {
+      const release = requests.take(key);
+      if (!release) {
+        // Its body is not read: the answer closes the connection, as for a body over the limit.
+        res.once("finish", () => req.socket.destroySoon());
+        return send(res, {
+          ...overShare(requests.cap, null, "requests"),
+          headers: { "retry-after": "1", connection: "close" },
+        });
+      }
+      if (res.closed) release();
+      else res.once("close", release);
+      answerPost(req, res, source, share, inFlight, release)
+        .then((answer) => answer && send(res, answer))
+        .catch(failed);
+    }, failed);
   }
   boundConnections(http, bounds.maxConnections);
   await new Promise<void>((resolve, reject) => {

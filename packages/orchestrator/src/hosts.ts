@@ -9,7 +9,7 @@ import { readFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import type { ClientTls } from "@roadnerd/client";
 import { maskText } from "@roadnerd/conventions";
-import { PemFileError, readPemFile } from "@roadnerd/conventions/internal";
+import { keyMatchesCertificate, PemFileError, readPemFile } from "@roadnerd/conventions/internal";
 import { z } from "zod";
 import { UsageError } from "./errors.ts";
 
@@ -35,12 +35,26 @@ const serverUrl = z
   .url({ protocol: /^https?$/, error: "expected an http:// or https:// URL" })
   .refine((u) => !/[?#]/.test(u), "expected a base URL, without query or fragment");
 
+/** The shortest token a server accepts as AUTH_TOKEN: a shorter one is a placeholder, never a working token. */
+export const MIN_TOKEN_LENGTH = 16;
+
+/**
+ * A token as a server's AUTH_TOKEN takes it: 16+ printable ASCII characters, no spaces. A CR or LF in it would
+ * break the Authorization header at the first call (undici refuses it), so it is said at start instead.
+ */
+export const PRINTABLE_TOKEN = /^[\x21-\x7e]+$/;
+
+const bearerToken = z
+  .string()
+  .min(MIN_TOKEN_LENGTH, `at least ${MIN_TOKEN_LENGTH} characters, as its servers' AUTH_TOKEN (openssl rand -hex 16)`)
+  .regex(PRINTABLE_TOKEN, "printable ASCII without spaces, CR or LF, as its servers' AUTH_TOKEN");
+
 const hostEntry = z.strictObject({
   servers: z
     .record(z.string(), serverUrl)
     .refine((s) => Object.keys(s).length > 0, "name at least one server")
     .describe('server name → base URL, e.g. {"network":"https://10.0.0.2:7101"}'),
-  token: z.string().min(16).optional().describe("the AUTH_TOKEN its servers run with"),
+  token: bearerToken.optional().describe("the AUTH_TOKEN its servers run with"),
   ca: z.string().min(1).optional().describe("PEM file of the CA that signed its servers' certificates"),
   cert: z.string().min(1).optional().describe("PEM client certificate, for servers with TLS_CLIENT_CA_FILE"),
   key: z.string().min(1).optional().describe("PEM key of `cert`"),
@@ -75,18 +89,26 @@ export interface FleetOptions {
 }
 
 /**
- * A host's token over http:// to another machine crosses the network in clear (anyone on the LAN can read it
- * and call that host's servers as us): refused unless ALLOW_PLAINTEXT=1 says the network is private, as a
- * server refuses to bind beyond loopback without TLS.
+ * A token bound for `url` would cross the network in clear: the URL is plain http (the scheme as the parser
+ * reads it, any case) to a host beyond loopback. The one check for every place a token meets a URL (the hosts
+ * file, ROADNERD_SERVERS_FILE, ROADNERD_SERVER_<NAME>_URL/_TOKEN): refused unless ALLOW_PLAINTEXT=1 says the
+ * network is private, as a server refuses to bind beyond loopback without TLS.
  */
+export function tokenInClear(url: string, token: string | undefined): boolean {
+  if (!token || !URL.canParse(url)) return false;
+  return !isHttpsUrl(url) && !isLoopbackUrl(url);
+}
+
+/** The refusal's sentence: whose token, where to, and both ways out. */
+export function plaintextMessage(where: string, url: string, whose: string): string {
+  return `${where}: ${maskText(url)} is plain http://, so ${whose} token would cross the network in clear; use https:// (with its ca), or set ALLOW_PLAINTEXT=1 where the network is private`;
+}
+
 function plaintextRefusal(host: string, entry: HostsFile[string], where: string): UsageError | undefined {
-  if (!entry.token) return undefined;
-  const clear = Object.entries(entry.servers).find(([, url]) => !isHttpsUrl(url) && !isLoopbackUrl(url));
+  const clear = Object.entries(entry.servers).find(([, url]) => tokenInClear(url, entry.token));
   if (!clear) return undefined;
   const [server, url] = clear;
-  return new UsageError(
-    `ROADNERD_HOSTS ${where}: ${host}.servers.${server}: ${maskText(url)} is plain http://, so ${host}'s token would cross the network in clear; use https:// (with its ca), or set ALLOW_PLAINTEXT=1 where the network is private`,
-  );
+  return new UsageError(plaintextMessage(`ROADNERD_HOSTS ${where}: ${host}.servers.${server}`, url, `${host}'s`));
 }
 
 /** The fleet from the parsed file: paths resolved beside it, files checked, server names from the registry. */
@@ -115,6 +137,10 @@ export function fleetFrom(file: HostsFile, where: string, known: readonly string
       }
       tls[field] = full;
     }
+    // A client certificate and a key of another one: every handshake with that host would fail.
+    const [cert, key] = [tls.certFile, tls.keyFile];
+    if (cert && key && !keyMatchesCertificate(readFileSync(cert), readFileSync(key)))
+      throw new UsageError(`ROADNERD_HOSTS ${where}: ${host}.key ${key}: not the private key of ${host}.cert ${cert}`);
     const servers = new Map<string, RemoteServer>();
     for (const [server, url] of Object.entries(entry.servers)) {
       if (!known.includes(server))
@@ -141,6 +167,8 @@ export function readHostsFile(path: string, known: readonly string[], options: F
     throw new UsageError(`ROADNERD_HOSTS ${path}: not a readable JSON file`);
   }
   const parsed = hostsFileSchema.safeParse(raw);
-  if (!parsed.success) throw new UsageError(`ROADNERD_HOSTS ${path}: ${firstIssue(parsed.error)}`);
+  // One host's mistake stops them all (a fleet half-read is worse than none): the line says so.
+  if (!parsed.success)
+    throw new UsageError(`ROADNERD_HOSTS ${path}: ${firstIssue(parsed.error)}; the whole file was refused`);
   return fleetFrom(parsed.data, path, known, options);
 }

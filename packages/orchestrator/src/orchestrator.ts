@@ -4,9 +4,9 @@ import { readRegistry } from "@roadnerd/registry";
 import { z } from "zod";
 import { type AttachEvent, Attacher, type AttacherOptions } from "./attach.ts";
 import { type Catalog, loadCatalog } from "./catalog.ts";
-import { loadOrchestratorConfig, type OrchestratorConfig, remoteServersFromEnv } from "./config.ts";
+import { envKeyOf, loadOrchestratorConfig, type OrchestratorConfig, remoteServersFromEnv } from "./config.ts";
 import { UsageError } from "./errors.ts";
-import { readHostsFile } from "./hosts.ts";
+import { PRINTABLE_TOKEN, plaintextMessage, type RemoteServer, readHostsFile, tokenInClear } from "./hosts.ts";
 import { runningServers } from "./running.ts";
 import { serverEnv } from "./server-env.ts";
 
@@ -35,17 +35,33 @@ function readServersFile(path: string): z.output<typeof serversFile> {
   return parsed.data;
 }
 
+/**
+ * A configured server whose token would go over plain http:// beyond loopback, or could not be sent at all (a
+ * CR or LF in it): one line, exit 2, with the hosts file's rules (hosts.ts).
+ */
+function refuseClear(config: OrchestratorConfig, where: string, server: string, r: RemoteServer): void {
+  if (r.token !== undefined && !PRINTABLE_TOKEN.test(r.token))
+    throw new UsageError(`${where}: the token must be printable ASCII without spaces, CR or LF`);
+  if (!config.ALLOW_PLAINTEXT && tokenInClear(r.url, r.token))
+    throw new UsageError(plaintextMessage(where, r.url, `the ${server} server's`));
+}
+
 /** Servers running elsewhere: ROADNERD_SERVERS_FILE, then ROADNERD_SERVER_<NAME>_URL (the env wins). */
 export function remoteServers(config: OrchestratorConfig, names: readonly string[], env: NodeJS.ProcessEnv) {
-  const remote = new Map<string, { url: string; token?: string }>();
+  const remote = new Map<string, RemoteServer>();
   if (config.ROADNERD_SERVERS_FILE) {
     for (const [name, v] of Object.entries(readServersFile(config.ROADNERD_SERVERS_FILE))) {
-      if (names.includes(name))
-        remote.set(name, typeof v === "string" ? { url: v } : { url: v.url, ...(v.token ? { token: v.token } : {}) });
+      if (!names.includes(name)) continue;
+      const r = typeof v === "string" ? { url: v } : { url: v.url, ...(v.token ? { token: v.token } : {}) };
+      refuseClear(config, `ROADNERD_SERVERS_FILE ${config.ROADNERD_SERVERS_FILE}: ${name}`, name, r);
+      remote.set(name, r);
     }
   }
   // Env wins over the file.
-  for (const [name, v] of remoteServersFromEnv(names, env)) remote.set(name, v);
+  for (const [name, v] of remoteServersFromEnv(names, env)) {
+    refuseClear(config, `ROADNERD_SERVER_${envKeyOf(name)}_URL (with _TOKEN)`, name, v);
+    remote.set(name, v);
+  }
   return remote;
 }
 
@@ -93,6 +109,7 @@ export async function createOrchestrator(
     idleMs: overrides.idleMs ?? config.ROADNERD_IDLE_MS,
     attachTimeoutMs: config.ROADNERD_ATTACH_TIMEOUT_MS,
     envFor: overrides.envFor ?? ((server) => serverEnv(catalog.envKeys(server), env)),
+    resultSchema: (server, tool) => catalog.get(`${server}/${tool}`)?.definition.outputSchema,
     ...(onEvent ? { onEvent } : {}),
     ...(overrides.launch ? { launch: overrides.launch } : {}),
   });

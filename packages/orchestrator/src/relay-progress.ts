@@ -8,17 +8,15 @@
  */
 import { isDeepStrictEqual } from "node:util";
 import { RemoteError, type RoadNerdClient } from "@roadnerd/client";
-import { ERROR_STATUS, queryToInput } from "@roadnerd/conventions/internal";
+import { queryToInput } from "@roadnerd/conventions/internal";
 import type { z } from "zod";
+import { httpStatusOf } from "./errors.ts";
 
 /** What a relayed call needs: the query /sse/<tool> reads, and where each progress report goes. */
 export interface ProgressRelay {
   query: Record<string, string>;
   onProgress: (progress: Record<string, unknown>) => void;
 }
-
-/** The HTTP status a server gives each code (RemoteError keeps it, as for an /actions answer). */
-const statusOf = new Map<string, number>(Object.entries(ERROR_STATUS));
 
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 
@@ -53,7 +51,7 @@ export async function callWithProgress(
       const e = isRecord(event.data) ? event.data : {};
       if (typeof e.code !== "string") break;
       const hint = typeof e.hint === "string" ? e.hint : undefined;
-      throw new RemoteError(e.code, String(e.message ?? ""), statusOf.get(e.code) ?? 500, hint);
+      throw new RemoteError(e.code, String(e.message ?? ""), httpStatusOf(e.code), hint);
     }
   }
   if (result) return result;

@@ -22,6 +22,17 @@ function socketCode(err: unknown): string | undefined {
   return undefined;
 }
 
+/** undici's HTTPParserError (its `code` is often unset): the peer wrote bytes that are not an HTTP answer. */
+function notHttp(err: unknown): boolean {
+  let e: unknown = err;
+  for (let depth = 0; depth < 3 && e !== undefined; depth += 1) {
+    const code = fieldOf(e, "code");
+    if (fieldOf(e, "name") === "HTTPParserError" || (typeof code === "string" && code.startsWith("HPE_"))) return true;
+    e = fieldOf(e, "cause");
+  }
+  return false;
+}
+
 /** How reaching `url` failed, typed; undefined when the error is something else (a server's own error body). */
 export function remoteFailure(label: string, url: string, err: unknown): ErrorInfo | undefined {
   if (fieldOf(err, "unexpected") === true) {
@@ -29,6 +40,13 @@ export function remoteFailure(label: string, url: string, err: unknown): ErrorIn
       code: "E_ATTACH",
       message: `${label}: ${url} answered, but not as a RoadNerd server (${String(fieldOf(err, "message"))})`,
       hint: "check the URL: a proxy, a redirect or another service answers there",
+    };
+  }
+  if (notHttp(err)) {
+    return {
+      code: "E_ATTACH",
+      message: `${label}: ${url} answered, but not in HTTP (${String(fieldOf(err, "message")).slice(0, 120)})`,
+      hint: "check the URL: another service (not HTTP) listens there",
     };
   }
   const code = socketCode(err);
@@ -45,5 +63,6 @@ export function remoteFailure(label: string, url: string, err: unknown): ErrorIn
     return { code: "E_DNS_FAIL", message: `${label}: the name in ${url} does not resolve (${code})` };
   if (SLOW.has(code)) return { code: "E_TIMEOUT", message: `${label}: ${url} did not answer in time (${code})` };
   if (CUT.has(code)) return { code: "E_ATTACH", message: `${label}: the connection to ${url} was cut (${code})` };
+
   return undefined;
 }

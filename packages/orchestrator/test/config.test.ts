@@ -67,6 +67,74 @@ describe("remoteServers: a servers file and the env", () => {
   });
 });
 
+// Regression (sealed attacker review F2): ROADNERD_SERVER_<NAME>_URL/_TOKEN and ROADNERD_SERVERS_FILE sent their
+// bearer token over http:// to another machine unchecked (the hosts file already refused it): the same rule now.
+describe("a configured server's token over plain http:// beyond loopback", () => {
+  const TOKEN = "a-server-token-of-24-chars";
+  const refusal = (config: ReturnType<typeof loadOrchestratorConfig>, env: NodeJS.ProcessEnv) => {
+    try {
+      remoteServers(config, ["network", "dns-config"], env);
+    } catch (err) {
+      expect(err).toMatchObject({ code: "E_USAGE" });
+      return String(Reflect.get(Object(err), "message"));
+    }
+    throw new Error("accepted");
+  };
+
+  it("ROADNERD_SERVER_<NAME>_URL with _TOKEN: refused, naming the server and both ways out, whatever the case", () => {
+    for (const url of ["http://10.0.0.2:7104", "HTTP://10.0.0.2:7104"]) {
+      const env = { ROADNERD_SERVER_DNS_CONFIG_URL: url, ROADNERD_SERVER_DNS_CONFIG_TOKEN: TOKEN };
+      expect(refusal(loadOrchestratorConfig({}), env)).toBe(
+        `ROADNERD_SERVER_DNS_CONFIG_URL (with _TOKEN): ${url} is plain http://, so the dns-config server's token would cross the network in clear; use https:// (with its ca), or set ALLOW_PLAINTEXT=1 where the network is private`,
+      );
+    }
+  });
+
+  it("ROADNERD_SERVERS_FILE: refused, naming the file and the server", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "rn-servers-"));
+    try {
+      const file = join(dir, "servers.json");
+      await writeFile(file, JSON.stringify({ network: { url: "http://10.0.0.2:7101", token: TOKEN } }));
+      expect(refusal(loadOrchestratorConfig({ ROADNERD_SERVERS_FILE: file }), {})).toMatch(
+        new RegExp(
+          `^ROADNERD_SERVERS_FILE ${file}: network: http://10\\.0\\.0\\.2:7101 is plain http://, so the network server's token would cross the network in clear; use https://.*ALLOW_PLAINTEXT=1`,
+        ),
+      );
+      // ALLOW_PLAINTEXT=1 lets it through, as for the hosts file.
+      const allowed = loadOrchestratorConfig({ ROADNERD_SERVERS_FILE: file, ALLOW_PLAINTEXT: "1" });
+      expect(remoteServers(allowed, ["network"], {}).get("network")).toEqual({
+        url: "http://10.0.0.2:7101",
+        token: TOKEN,
+      });
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  // Regression (sealed attacker review F11): a CR or LF in a token passed the start and broke every call's header.
+  it("a token with a CR or LF: refused, naming the variable", () => {
+    const env = {
+      ROADNERD_SERVER_NETWORK_URL: "https://10.0.0.2:7101",
+      ROADNERD_SERVER_NETWORK_TOKEN: `${TOKEN}\r\nX: 1`,
+    };
+    expect(refusal(loadOrchestratorConfig({}), env)).toBe(
+      "ROADNERD_SERVER_NETWORK_URL (with _TOKEN): the token must be printable ASCII without spaces, CR or LF",
+    );
+  });
+
+  it("accepted over https://, over loopback, without a token, or with ALLOW_PLAINTEXT=1", () => {
+    const ok = (env: NodeJS.ProcessEnv, config = loadOrchestratorConfig({})) =>
+      remoteServers(config, ["network"], env).get("network")?.url;
+    const withToken = (url: string) => ({ ROADNERD_SERVER_NETWORK_URL: url, ROADNERD_SERVER_NETWORK_TOKEN: TOKEN });
+    expect(ok(withToken("https://10.0.0.2:7101"))).toBe("https://10.0.0.2:7101");
+    expect(ok(withToken("http://127.0.0.1:7101"))).toBe("http://127.0.0.1:7101");
+    expect(ok({ ROADNERD_SERVER_NETWORK_URL: "http://10.0.0.2:7101" })).toBe("http://10.0.0.2:7101");
+    expect(ok(withToken("http://10.0.0.2:7101"), loadOrchestratorConfig({ ALLOW_PLAINTEXT: "1" }))).toBe(
+      "http://10.0.0.2:7101",
+    );
+  });
+});
+
 describe("serverEnv: what a spawned server inherits", () => {
   it("only declared config variables; the attach layer's own and everything else are dropped", () => {
     const env = {

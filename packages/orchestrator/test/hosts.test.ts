@@ -115,6 +115,48 @@ describe("the hosts file's PEM files are checked at start, naming the host and t
   });
 });
 
+// Regression (sealed attacker review F11): a client certificate with the key of another one, and a token with a
+// CR or LF in it, passed the start; every call to that host then failed (a handshake, a header undici refuses).
+describe("a host's client certificate and token are checked at start, naming the host and the field", () => {
+  it("a key that is not the certificate's", async () => {
+    const other = await ca.client("other");
+    const mine = await ca.client("mine");
+    const pair = { a: { servers: { network: "https://h:1" }, cert: mine.certFile, key: other.keyFile } };
+    expect(await refusal(pair)).toBe(
+      `ROADNERD_HOSTS <file>: a.key ${other.keyFile}: not the private key of a.cert ${mine.certFile}`,
+    );
+    const good = await hostsFile({
+      a: { servers: { network: "https://h:1" }, cert: mine.certFile, key: mine.keyFile },
+    });
+    expect(readHostsFile(good, KNOWN).get("a")?.get("network")?.tls).toEqual({
+      certFile: mine.certFile,
+      keyFile: mine.keyFile,
+    });
+  });
+
+  it.each([
+    ["CR LF", `${TOKEN}\r\nX-Injected: 1`],
+    ["LF", `${TOKEN}\n`],
+    ["a space", `${TOKEN} x`],
+  ])("a token with %s", async (_, token) => {
+    expect(await refusal({ a: { servers: { network: "https://h:1" }, token } })).toBe(
+      "ROADNERD_HOSTS <file>: a.token: printable ASCII without spaces, CR or LF, as its servers' AUTH_TOKEN; the whole file was refused",
+    );
+  });
+
+  // Regression (new-user review): a placeholder token for one host stopped `roadnerd mcp` with a line that did not
+  // say the minimum, nor that the other hosts were refused with it.
+  it("a short token: the host, the field, the minimum, and that the whole file was refused", async () => {
+    const file = {
+      a: { servers: { network: "https://h:1" }, token: TOKEN },
+      b: { servers: { network: "https://h:2" }, token: "changeme" },
+    };
+    expect(await refusal(file)).toBe(
+      "ROADNERD_HOSTS <file>: b.token: at least 16 characters, as its servers' AUTH_TOKEN (openssl rand -hex 16); the whole file was refused",
+    );
+  });
+});
+
 // Regression (attacker review F5): a host given as http:// beyond loopback, with a token, was accepted and its
 // token sent across the LAN in clear on every call.
 describe("a token over plain http:// to another machine", () => {

@@ -257,6 +257,33 @@ describe("the page's guards", () => {
     });
   });
 
+  // Regression (sealed attacker review F11): an E_INVALID_INPUT or E_FORBIDDEN from /api/call came with HTTP 200.
+  it("/api/call answers each error with its code's own status, as /actions does; the body still says it", async () => {
+    const host = new URL(origin).host;
+    const post = (path: string, body: string) =>
+      new Promise<{ status: number; body: string }>((resolve, reject) => {
+        const req = request(
+          `${origin}/api/call/${path}`,
+          { method: "POST", headers: { host, "content-type": "application/json" } },
+          (res) => {
+            let text = "";
+            res.on("data", (c) => {
+              text += c;
+            });
+            res.on("end", () => resolve({ status: res.statusCode ?? 0, body: text }));
+          },
+        );
+        req.on("error", reject);
+        req.end(body);
+      });
+    const invalid = await post("network/dns_resolve", JSON.stringify({ qname: "example.com", nope: 1 }));
+    expect(invalid.status).toBe(400);
+    expect(JSON.parse(invalid.body).error).toMatchObject({ code: "E_INVALID_INPUT" });
+    const forbidden = await post("network/http_check", JSON.stringify({ url: "http://169.254.169.254/latest/" }));
+    expect(JSON.parse(forbidden.body).error).toMatchObject({ code: "E_FORBIDDEN" });
+    expect(forbidden.status).toBe(403);
+  });
+
   it("with a token, the page needs ?token= and its API the bearer; the page sends it itself", async () => {
     const guarded = await serveGatewayHttp({ catalog, attacher, planner: () => new RulesPlanner(), token: TOKEN });
     const base = guarded.url.replace(/\/mcp$/, "");

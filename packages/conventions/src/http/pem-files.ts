@@ -74,3 +74,18 @@ export function readPemFile(path: string, kind: PemKind): Buffer {
   } else checkCertificates(pem, kind);
   return pem;
 }
+
+/**
+ * Is `key` the private key of the first certificate in `cert` (both already read by readPemFile)? A pair that
+ * does not match is said at start, naming both files, not as OpenSSL's "key values mismatch" or every
+ * handshake failing later.
+ */
+export function keyMatchesCertificate(cert: Buffer, key: Buffer): boolean {
+  const first = cert.toString("latin1").match(CERTIFICATE)?.[0];
+  if (!first) return false;
+  try {
+    return new X509Certificate(first).checkPrivateKey(createPrivateKey(key));
+  } catch {
+    return false;
+  }
+}

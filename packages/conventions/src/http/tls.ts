@@ -7,7 +7,7 @@
 import { createSecureContext } from "node:tls";
 import type { BaseConfig } from "../define/config.ts";
 import { DiagError } from "../errors/errors.ts";
-import { PemFileError, type PemKind, readPemFile } from "./pem-files.ts";
+import { keyMatchesCertificate, PemFileError, type PemKind, readPemFile } from "./pem-files.ts";
 
 /** What node:https's createServer takes on top of the HTTP options. */
 export interface ServerTls {
@@ -36,6 +36,12 @@ export function serverTls(config: TlsConfig): ServerTls | undefined {
   const cert = readPem("TLS_CERT_FILE", config.TLS_CERT_FILE, "certificate");
   const key = readPem("TLS_KEY_FILE", config.TLS_KEY_FILE, "key");
   const ca = config.TLS_CLIENT_CA_FILE ? readPem("TLS_CLIENT_CA_FILE", config.TLS_CLIENT_CA_FILE, "ca") : undefined;
+  if (!keyMatchesCertificate(cert, key)) {
+    throw new DiagError(
+      "E_INVALID_INPUT",
+      `TLS_KEY_FILE ${config.TLS_KEY_FILE}: not the private key of TLS_CERT_FILE ${config.TLS_CERT_FILE} (a key of another certificate)`,
+    );
+  }
   try {
     createSecureContext({ cert, key, ...(ca ? { ca } : {}) });
   } catch (err) {

@@ -7,7 +7,8 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { parseInput } from "@roadnerd/conventions/internal";
 import { z } from "zod";
-import { errorInfo } from "../errors.ts";
+import { shownUrl } from "../attach.ts";
+import { errorInfo, httpStatusOf } from "../errors.ts";
 import type { GatewayOptions } from "../gateway.ts";
 import { runTriage } from "../triage.ts";
 import { FAVICON_SVG } from "./favicon.ts";
@@ -86,7 +87,7 @@ async function servers(options: GatewayOptions) {
           name: s.name,
           state: health.ok ? "ok" : "error",
           version: health.version,
-          url: client.baseUrl,
+          url: shownUrl(client.baseUrl),
           pid,
           tools,
         };
@@ -107,7 +108,9 @@ async function call(options: GatewayOptions, server: string, tool: string, args:
     const r = await options.attacher.call(server, tool, input, { signal });
     return { status: 200, body: { result: r.result } };
   } catch (e) {
-    return { status: 200, body: { error: errorInfo(e) } };
+    // The code's own status, as a server's /actions answers it (an invalid input was a 200 before).
+    const error = errorInfo(e);
+    return { status: httpStatusOf(error.code), body: { error } };
   }
 }
 
