@@ -10,6 +10,7 @@ import {
   answerMcpPost,
   baseEnvShape,
   boundConnections,
+  callerKey,
   corsHeaders,
   HTTP_SERVER_BOUNDS,
   hostHeaderCount,
@@ -24,7 +25,7 @@ import {
 } from "@roadnerd/conventions/internal";
 import { z } from "zod";
 import pkg from "../package.json" with { type: "json" };
-import { ClientShare, clientKey } from "./client-share.ts";
+import { ClientShare } from "./client-share.ts";
 import { orchestratorEnv } from "./config.ts";
 import { type GatewayOptions, gatewaySource } from "./gateway.ts";
 import { GatewayInFlight } from "./gateway-in-flight.ts";
@@ -104,15 +105,17 @@ function overShare(cap: number, rpcId?: string | number | null): NonNullable<Mcp
 }
 
 /**
- * Holds a slot of the client's share until the answer is done; false when the share is used up. A caller that
- * hung up while its client was looked up gets its slot back at once (before, the slot was never released).
+ * Holds a slot of the client's share until the answer is done: the client's key, or undefined when its share is
+ * used up. A caller that hung up while its client was looked up gets its slot back at once (before, the slot
+ * was never released).
  */
-async function holdShare(req: IncomingMessage, res: ServerResponse, share: ClientShare): Promise<boolean> {
-  const release = share.take(await clientKey(req.socket));
-  if (!release) return false;
+async function holdShare(req: IncomingMessage, res: ServerResponse, share: ClientShare): Promise<string | undefined> {
+  const key = await callerKey(req.socket);
+  const release = share.take(key);
+  if (!release) return undefined;
   if (res.closed) release();
   else res.once("close", release);
-  return true;
+  return key;
 }
 
 const rpcIdOf = (body: unknown): string | number | null => {
@@ -147,11 +150,12 @@ async function answerPost(
   }
   inFlight.setRpcId(res, rpcIdOf(body));
   // Only tool calls take a slot: listing tools or initializing never waits for a server.
-  if (isToolCall(body) && !(await holdShare(req, res, share))) return overShare(share.cap, rpcIdOf(body));
+  const caller = isToolCall(body) ? await holdShare(req, res, share) : undefined;
+  if (isToolCall(body) && caller === undefined) return overShare(share.cap, rpcIdOf(body));
   // Cancelled when the caller hangs up or the shutdown's grace period is over; a stream already under way then
   // ends with E_BUSY (graceOver).
   const signal = AbortSignal.any([callerGone(res), inFlight.graceOver]);
-  return answerMcpPost({ headers: req.headers, body }, source, signal, inFlight.graceOver);
+  return answerMcpPost({ headers: req.headers, body }, source, signal, inFlight.graceOver, caller);
 }
 
 /** Who may call over loopback without a token: the servers' rule, read with the servers' own config fields. */
@@ -250,7 +254,10 @@ export async function serveGatewayHttp(
     if (req.method === "POST" || runsTool) inFlight.track(res);
     if (runsTool) {
       holdShare(req, res, share).then(
-        (held) => (held ? answerPage(req, res, options, pageSignals(res)) : send(res, overShare(share.cap))),
+        (caller) =>
+          caller !== undefined
+            ? answerPage(req, res, options, { ...pageSignals(res), caller })
+            : send(res, overShare(share.cap)),
         () => send(res, { status: 500, body: { error: { code: "E_INTERNAL", message: "client check failed" } } }),
       );
       return;
