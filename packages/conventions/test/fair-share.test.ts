@@ -70,7 +70,12 @@ afterAll(async () => {
 describe("a fair share of a server's call slots per local user", () => {
   it("root fills the server (its next call E_BUSY); uid 65534 is still served, root's newest call gives way", async () => {
     const answers: Array<{ status: number; code: string | undefined; retryAfter: unknown }> = [];
-    const held = rootHolds(MAX_CALLS + 2, 0).map((p) => p.then((a) => (answers.push(a), a)));
+    const record = (p: ReturnType<typeof rootHolds>[number]) =>
+      p.then((a) => {
+        answers.push(a);
+        return a;
+      });
+    const held = rootHolds(MAX_CALLS + 2, 0).map(record);
     await pollUntil(() => runtime.calls.active === MAX_CALLS && answers.length === 2, 10_000);
     // Alone, root fills every slot and its excess is refused, as before.
     expect(answers).toEqual([
@@ -89,7 +94,7 @@ describe("a fair share of a server's call slots per local user", () => {
 
     // Root takes the freed slot again; then a gateway (a peer running as us) names the client it calls for:
     // that client is a caller of its own, not root.
-    const again = rootHolds(1, 50).map((p) => p.then((a) => (answers.push(a), a)));
+    const again = rootHolds(1, 50).map(record);
     await pollUntil(() => runtime.calls.heldBy("uid:0") === MAX_CALLS, 5_000);
     const relayed = rootHolds(1, 100, { [RELAYED_CALLER_HEADER]: `uid:${NOBODY}` });
     await pollUntil(() => runtime.calls.heldBy(`uid:${NOBODY}`) === 1, 5_000);
