@@ -140,6 +140,7 @@ const PINNED: Record<string, Record<string, readonly string[]>> = {
       "uidTrust",
       "viewOf",
     ],
+    "./memory": ["holdYoungGeneration", "trimAfterQuiet"],
     "./supervise": [
       "DEFAULT_LISTEN_TIMEOUT_MS",
       "HostError",
