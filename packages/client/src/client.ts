@@ -15,6 +15,8 @@ export interface ClientOptions {
 
 export interface CallOptions {
   signal?: AbortSignal;
+  /** Extra request headers (a gateway names the client it calls for: the kernel's RELAYED_CALLER_HEADER). */
+  headers?: Record<string, string>;
 }
 
 export interface Health {
@@ -55,7 +57,10 @@ export class RoadNerdClient {
   async #json<T>(method: "GET" | "POST", path: string, body?: unknown, options: CallOptions = {}): Promise<T> {
     const res = await request(`${this.baseUrl}${path}`, {
       method,
-      headers: this.#headers(body === undefined ? {} : { "content-type": "application/json" }),
+      headers: this.#headers({
+        ...options.headers,
+        ...(body === undefined ? {} : { "content-type": "application/json" }),
+      }),
       body: body === undefined ? undefined : JSON.stringify(body),
       signal: options.signal,
       dispatcher: this.#options.dispatcher,
@@ -99,7 +104,7 @@ export class RoadNerdClient {
   ): AsyncGenerator<SseEvent> {
     const qs = new URLSearchParams(Object.entries(query).map(([k, v]): [string, string] => [k, String(v)])).toString();
     return streamEvents(`${this.baseUrl}/sse/${encodeURIComponent(name)}${qs ? `?${qs}` : ""}`, {
-      headers: this.#headers(),
+      headers: this.#headers(options.headers),
       ...(options.signal ? { signal: options.signal } : {}),
       ...(this.#options.dispatcher ? { dispatcher: this.#options.dispatcher } : {}),
     });

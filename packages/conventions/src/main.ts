@@ -2,6 +2,7 @@
 import module from "node:module";
 import type { BaseConfig } from "./define/config.ts";
 import type { ServerDef } from "./define/server-def.ts";
+import { holdYoungGeneration, trimAfterQuiet } from "./process/memory.ts";
 import { createRuntime, type Runtime } from "./runtime/runtime.ts";
 
 function help(def: ServerDef<unknown>): string {
@@ -46,6 +47,9 @@ export async function runMain<C extends BaseConfig>(
     process.stdout.write(help(def));
     return;
   }
+  // A standalone server's process is ours alone: before Fastify loads, the young generation is held at its
+  // starting size, and the process is trimmed when quiet, as `up` is (process/memory.ts, ADR 0041).
+  holdYoungGeneration();
   const unknown = argv.filter((a) => a !== "--stdio");
   if (unknown.length) {
     process.stderr.write(`unknown argument: ${unknown.join(" ")}\n${help(def)}`);
@@ -75,6 +79,7 @@ async function serveStdioMain<C extends BaseConfig>(def: ServerDef<C>): Promise<
   const { serveStdio } = await import("./mcp/transports.ts");
   const session = await serveStdio(runtime);
   runtime.log.info({ transport: "stdio" }, "serving MCP over stdio");
+  trimAfterQuiet();
   // A signal: the calls in flight are answered (their result within the grace period, else E_BUSY), then the
   // exit goes through process.exit, so the exec module's exit hook kills any live process group. A second
   // signal does not wait.
@@ -115,6 +120,7 @@ async function serveHttpMain<C extends BaseConfig>(def: ServerDef<C>): Promise<v
   // The line orchestrators wait for: written even when LOG_LEVEL is above info (but not when silent).
   const announce = config.LOG_LEVEL === "silent" ? log : log.child({}, { level: "info" });
   announce.info({ url, port }, "listening");
+  trimAfterQuiet();
   // Node >= 22.10 writes its compile cache only at a graceful exit; write it now, so the next start is warm
   // even if this one is killed.
   flushCompileCache();

@@ -8,6 +8,7 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { createClient, RemoteError, type RoadNerdClient } from "@roadnerd/client";
 import { DEFAULT_TIMEOUT_MS, maskText } from "@roadnerd/conventions";
+import { RELAYED_CALLER_HEADER } from "@roadnerd/conventions/internal";
 import { type Supervised, SuperviseError, superviseListening } from "@roadnerd/conventions/supervise";
 import { REPO_ROOT, type RegisteredServer } from "@roadnerd/registry";
 import { DEFAULT_ATTACH_TIMEOUT_MS, DEFAULT_IDLE_MS } from "./config.ts";
@@ -116,16 +117,20 @@ async function boundedCall(
   tool: string,
   params: Record<string, unknown>,
   signal: AbortSignal | undefined,
-  relay?: ProgressRelay,
-  schema?: ResultSchema,
+  relay: ProgressRelay | undefined,
+  caller: string | undefined,
+  schema: ResultSchema | undefined,
 ): Promise<Record<string, unknown>> {
   const deadlineMs = callDeadlineMs(params);
   const deadline = AbortSignal.timeout(deadlineMs);
   const bounded = signal ? AbortSignal.any([signal, deadline]) : deadline;
+  // The server's fair share counts the client we call for, not us (the kernel's caller-key.ts).
+  const headers = caller === undefined ? undefined : { [RELAYED_CALLER_HEADER]: caller };
+  const options = { signal: bounded, ...(headers ? { headers } : {}) };
   try {
     const result = relay
-      ? await callWithProgress(client, tool, relay, bounded)
-      : await client.call(tool, params, { signal: bounded });
+      ? await callWithProgress(client, tool, relay, options)
+      : await client.call(tool, params, options);
     // `{}` where the tool answers {summary, …}: something else answers at that URL, not a success to relay.
     if (schema && !schema.safeParse(result).success)
       throw new RemoteError("E_INTERNAL", `unexpected response (not ${tool}'s result)`, 502, undefined, true);
@@ -403,21 +408,23 @@ export class Attacher {
 
   /**
    * Call a tool, attaching (or once restarting) its server as needed; `host` as for ensure(). With `relay`
-   * (a caller that asked for progress), over the tool's stream: its progress reports go to the relay.
+   * (a caller that asked for progress), over the tool's stream: its progress reports go to the relay. `caller`:
+   * the client the call is made for (the gateway's share key), named to this machine's servers only.
    */
   async call(
     server: string,
     tool: string,
     params: Record<string, unknown>,
-    options: { signal?: AbortSignal; host?: string; relay?: ProgressRelay } = {},
+    options: { signal?: AbortSignal; host?: string; relay?: ProgressRelay; caller?: string } = {},
   ): Promise<{ result: Record<string, unknown>; attached: boolean; restarted: boolean; attachMs: number }> {
     let a = await this.ensure(server, options.host);
+    const caller = options.host === undefined || options.host === LOCAL_HOST ? options.caller : undefined;
     const e = this.#entry(server, options.host);
     e.busy += 1;
     this.#clearIdle(e);
+    const schema = this.#options.resultSchema?.(server, tool);
     try {
       try {
-        const schema = this.#options.resultSchema?.(server, tool);
         const result = await boundedCall(
           labelOf(server, options.host),
           a.client,
@@ -425,6 +432,7 @@ export class Attacher {
           params,
           options.signal,
           options.relay,
+          caller,
           schema,
         );
         return { result, attached: a.attached, restarted: a.restarted, attachMs: a.attachMs };
@@ -433,8 +441,7 @@ export class Attacher {
         // It died under the call: start it again once and retry once.
         const again = await this.ensure(server);
         a = { ...again, attached: true, restarted: true, attachMs: a.attachMs + again.attachMs };
-        const schema = this.#options.resultSchema?.(server, tool);
-        const result = await boundedCall(server, a.client, tool, params, options.signal, options.relay, schema);
+        const result = await boundedCall(server, a.client, tool, params, options.signal, options.relay, caller, schema);
         return { result, attached: true, restarted: true, attachMs: a.attachMs };
       }
     } finally {

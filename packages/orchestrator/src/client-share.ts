@@ -5,19 +5,11 @@
  * `cap` tool calls in flight at the gateway (default 8, half a server's slots); the excess is refused at once
  * with 503 E_BUSY and Retry-After, before any server is asked.
  *
- * Who a client is: on loopback the uid that owns its socket (read from the kernel, as for the trust check: a
- * process cannot claim another uid, and more connections or more 127.x addresses do not make it more clients);
- * elsewhere its address. Clients of one uid share one share.
+ * Who a client is: the kernel's callerKey (on loopback the uid that owns its socket, elsewhere its address),
+ * the key the servers' own fair share uses too; the gateway names it to the servers it calls for the client.
+ * Clients of one uid share one share.
  */
-import type { Socket } from "node:net";
-import { peerUid } from "@roadnerd/conventions/internal";
 import { DEFAULT_CLIENT_CALLS } from "./config.ts";
-
-/** The client a connection belongs to: `uid:N` on loopback, else `addr:<address>`. */
-export async function clientKey(socket: Socket): Promise<string> {
-  const uid = await peerUid(socket);
-  return uid !== undefined && uid >= 0 ? `uid:${uid}` : `addr:${socket.remoteAddress ?? "?"}`;
-}
 
 export class ClientShare {
   readonly cap: number;

@@ -10,6 +10,7 @@ import {
   answerMcpPost,
   baseEnvShape,
   boundConnections,
+  callerKey,
   corsHeaders,
   HTTP_SERVER_BOUNDS,
   hostHeaderCount,
@@ -24,7 +25,7 @@ import {
 } from "@roadnerd/conventions/internal";
 import { z } from "zod";
 import pkg from "../package.json" with { type: "json" };
-import { ClientShare, clientKey } from "./client-share.ts";
+import { ClientShare } from "./client-share.ts";
 import { orchestratorEnv } from "./config.ts";
 import { type GatewayOptions, gatewaySource } from "./gateway.ts";
 import { GatewayInFlight } from "./gateway-in-flight.ts";
@@ -108,15 +109,17 @@ function overShare(cap: number, rpcId?: string | number | null, what = "tool cal
 }
 
 /**
- * Holds a slot of the client's share until the answer is done; false when the share is used up. A caller that
- * hung up while its client was looked up gets its slot back at once (before, the slot was never released).
+ * Holds a slot of the client's share until the answer is done: the client's key, or undefined when its share is
+ * used up. A caller that hung up while its client was looked up gets its slot back at once (before, the slot
+ * was never released).
  */
-async function holdShare(req: IncomingMessage, res: ServerResponse, share: ClientShare): Promise<boolean> {
-  const release = share.take(await clientKey(req.socket));
-  if (!release) return false;
+async function holdShare(req: IncomingMessage, res: ServerResponse, share: ClientShare): Promise<string | undefined> {
+  const key = await callerKey(req.socket);
+  const release = share.take(key);
+  if (!release) return undefined;
   if (res.closed) release();
   else res.once("close", release);
-  return true;
+  return key;
 }
 
 const rpcIdOf = (body: unknown): string | number | null => {
@@ -153,14 +156,16 @@ async function answerPost(
   inFlight.setRpcId(res, rpcIdOf(body));
   const method = methodOf(body);
   // A tool call moves from the request share to the call share (it may wait for a server); the rest stay.
+  let caller: string | undefined;
   if (method === "tools/call") {
     releaseRequest();
-    if (!(await holdShare(req, res, share))) return overShare(share.cap, rpcIdOf(body));
+    caller = await holdShare(req, res, share);
+    if (caller === undefined) return overShare(share.cap, rpcIdOf(body));
   }
   // Cancelled when the caller hangs up or the shutdown's grace period is over; a stream already under way then
   // ends with E_BUSY (graceOver).
   const signal = AbortSignal.any([callerGone(res), inFlight.graceOver]);
-  const answer = await answerMcpPost({ headers: req.headers, body }, source, signal, inFlight.graceOver);
+  const answer = await answerMcpPost({ headers: req.headers, body }, source, signal, inFlight.graceOver, caller);
   return answer && { ...answer, cacheResult: method === "tools/list" };
 }
 
@@ -261,7 +266,10 @@ export async function serveGatewayHttp(
     if (req.method === "POST" || runsTool) inFlight.track(res);
     if (runsTool) {
       holdShare(req, res, share).then(
-        (held) => (held ? answerPage(req, res, options, pageSignals(res)) : send(res, overShare(share.cap))),
+        (caller) =>
+          caller !== undefined
+            ? answerPage(req, res, options, { ...pageSignals(res), caller })
+            : send(res, overShare(share.cap)),
         () => send(res, { status: 500, body: { error: { code: "E_INTERNAL", message: "client check failed" } } }),
       );
       return;
@@ -285,7 +293,7 @@ export async function serveGatewayHttp(
         send(res, { status: 500, body: rpcError(null, RPC.InternalError, "internal error", "E_INTERNAL") });
     };
     // A slot of the client's request share from arrival, before its body is read (gateway-requests.ts).
-    clientKey(req.socket).then((key) => {
+    callerKey(req.socket).then((key) => {
       const release = requests.take(key);
       if (!release) {
         // Its body is not read: the answer closes the connection, as for a body over the limit.

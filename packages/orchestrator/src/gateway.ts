@@ -67,7 +67,7 @@ function triageTool(options: GatewayOptions): McpTool {
     listed: withHostArg(listed, hosts),
     // Every step is news (at most budget + 1 of them): none is held back by the rate of notifications.
     progressEveryMs: 0,
-    call: async (args, signal, onProgress) => {
+    call: async (args, signal, onProgress, caller) => {
       const { host, args: own } = splitHost(args, hosts);
       const { symptom, run_id } = triageInput.parse(parseInput(triageSpec, own));
       const outcome = await runTriage({
@@ -77,6 +77,7 @@ function triageTool(options: GatewayOptions): McpTool {
         symptom: symptom ?? "",
         signal,
         ...(host ? { host } : {}),
+        ...(caller ? { caller } : {}),
         // A caller that passed a progressToken gets one notifications/progress per step, as the CLI prints them.
         ...(onProgress
           ? { onStep: (line: StepLine) => onProgress({ progress: line.step, message: stepLine(line) }) }
@@ -109,12 +110,12 @@ function serverTool(entry: CatalogEntry, attacher: Attacher): McpTool {
   const hosts = attacher.hostNames();
   return {
     listed: withHostArg({ ...listedTool(entry.definition, mcpName(entry.id)), title: entry.id }, hosts),
-    call: async (args, signal, onProgress) => {
+    call: async (args, signal, onProgress, caller) => {
       const { host, args: own } = splitHost(args, hosts);
       parseInput(entry.definition, own);
       const query = onProgress ? streamQuery(entry.definition.inputSchema, own) : undefined;
       const relay = onProgress && query ? { query, onProgress } : undefined;
-      const options = { signal, ...(host ? { host } : {}), ...(relay ? { relay } : {}) };
+      const options = { signal, ...(host ? { host } : {}), ...(relay ? { relay } : {}), ...(caller ? { caller } : {}) };
       return (await attacher.call(entry.server, entry.tool, own, options)).result;
     },
     view: (result) => modelView(entry.definition, result),

@@ -7,7 +7,7 @@
  * POST /actions, with its result and no progress.
  */
 import { isDeepStrictEqual } from "node:util";
-import { RemoteError, type RoadNerdClient } from "@roadnerd/client";
+import { type CallOptions, RemoteError, type RoadNerdClient } from "@roadnerd/client";
 import { queryToInput } from "@roadnerd/conventions/internal";
 import type { z } from "zod";
 import { httpStatusOf } from "./errors.ts";
@@ -41,10 +41,10 @@ export async function callWithProgress(
   client: RoadNerdClient,
   tool: string,
   relay: ProgressRelay,
-  signal: AbortSignal,
+  options: CallOptions,
 ): Promise<Record<string, unknown>> {
   let result: Record<string, unknown> | undefined;
-  for await (const event of client.stream(tool, relay.query, { signal })) {
+  for await (const event of client.stream(tool, relay.query, options)) {
     if (event.event === "progress" && isRecord(event.data)) relay.onProgress(event.data);
     else if (event.event === "message" && isRecord(event.data)) result = event.data;
     else if (event.event === "error") {

@@ -32,6 +32,8 @@ export interface TriageOptions {
   signal?: AbortSignal;
   /** Another machine of ROADNERD_HOSTS whose servers answer every call (default: this machine). */
   host?: string;
+  /** The client the triage runs for (the gateway's share key), named to the servers it calls. */
+  caller?: string;
 }
 
 export interface TriageOutcome extends TriageReport {
@@ -182,6 +184,7 @@ async function callStep(
     const r = await options.attacher.call(server, tool, sent, {
       ...(options.signal ? { signal: options.signal } : {}),
       ...(options.host ? { host: options.host } : {}),
+      ...(options.caller ? { caller: options.caller } : {}),
     });
     return {
       record: { step: n, tool: id, params, ok: true, result: r.result },

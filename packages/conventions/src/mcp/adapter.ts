@@ -53,6 +53,8 @@ export interface McpTool {
     args: Record<string, unknown> | undefined,
     signal: AbortSignal,
     onProgress?: (progress: Record<string, unknown>) => void,
+    /** Whose call it is (http/caller-key.ts): a server's fair share of its slots, a gateway's relayed caller. */
+    caller?: string,
   ): Promise<Record<string, unknown>>;
   /** The least time between two progress notifications (default PROGRESS_EVERY_MS; 0: every report). */
   readonly progressEveryMs?: number;
@@ -70,7 +72,7 @@ export interface McpToolSource {
   /** The tool a client's name means (default: the tool listed under that name). */
   find?(name: string): McpTool | undefined;
   /** Refuse a call before anything runs (a bound reached): throws a DiagError (E_BUSY, with retryAfterS). */
-  admit?(): void;
+  admit?(caller?: string): void;
   /** The code and message of a failed call (default: toDiagError, so anything unexpected is E_INTERNAL). */
   errorOf?(err: unknown): CodedError;
 }
@@ -159,6 +161,7 @@ export async function callTool(
   params: CallParams,
   signal: AbortSignal,
   sendProgress?: SendProgress,
+  caller?: string,
 ): Promise<CallToolResult> {
   const args = params.arguments;
   const tool = source.find ? source.find(params.name) : source.tools.find((t) => t.listed.name === params.name);
@@ -173,7 +176,7 @@ export async function callTool(
   const reporter =
     token === undefined || !sendProgress ? undefined : progressReporter(token, sendProgress, tool.progressEveryMs);
   try {
-    const result = await tool.call(args, signal, reporter?.report);
+    const result = await tool.call(args, signal, reporter?.report, caller);
     reporter?.finish();
     return toolResult(result, tool.view(result));
   } catch (err) {
@@ -195,7 +198,7 @@ export function runtimeSource(runtime: Runtime<unknown>): McpToolSource {
         {
           listed: listedTool(t),
           // A caller that asked for progress gets its own execution (runTool): a shared one reports to no one.
-          call: (args, signal, onProgress) => runTool(t, args, runtime, { signal, onProgress }),
+          call: (args, signal, onProgress, caller) => runTool(t, args, runtime, { signal, onProgress, caller }),
           // The result comes from runTool, checked against the tool's output schema already.
           view: (result) => viewOfChecked(t, result),
         },
@@ -210,7 +213,7 @@ export function runtimeSource(runtime: Runtime<unknown>): McpToolSource {
         const tool = runtime.tool(name);
         return tool && byTool.get(tool);
       },
-      admit: () => runtime.calls.check("/mcp"),
+      admit: (caller) => runtime.calls.check("/mcp", caller),
     };
     runtimeSources.set(runtime, source);
   }

@@ -18,6 +18,7 @@ import type { FastifyReply, FastifyRequest } from "fastify";
 import { BODY_LIMIT_BYTES } from "../define/limits.ts";
 import { toDiagError } from "../errors/errors.ts";
 import { callerGone } from "../http/caller-gone.ts";
+import { callerKey } from "../http/caller-key.ts";
 import { SHUTDOWN_GRACE_MS } from "../http/in-flight.ts";
 import type { Runtime } from "../runtime/runtime.ts";
 import {
@@ -50,12 +51,12 @@ function muxFor(source: McpToolSource): Promise<MuxTransport> {
 }
 
 /** The answer to a plain tools/list or tools/call without the SDK's dispatch, or undefined for anything else. */
-function directResult(source: McpToolSource, message: JSONRPCRequest, signal: AbortSignal) {
+function directResult(source: McpToolSource, message: JSONRPCRequest, signal: AbortSignal, caller?: string) {
   if (message.method === "tools/list" && message.params?.cursor === undefined)
     return Promise.resolve(listTools(source));
   if (message.method !== "tools/call") return undefined;
   // checkMessage has checked a tools/call's params against the SDK's schema.
-  return callTool(source, message.params as CallParams, signal);
+  return callTool(source, message.params as CallParams, signal, undefined, caller);
 }
 
 /** A POST to /mcp as any HTTP host hands it over: its headers and its body, already parsed as JSON. */
@@ -83,6 +84,7 @@ function streamedCall(
   request: JSONRPCRequest,
   signal: AbortSignal,
   graceOver?: AbortSignal,
+  caller?: string,
 ): NonNullable<McpAnswer> {
   const stream = new PassThrough();
   // A comment first, so the 200 and its headers leave now, not with the first event: the client knows the call
@@ -101,7 +103,7 @@ function streamedCall(
   if (graceOver?.aborted) onGraceOver();
   else graceOver?.addEventListener("abort", onGraceOver, { once: true });
   const progress = (params: unknown) => write({ jsonrpc: "2.0", method: "notifications/progress", params });
-  void callTool(source, request.params as CallParams, signal, progress)
+  void callTool(source, request.params as CallParams, signal, progress, caller)
     .then(
       (result) => respond({ jsonrpc: "2.0", id: request.id, result }),
       (err: unknown) => respond(rpcError(request.id, RPC.InternalError, toDiagError(err).message, "E_INTERNAL")),
@@ -139,12 +141,14 @@ const transportError = (status: number, message: string): McpAnswer => ({ status
 /**
  * One stateless Streamable HTTP POST against a source, independent of the HTTP framework that carries it.
  * `graceOver`: the host's shutdown grace is over: a streamed answer (it cannot turn into a 503) ends with E_BUSY.
+ * `caller`: whose call it is (http/caller-key.ts), handed to the tool's call.
  */
 export async function answerMcpPost(
   post: McpPost,
   source: McpToolSource,
   signal: AbortSignal,
   graceOver?: AbortSignal,
+  caller?: string,
 ): Promise<McpAnswer> {
   const accept = post.headers.accept ?? "";
   if (!accept.includes("application/json") || !accept.includes("text/event-stream")) {
@@ -174,7 +178,7 @@ export async function answerMcpPost(
   // At the call bound, refuse before anything runs: 503 with Retry-After, as on /actions.
   if (rpcRequest.method === "tools/call" && source.admit) {
     try {
-      source.admit();
+      source.admit(caller);
     } catch (err) {
       const busy = toDiagError(err);
       const body = rpcError(rpcRequest.id, RPC.InternalError, "server busy: retry later", busy.code);
@@ -182,11 +186,11 @@ export async function answerMcpPost(
     }
   }
   if (rpcRequest.method === "tools/call" && progressTokenOf(rpcRequest.params?._meta) !== undefined) {
-    return streamedCall(source, rpcRequest, signal, graceOver);
+    return streamedCall(source, rpcRequest, signal, graceOver, caller);
   }
   // tools/list and tools/call, already checked, go straight to the same handlers the Server uses: the SDK's
   // request machinery (three more schema parses, a result parse) would double the cost of a call.
-  const direct = directResult(source, rpcRequest, signal);
+  const direct = directResult(source, rpcRequest, signal, caller);
   if (direct) return { status: 200, body: { jsonrpc: "2.0", id: rpcRequest.id, result: await direct } };
   const response: JSONRPCMessage | undefined = await mux.request(rpcRequest, signal);
   // Undefined: the client went away; its call was cancelled.
@@ -198,11 +202,14 @@ export async function handleMcpPost(
   reply: FastifyReply,
   runtime: Runtime<unknown>,
 ): Promise<FastifyReply | undefined> {
+  const signal = callerGone(reply);
+  const caller = await callerKey(request.raw.socket, request.headers);
   const answer = await answerMcpPost(
     { headers: request.headers, body: request.body },
     runtimeSource(runtime),
-    callerGone(reply),
+    signal,
     graceOver(runtime),
+    caller,
   );
   // Gone, or answered at shutdown while it ran (http/in-flight.ts): no second send.
   if (!answer || reply.sent) return undefined;

@@ -6,7 +6,7 @@
  */
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
 import type { ErrorCode } from "../errors/errors.ts";
-import type { Limiter } from "../runtime/limiter.ts";
+import type { BoundState } from "../runtime/limiter.ts";
 import type { RefusalReason } from "./refusal-reason.ts";
 
 /** Seconds: from a cached /proc read (ms) to a browser screenshot or a slow probe (tens of seconds). */
@@ -31,7 +31,7 @@ export interface Metrics {
 export interface MetricsSources {
   server: string;
   version: string;
-  bounds: () => Readonly<Record<BoundName, Limiter>>;
+  bounds: () => Readonly<Record<BoundName, BoundState>>;
 }
 
 export function createMetrics(sources: MetricsSources): Metrics {
@@ -75,7 +75,7 @@ export function createMetrics(sources: MetricsSources): Metrics {
     registers,
   });
   info.set({ server: sources.server, version: sources.version }, 1);
-  const limiterGauge = (name: string, help: string, read: (b: Record<BoundName, Limiter>) => number) =>
+  const limiterGauge = (name: string, help: string, read: (b: Record<BoundName, BoundState>) => number) =>
     new Gauge({
       name,
       help,

@@ -6,11 +6,15 @@ import { DiagError } from "../errors/errors.ts";
 
 export type Release = () => void;
 
-export interface Limiter {
+/** What /metrics reads of a bound. */
+export interface BoundState {
   readonly max: number;
   readonly active: number;
   /** Callers waiting for a slot (subprocesses). */
   readonly waiting: number;
+}
+
+export interface Limiter extends BoundState {
   /** A slot now, or E_BUSY naming `what`. */
   take(what: string): Release;
   /** E_BUSY now if there is no free slot (the slot itself is taken later). */

@@ -9,6 +9,7 @@ import { DiagError, toDiagError } from "../errors/errors.ts";
 import { checkRawStrings, type InputSpec, invalidInput } from "../errors/input-errors.ts";
 import { DEADLINE_MARGIN_MS } from "../errors/socket-errors.ts";
 import { observeAnswer, observeFailure } from "../metrics/observe-call.ts";
+import { preemptedError } from "./call-slots.ts";
 import type { Logger } from "./logger.ts";
 import { maskText } from "./mask.ts";
 import type { Runtime } from "./runtime.ts";
@@ -26,6 +27,8 @@ export interface ToolCallOptions {
   signal?: AbortSignal | undefined;
   /** The caller shows progress (SSE `progress` events): what the handler passes to ctx.progress. */
   onProgress?: ((progress: Record<string, unknown>) => void) | undefined;
+  /** Whose call it is, for the fair share of the call slots (http/caller-key.ts); default: one local caller. */
+  caller?: string | undefined;
 }
 
 /** Validate raw input against a tool's (or stream's) strict schema. Throws E_INVALID_INPUT. */
@@ -131,9 +134,13 @@ async function runChecked(
 ): Promise<Stamped> {
   checkTargets(tool, input, runtime);
   const own = async (signal: AbortSignal) => {
-    const release = runtime.calls.take(tool.name);
+    // Preemptible: a caller over its share gives this slot up to one under it (call-slots.ts), answered E_BUSY.
+    const preempted = new AbortController();
+    const release = runtime.calls.take(tool.name, options.caller, () =>
+      preempted.abort(preemptedError(tool.name, runtime.calls.max)),
+    );
     try {
-      return await execute(tool, input, runtime, signal, options.onProgress);
+      return await execute(tool, input, runtime, signal, options.onProgress, preempted.signal);
     } finally {
       release();
     }
@@ -151,6 +158,7 @@ async function execute<T extends AnyTool>(
   runtime: Runtime<unknown>,
   signal: AbortSignal,
   onProgress: ToolCallOptions["onProgress"],
+  preempted: AbortSignal,
 ): Promise<Stamped> {
   const timeoutMs = (input.timeout_ms as number | undefined) ?? DEFAULT_TIMEOUT_MS;
   const runId = input.run_id as string | undefined;
@@ -163,6 +171,15 @@ async function execute<T extends AnyTool>(
     timeoutMs,
   );
   const onCallerGone = () => controller.abort(new DiagError("E_TIMEOUT", `${tool.name} cancelled by the caller`));
+  // Its slot went to another caller: the answer is E_BUSY now, whatever the handler makes of the abort.
+  let onPreempted: (() => void) | undefined;
+  const lostSlot = new Promise<never>((_, reject) => {
+    onPreempted = () => {
+      controller.abort(preempted.reason);
+      reject(preempted.reason);
+    };
+    preempted.addEventListener("abort", onPreempted, { once: true });
+  });
   if (signal.aborted) onCallerGone();
   signal.addEventListener("abort", onCallerGone, { once: true });
   const remaining = () => Math.max(1, Math.round(timeoutMs - (performance.now() - started)));
@@ -185,6 +202,7 @@ async function execute<T extends AnyTool>(
   try {
     const output = await Promise.race([
       tool.handler({ ...input }, ctx),
+      lostSlot,
       new Promise<never>((_, reject) => {
         hardStop = setTimeout(
           () => reject(new DiagError("E_TIMEOUT", `${tool.name} did not finish (timeout ${timeoutMs} ms)`)),
@@ -206,6 +224,7 @@ async function execute<T extends AnyTool>(
     clearTimeout(deadline);
     clearTimeout(hardStop);
     signal.removeEventListener("abort", onCallerGone);
+    if (onPreempted) preempted.removeEventListener("abort", onPreempted);
     // The call has answered: whatever the handler still has in flight (a probe, a process) stops now.
     controller.abort(new DiagError("E_TIMEOUT", `${tool.name} already answered`));
   }

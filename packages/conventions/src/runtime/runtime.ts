@@ -13,6 +13,7 @@ import type { AnyTool } from "../define/tool.ts";
 import { createMetrics, type Metrics } from "../metrics/metrics.ts";
 import { createOutboundPolicy, type OutboundPolicy } from "../outbound/index.ts";
 import { createExec, type Exec } from "../process/exec.ts";
+import { type CallSlots, createCallSlots } from "./call-slots.ts";
 import { createLimiter, type Limiter } from "./limiter.ts";
 import { createLogger, type Logger } from "./logger.ts";
 import { createResourceScope, type Resource } from "./resources.ts";
@@ -24,8 +25,8 @@ export interface Runtime<C = BaseConfig> {
   readonly config: C & BaseConfig;
   readonly log: Logger;
   readonly outbound: OutboundPolicy;
-  /** Tool executions running at once (MAX_CALLS); joined and cached calls take no slot. */
-  readonly calls: Limiter;
+  /** Tool executions running at once (MAX_CALLS), shared fairly between callers; joined and cached calls take no slot. */
+  readonly calls: CallSlots;
   /** Open streams (MAX_STREAMS). */
   readonly streams: Limiter;
   /** Subprocesses running at once (MAX_PROCS); the rest wait within their deadline. */
@@ -88,7 +89,7 @@ export function createRuntime<C extends BaseConfig>(def: ServerDef<C>, options: 
     config,
     log,
     outbound,
-    calls: createLimiter(config.MAX_CALLS, "tool calls", () => metrics.refused("tool_calls")),
+    calls: createCallSlots(config.MAX_CALLS, () => metrics.refused("tool_calls")),
     streams: createLimiter(config.MAX_STREAMS, "streams", () => metrics.refused("streams")),
     procs,
     shared: createSharedCalls(),

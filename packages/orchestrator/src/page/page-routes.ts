@@ -99,13 +99,14 @@ async function servers(options: GatewayOptions) {
 }
 
 /** One tool, its input checked by its own schema first (a bad call spawns nothing). */
-async function call(options: GatewayOptions, server: string, tool: string, args: unknown, signal: AbortSignal) {
+async function call(options: GatewayOptions, server: string, tool: string, args: unknown, signals: PageSignals) {
   const entry = options.catalog.entries.find((e) => e.server === server && e.tool === tool);
   if (!entry) return { status: 404, body: { error: { code: "E_UNKNOWN_TOOL", message: `no tool ${server}/${tool}` } } };
   try {
     const input = z.record(z.string(), z.unknown()).parse(args);
     parseInput(entry.definition, input);
-    const r = await options.attacher.call(server, tool, input, { signal });
+    const { signal, caller } = signals;
+    const r = await options.attacher.call(server, tool, input, { signal, ...(caller ? { caller } : {}) });
     return { status: 200, body: { result: r.result } };
   } catch (e) {
     // The code's own status, as a server's /actions answers it (an invalid input was a 200 before).
@@ -128,6 +129,7 @@ async function triage(req: IncomingMessage, res: ServerResponse, options: Gatewa
       attacher: options.attacher,
       symptom,
       signal,
+      ...(signals.caller ? { caller: signals.caller } : {}),
       onStep: (line) => sse.send("step", line),
       ...(options.logDir ? { logDir: options.logDir } : {}),
     });
@@ -168,6 +170,8 @@ async function watch(url: URL, res: ServerResponse, options: GatewayOptions, sig
 export interface PageSignals {
   signal: AbortSignal;
   shutdown?: AbortSignal;
+  /** The client the page calls for (the gateway's share key), named to the servers. */
+  caller?: string;
 }
 
 /** Answers the page and its API; false when the path is not the page's (the gateway answers it). */
@@ -217,7 +221,7 @@ export function answerPage(
   if (m?.[1] && m[2] && req.method === "POST") {
     const [server, tool] = [m[1], m[2]];
     readJson(req, res)
-      .then((args) => call(options, server, tool, args, signal))
+      .then((args) => call(options, server, tool, args, signals))
       .then((r) => json(res, r.status, r.body), failed);
     return true;
   }

@@ -5,6 +5,8 @@
  * settings (settings.ts), a server that faults or exits is started again (restarts.ts, shown in the gateway's
  * /healthz), and `up` exits 1 at once when no server could start rather than serve an empty gateway.
  */
+
+import { trimAfterQuiet } from "@roadnerd/conventions/memory";
 import { loadServer, readRegistry } from "@roadnerd/registry";
 import { type AttachEvent, defaultLaunch } from "../attach.ts";
 import { loadCatalog } from "../catalog.ts";
@@ -15,7 +17,6 @@ import { listenGateway, untilSignal } from "../cli/serve.ts";
 import { triageLogDir } from "../config.ts";
 import { UsageError } from "../errors.ts";
 import type { GatewayOptions } from "../gateway.ts";
-import { trimAfterQuiet } from "../memory.ts";
 import { createOrchestrator, type Orchestrator } from "../orchestrator.ts";
 import { serverEnv } from "../server-env.ts";
 import { InProcessServers } from "./in-process.ts";

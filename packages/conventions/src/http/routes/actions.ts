@@ -11,6 +11,7 @@ import { unknownTool } from "../../errors/suggest.ts";
 import { runTool } from "../../runtime/run-tool.ts";
 import type { Runtime } from "../../runtime/runtime.ts";
 import { callerGone } from "../caller-gone.ts";
+import { callerKey } from "../caller-key.ts";
 import { unlessAnswered } from "../in-flight.ts";
 
 type ToolParams = { tool: string; server?: string };
@@ -62,7 +63,9 @@ export function registerActions(app: FastifyInstance, runtime: Runtime<unknown>)
         `view must be "model" (or left out for the full JSON), got ${JSON.stringify(view).slice(0, 40)}`,
       );
     }
-    const result = await unlessAnswered(reply, runTool(tool, request.body, runtime, { signal: callerGone(reply) }));
+    const signal = callerGone(reply);
+    const caller = await callerKey(request.raw.socket, request.headers);
+    const result = await unlessAnswered(reply, runTool(tool, request.body, runtime, { signal, caller }));
     // Answered at shutdown already: nothing more to send.
     if (result === undefined) return undefined;
     if (view === undefined) return result;

@@ -15,6 +15,7 @@ import { abortableSleep } from "../../runtime/run-stream.ts";
 import { parseInput, runParsedTool } from "../../runtime/run-tool.ts";
 import type { Runtime } from "../../runtime/runtime.ts";
 import { checkTargets } from "../../runtime/targets.ts";
+import { callerKey } from "../caller-key.ts";
 
 type EventName = "ping" | "progress" | "message" | "error" | "end";
 
@@ -79,7 +80,8 @@ export function registerSse(app: FastifyInstance, runtime: Runtime<unknown>, tra
         const input = parseInput(spec, queryToInput(spec.inputSchema, request.query));
         checkTargets(spec, input, runtime);
         // A tool as a stream at the call bound: 503 before any event, as on /actions.
-        if (tool) runtime.calls.check(`/sse/${name}`);
+        const caller = tool ? await callerKey(request.raw.socket, request.headers) : undefined;
+        if (tool) runtime.calls.check(`/sse/${name}`, caller);
         const release = runtime.streams.take(`/sse/${name}`);
         let finished: () => void = () => {};
         const done = new Promise<void>((resolve) => {
@@ -96,7 +98,7 @@ export function registerSse(app: FastifyInstance, runtime: Runtime<unknown>, tra
               const onProgress = (p: Record<string, unknown>) => {
                 if (!out.blocked) void out.send("progress", p);
               };
-              await out.send("message", await runParsedTool(tool, input, runtime, { signal, onProgress }));
+              await out.send("message", await runParsedTool(tool, input, runtime, { signal, onProgress, caller }));
             }
             return "done";
           });

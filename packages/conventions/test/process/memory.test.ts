@@ -1,6 +1,6 @@
-/** `up`'s trim: one full GC after a quiet spell or a growth, none while busy and flat, none again until there was work. */
+/** The quiet trim (`up` and every standalone server): one full GC after a quiet spell or a growth, none while busy and flat, none again until there was work. */
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { GROWN_BYTES, QUIET_BUSY, QUIET_CHECK_MS, QUIET_INTERVALS, trimWhenQuiet } from "../src/memory.ts";
+import { GROWN_BYTES, QUIET_BUSY, QUIET_CHECK_MS, QUIET_INTERVALS, trimWhenQuiet } from "../../src/process/memory.ts";
 
 afterEach(() => {
   vi.useRealTimers();

@@ -1,9 +1,11 @@
 /**
- * Memory of the roadnerd process, which under `up` holds every server (ADR 0037). Most of what it held after
- * calls was V8's young generation, not live objects: on a machine with several GiB, V8 doubles each semi-space
- * (up to 32 MiB) whenever enough survives a scavenge, and gives no page back while the process is idle, since no
- * GC runs then. So the young generation stays at its starting size, and once `up` has been quiet for a while one
- * full GC returns what the calls left behind. Node has no API for either: both are V8 flags set at run time.
+ * Memory of a long-lived process: the roadnerd process, which under `up` holds every server (ADR 0037), and each
+ * standalone server (runMain: `node servers/<x>/dist/main.js`, the images; ADR 0041). Most of what they held
+ * after calls was V8's young generation, not live objects: on a machine with several GiB, V8 doubles each
+ * semi-space (up to 32 MiB) whenever enough survives a scavenge, and gives no page back while the process is
+ * idle, since no GC runs then. So the young generation stays at its starting size, and once the process has
+ * been quiet for a while one full GC returns what the calls left behind. Node has no API for either: both are
+ * V8 flags set at run time. Imports nothing but Node's own modules: an entry loads it before anything else.
  */
 import { performance } from "node:perf_hooks";
 import { setFlagsFromString } from "node:v8";
@@ -86,8 +88,9 @@ export function holdYoungGeneration(): void {
 }
 
 /**
- * `up` in one process: a full GC after each quiet spell, and whenever it grew by GROWN_BYTES. `gc` comes from a context made after `--expose-gc` is
- * set, so the main context's globals stay as they are. Returns the stop function.
+ * A full GC after each quiet spell, and whenever the process grew by GROWN_BYTES (`up` in one process, a
+ * standalone server). `gc` comes from a context made after `--expose-gc` is set, so the main context's globals
+ * stay as they are. Returns the stop function.
  */
 export function trimAfterQuiet(): () => void {
   setFlagsFromString("--expose-gc");
