@@ -1,7 +1,7 @@
 /**
- * The spawn helper thread (ADR 0042): started by the first spawn, not at import; a helper that dies fails the runs
- * it held and leaves no process behind, and the next spawn starts another; a run in flight keeps the process
- * alive and an idle helper does not.
+ * The spawn helper thread (ADR 0042): started by the first spawn, not at import, ended when idle; a helper that
+ * dies fails the runs it held and leaves no process behind, and the next spawn starts another; a run in flight
+ * keeps the process alive and an idle helper does not.
  */
 import { spawnSync } from "node:child_process";
 import { chmod, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
@@ -11,7 +11,12 @@ import { fileURLToPath } from "node:url";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { command } from "../src/define/command.ts";
 import { createExec, liveProcessGroups } from "../src/process/exec.ts";
-import { spawnHelperStarted, spawnsInFlight, stopSpawnHelper } from "../src/process/spawn-relay.ts";
+import {
+  SPAWN_HELPER_IDLE_MS,
+  spawnHelperStarted,
+  spawnsInFlight,
+  stopSpawnHelper,
+} from "../src/process/spawn-relay.ts";
 import { isLive, pidsWhere } from "../src/testing/procfs.ts";
 
 let dir: string;
@@ -75,6 +80,19 @@ describe("the spawn helper thread", () => {
     expect(spawnsInFlight()).toBe(0);
     expect(liveProcessGroups()).toBe(0);
     expect(pidsWhere("cmdline", (t) => t.includes(`${dir}/holdpid`)).filter(isLive)).toEqual([]);
+  });
+
+  it("an idle helper ends after SPAWN_HELPER_IDLE_MS (its memory given back); the next spawn starts another", async () => {
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] });
+    await exec()(echo, undefined, { timeoutMs: 10_000 });
+    expect(spawnHelperStarted()).toBe(true);
+    vi.advanceTimersByTime(SPAWN_HELPER_IDLE_MS - 1);
+    expect(spawnHelperStarted()).toBe(true);
+    vi.advanceTimersByTime(1);
+    expect(spawnHelperStarted()).toBe(false);
+    vi.useRealTimers();
+    expect((await exec()(echo, undefined, { timeoutMs: 10_000 })).stdout).toBe("relayed\n");
+    expect(spawnHelperStarted()).toBe(true);
   });
 
   it("a run in flight keeps a process alive; an idle helper lets it exit", () => {
