@@ -26,7 +26,7 @@ export async function benchHealthz(ourUrl: string, bareUrl: string, rounds: numb
 }
 
 /** Sequential GET /healthz for `seconds`: the latencies. */
-async function probe(url: string, seconds: number): Promise<number[]> {
+export async function probe(url: string, seconds: number): Promise<number[]> {
   const out: number[] = [];
   const end = process.hrtime.bigint() + BigInt(seconds * 1e9);
   for (let i = 0; i < 100_000 && process.hrtime.bigint() < end; i++) {
@@ -39,7 +39,7 @@ async function probe(url: string, seconds: number): Promise<number[]> {
 }
 
 /** Another process spawning `argv` eight at a time until killed (bounded: 10 minutes). */
-function externalSpawner(argv: readonly string[]): ChildProcess {
+export function externalSpawner(argv: readonly string[]): ChildProcess {
   const script = `
     const { execFile } = require("node:child_process");
     const [cmd, ...args] = ${JSON.stringify(argv)};

@@ -196,6 +196,24 @@ describe("CORS for browser MCP clients", () => {
     expect(res.headers["access-control-allow-origin"]).toBe("https://inspector.example");
     expect(String(res.headers["access-control-expose-headers"])).toContain("mcp-session-id");
   });
+
+  it("without Origin: no CORS headers but Vary: Origin; a bare OPTIONS is a 404; a preflight without its method 400", async () => {
+    const plain = await request(`http://127.0.0.1:${port}/healthz`);
+    await plain.body.dump();
+    expect(plain.statusCode).toBe(200);
+    expect(plain.headers.vary).toBe("Origin");
+    expect(plain.headers["access-control-allow-origin"]).toBeUndefined();
+    const bare = await request(`http://127.0.0.1:${port}/mcp`, { method: "OPTIONS", headers: auth });
+    expect(bare.statusCode).toBe(404);
+    expect(((await bare.body.json()) as { error: { code: string } }).error.code).toBe("E_UNKNOWN_TOOL");
+    const half = await request(`http://127.0.0.1:${port}/mcp`, {
+      method: "OPTIONS",
+      headers: { ...auth, origin: "https://inspector.example" },
+    });
+    expect(half.statusCode).toBe(400);
+    expect(await half.body.text()).toBe("Invalid Preflight Request");
+    expect(half.headers["access-control-allow-origin"]).toBe("https://inspector.example");
+  });
 });
 
 describe("a client that stops reading a stream", () => {

@@ -39,7 +39,13 @@ import { serverTls } from "./tls.ts";
 /** Fastify's own info lines ("Server listening at …") would precede ours; it gets warn and above only. */
 function fastifyLogger(log: Logger): FastifyBaseLogger {
   const level = log.levelVal > (log.levels.values.warn ?? 40) ? log.level : "warn";
-  return log.child({}, { level }) as FastifyBaseLogger;
+  const logger = log.child({}, { level }) as FastifyBaseLogger;
+  // No per-request child logger (a pino child with redaction on every request, ADR 0033): with request logging
+  // off, its request id would label only the rare E_INTERNAL line, which carries the error itself. A logger whose
+  // child is itself lets Fastify's default factory skip the child and the check it runs on a custom factory's
+  // result, on every request. (Fastify's own log lines name no request either way.)
+  logger.child = () => logger;
+  return logger;
 }
 
 /**
@@ -109,9 +115,6 @@ export async function buildHttpApp(runtime: Runtime<unknown>): Promise<FastifyIn
     clientErrorHandler,
     // runTool logs each call with its tool, run_id and duration; per-request lines would only repeat it.
     logController: new LogController({ disableRequestLogging: true }),
-    // No per-request child logger (a pino child with redaction on every request, ADR 0033): with request logging
-    // off, its reqId would label only the rare E_INTERNAL line, which carries the error itself.
-    childLoggerFactory: (logger) => logger,
     // On close, cut what is left once the streams have said `end` (see preClose below).
     forceCloseConnections: true,
   });
@@ -142,7 +145,7 @@ export async function buildHttpApp(runtime: Runtime<unknown>): Promise<FastifyIn
   });
   // Before CORS: the plugin's preflight route must answer refusals with our error body too.
   registerErrorReplies(app, BODY_LIMIT_BYTES);
-  await registerCors(app, guard);
+  registerCors(app, guard);
   const tracker: SseTracker = { open: new Set() };
   const inFlight = trackInFlight(app);
   // SIGTERM (app.close): every open stream is told to end and gets a moment to send `end` before the cut.

@@ -2,14 +2,14 @@
  * The one module that spawns processes. Read-only by construction: a binary runs only as one of the
  * commands its tool declared (command.ts), there is no shell, the environment is scrubbed, and a timeout
  * or the caller going away kills the whole process group. Two shapes: run to completion and capture
- * (spawnChecked, over execa), or stream stdout line by line for a follow mode (spawnLines, over
- * child_process, whose stream we read as it comes).
+ * (spawnChecked: the fork/exec on a helper thread, spawn-relay.ts, so it never stalls the serving thread), or
+ * stream stdout line by line for a follow mode (spawnLines, over child_process, whose stream we read as it comes).
  */
 import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
-import { execa } from "execa";
 import { buildArgv, type Command, checkAllowed, type SlotValues } from "../define/command.ts";
 import { DiagError } from "../errors/errors.ts";
 import type { Limiter } from "../runtime/limiter.ts";
+import { relaySpawn } from "./spawn-relay.ts";
 
 export const DEFAULT_EXEC_MAX_BYTES = 1024 * 1024;
 /** Time between SIGTERM and SIGKILL for a process group that outlives its deadline. */
@@ -103,7 +103,7 @@ export function spawnGroup(binary: string, args: readonly string[], env: Record<
   };
 }
 
-/** Spawn `binary argv` after checking it against `allowed`. The only call to execa in the repository. */
+/** Spawn `binary argv` after checking it against `allowed`, on the spawn helper thread (ADR 0042). */
 export async function spawnChecked(
   allowed: readonly Command[],
   execPath: string,
@@ -131,57 +131,65 @@ async function spawnNow(
 ): Promise<ExecResult> {
   installExitHook();
   const started = performance.now();
-  const maxBytes = options.maxBytes ?? DEFAULT_EXEC_MAX_BYTES;
-  const child = execa(binary, args, {
-    shell: false,
-    // A new process group, so a timeout can kill grandchildren that hold our pipes.
-    detached: true,
-    cleanup: false,
-    stdin: "ignore",
-    extendEnv: false,
-    env: scrubbedEnv(execPath),
-    maxBuffer: maxBytes,
-    reject: false,
-    stripFinalNewline: false,
-  });
-  const pgid = child.pid;
-  if (pgid !== undefined) liveGroups.add(pgid);
+  let pgid: number | undefined;
   let reason: "timeout" | "aborted" | undefined;
+  // Set when the call ends before its process exists (a helper held up by an earlier spawn): the answer comes at
+  // the deadline anyway, and the process is SIGKILLed the moment it starts.
+  let abandon: (() => void) | undefined;
+  let abandoned = false;
   const stop = (why: "timeout" | "aborted") => {
-    if (pgid === undefined || reason) return;
+    if (reason) return;
     reason = why;
+    if (pgid === undefined) return abandon?.();
     killGroup(pgid, "SIGTERM");
-    setTimeout(() => killGroup(pgid, "SIGKILL"), KILL_GRACE_MS).unref();
+    const group = pgid;
+    setTimeout(() => killGroup(group, "SIGKILL"), KILL_GRACE_MS).unref();
   };
   const timer = setTimeout(() => stop("timeout"), options.timeoutMs);
   const onAbort = () => stop("aborted");
   options.signal?.addEventListener("abort", onAbort, { once: true });
   try {
-    const result = await child;
+    // fork/exec on the helper thread (ADR 0042); the deadline, the signal and the kills stay here.
+    const outcome = relaySpawn(
+      { binary, args, env: scrubbedEnv(execPath), maxBytes: options.maxBytes ?? DEFAULT_EXEC_MAX_BYTES },
+      (pid) => {
+        if (abandoned) return killGroup(pid, "SIGKILL");
+        pgid = pid;
+        liveGroups.add(pid);
+      },
+    );
+    const result = await Promise.race([
+      outcome,
+      new Promise<never>((_, reject) => {
+        abandon = () => {
+          abandoned = true;
+          outcome.catch(() => undefined);
+          reject(new DiagError("E_TIMEOUT", `${binary} did not finish (timeout ${options.timeoutMs} ms)`));
+        };
+      }),
+    ]);
     const durationMs = Math.round(performance.now() - started);
     if (reason) throw new DiagError("E_TIMEOUT", `${binary} did not finish (timeout ${options.timeoutMs} ms)`);
-    const failure = result as { code?: string; isMaxBuffer?: boolean };
-    if (failure.code === "ENOENT") {
+    if (result.errorCode === "ENOENT") {
       throw new DiagError("E_NO_BINARY", `${binary} is not installed (searched ${execPath})`, {
         hint: `install the package that provides ${binary}`,
       });
     }
-    if (result.failed && !failure.isMaxBuffer && result.exitCode === undefined) {
+    if (result.errorCode !== undefined || (result.exitCode === null && !result.truncated)) {
       // Not our bug: something else on the machine ended it (we did not: `reason` is unset), or it could not start.
-      const signal = (result as { signal?: string }).signal;
-      const why = signal
-        ? `was ended by ${signal} before it answered`
-        : `could not be run (${failure.code ?? "error"})`;
+      const why = result.signal
+        ? `was ended by ${result.signal} before it answered`
+        : `could not be run (${result.errorCode ?? "error"})`;
       throw new DiagError("E_EXEC_FAILED", `${binary} ${why}`, {
         hint: "try again; if it repeats, run it by hand",
         cause: result,
       });
     }
     return {
-      stdout: String(result.stdout ?? ""),
-      stderr: String(result.stderr ?? ""),
+      stdout: result.stdout,
+      stderr: result.stderr,
       exitCode: result.exitCode ?? -1,
-      truncated: Boolean(failure.isMaxBuffer),
+      truncated: result.truncated,
       durationMs,
     };
   } finally {

@@ -1,0 +1,117 @@
+/**
+ * The spawn helper thread (ADR 0042): started by the first spawn, not at import, ended when idle; a helper that
+ * dies fails the runs it held and leaves no process behind, and the next spawn starts another; a run in flight
+ * keeps the process alive and an idle helper does not.
+ */
+import { spawnSync } from "node:child_process";
+import { chmod, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import { command } from "../src/define/command.ts";
+import { createExec, liveProcessGroups } from "../src/process/exec.ts";
+import {
+  SPAWN_HELPER_IDLE_MS,
+  spawnHelperStarted,
+  spawnsInFlight,
+  stopSpawnHelper,
+} from "../src/process/spawn-relay.ts";
+import { isLive, pidsWhere } from "../src/testing/procfs.ts";
+
+let dir: string;
+const realSetTimeout = globalThis.setTimeout;
+const realDelay = (ms: number) => new Promise((r) => realSetTimeout(r, ms));
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), "rn-relay-"));
+  await writeFile(join(dir, "holdpid"), `#!/bin/sh\necho $$ > "${dir}/held.pid"\nsleep 30\n`);
+  await chmod(join(dir, "holdpid"), 0o755);
+});
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+const echo = command("echo", ["relayed"]);
+const holdpid = command("holdpid", []);
+const exec = () => createExec([echo, holdpid], `${dir}:/usr/bin:/bin`);
+
+describe("the spawn helper thread", () => {
+  it("starts on the first spawn, not when the kernel is imported", async () => {
+    expect(spawnHelperStarted()).toBe(false);
+    const r = await exec()(echo, undefined, { timeoutMs: 10_000 });
+    expect(r).toMatchObject({ stdout: "relayed\n", exitCode: 0, truncated: false });
+    expect(spawnHelperStarted()).toBe(true);
+  });
+
+  it("a helper that dies fails its runs with E_EXEC_FAILED, kills their groups, and the next spawn gets a new one", async () => {
+    const pidFile = join(dir, "held.pid");
+    await rm(pidFile, { force: true });
+    const held = exec()(holdpid, undefined, { timeoutMs: 60_000 }).catch((e: unknown) => e);
+    let pid = 0;
+    for (let i = 0; i < 1000 && !(pid > 0); i++) {
+      await realDelay(10);
+      pid = Number((await readFile(pidFile, "utf8").catch(() => "")).trim());
+    }
+    expect(pid).toBeGreaterThan(0);
+    await stopSpawnHelper();
+    expect(await held).toMatchObject({ code: "E_EXEC_FAILED" });
+    expect(liveProcessGroups()).toBe(0);
+    for (let i = 0; i < 200 && isLive(pid); i++) await realDelay(50);
+    expect(isLive(pid)).toBe(false);
+    expect(spawnHelperStarted()).toBe(false);
+    const r = await exec()(echo, undefined, { timeoutMs: 10_000 });
+    expect(r.stdout).toBe("relayed\n");
+  });
+
+  it("a call whose deadline passes before its process exists answers then, and the process dies as it starts", async () => {
+    // The deadline on the test's clock, passed before the helper can have said `started`: as when the helper is
+    // held up by an earlier spawn (a child stopped between fork and exec).
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] });
+    const call = exec()(holdpid, undefined, { timeoutMs: 1000 }).catch((e: unknown) => e);
+    vi.advanceTimersByTime(1000);
+    expect(await call).toMatchObject({ code: "E_TIMEOUT" });
+    vi.useRealTimers();
+    // Its outcome still comes back (killed at start, not after its 30 s sleep), and nothing is left.
+    for (let i = 0; i < 1000 && spawnsInFlight() > 0; i++) await realDelay(10);
+    expect(spawnsInFlight()).toBe(0);
+    expect(liveProcessGroups()).toBe(0);
+    expect(pidsWhere("cmdline", (t) => t.includes(`${dir}/holdpid`)).filter(isLive)).toEqual([]);
+  });
+
+  it("an idle helper ends after SPAWN_HELPER_IDLE_MS (its memory given back); the next spawn starts another", async () => {
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] });
+    await exec()(echo, undefined, { timeoutMs: 10_000 });
+    expect(spawnHelperStarted()).toBe(true);
+    vi.advanceTimersByTime(SPAWN_HELPER_IDLE_MS - 1);
+    expect(spawnHelperStarted()).toBe(true);
+    vi.advanceTimersByTime(1);
+    expect(spawnHelperStarted()).toBe(false);
+    vi.useRealTimers();
+    expect((await exec()(echo, undefined, { timeoutMs: 10_000 })).stdout).toBe("relayed\n");
+    expect(spawnHelperStarted()).toBe(true);
+  });
+
+  it("a run in flight keeps a process alive; an idle helper lets it exit", () => {
+    // A script whose only pending work is the exec: with the helper unref'd throughout, Node would end it with
+    // exit code 13 (an unsettled top-level await) before the sleep is over.
+    const src = (p: string) => JSON.stringify(fileURLToPath(new URL(`../src/${p}`, import.meta.url)));
+    const script = [
+      `import { createExec } from ${src("process/exec.ts")};`,
+      `import { command } from ${src("define/command.ts")};`,
+      `const nap = command("sleep", ["0.3"]);`,
+      `const r = await createExec([nap], "/usr/bin:/bin")(nap, undefined, { timeoutMs: 10_000 });`,
+      "process.stdout.write(String(r.exitCode));",
+    ].join("\n");
+    const run = spawnSync(process.execPath, ["--input-type=module", "-e", script], {
+      encoding: "utf8",
+      timeout: 60_000,
+    });
+    expect(run.stderr).toBe("");
+    expect(run.status).toBe(0);
+    expect(run.stdout).toBe("0");
+  });
+});
