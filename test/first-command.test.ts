@@ -11,7 +11,7 @@ import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { scaledMs } from "@roadnerd/testkit";
+import { pollUntil, scaledMs } from "@roadnerd/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readmeBlocks, readRootReadme, SHELL_LANGS } from "./lib/readme-blocks.ts";
 import { readmeStdioEntries, runEntry } from "./lib/readme-clients.ts";
@@ -33,11 +33,6 @@ let home = "";
 let start: ChildProcess | undefined;
 let said = "";
 let exited: Promise<void> = Promise.resolve();
-
-const until = async (done: () => boolean, ms: number) => {
-  const deadline = Date.now() + ms;
-  while (!done() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
-};
 
 /** pid → args of every process in `pgid` (ps lists the whole machine; one group is this test's). */
 function groupProcesses(pgid: number): Array<{ pid: number; args: string }> {
@@ -94,7 +89,7 @@ describe("the README's first command, in a copy with nothing built", () => {
       };
       child.stdout?.on("data", collect);
       child.stderr?.on("data", collect);
-      await until(() => /gateway \(MCP\)/.test(said) || child.exitCode !== null, scaledMs(240_000));
+      await pollUntil(() => /gateway \(MCP\)/.test(said) || child.exitCode !== null, 240_000);
       expect(child.exitCode, said.slice(-3000)).toBeNull();
       expect(said).toMatch(/gateway \(MCP\)/);
 
@@ -109,7 +104,7 @@ describe("the README's first command, in a copy with nothing built", () => {
       await Promise.race([exited, new Promise((r) => setTimeout(r, scaledMs(30_000)))]);
       expect(child.exitCode, said.slice(-2000)).toBe(0);
       expect(said).toContain("stopped.");
-      await until(() => groupProcesses(pgid).length === 0, scaledMs(10_000));
+      await pollUntil(() => groupProcesses(pgid).length === 0, 10_000);
       expect(groupProcesses(pgid)).toEqual([]);
     },
     scaledMs(300_000),

@@ -26,7 +26,7 @@ const closers: Array<() => Promise<void>> = [];
 beforeAll(() => {
   root = mkdtempSync(join(tmpdir(), "rn-gateway-relay-"));
   many = join(root, "many");
-  // 50 directories of 1,000 empty files: a walk far longer than one 100 ms interval of notifications.
+  // 50 directories of 1,000 empty files: a walk that reports at least once.
   for (let d = 0; d < 50; d++) {
     const dir = join(many, `d${d}`);
     mkdirSync(dir, { recursive: true });
@@ -87,7 +87,10 @@ describe.each([
       expect(relayed.isError, JSON.stringify(relayed.content)).toBeFalsy();
       expect(relayed.structuredContent).toMatchObject({ path: many, truncated: false, scanned: { files: 50_000 } });
       const progress = seen.filter((p): p is Progress => p !== "result");
-      expect(progress.length).toBeGreaterThanOrEqual(2);
+      // The walk reports once right after its first slice, then every 250 ms: how many more come depends on how
+      // fast this machine walks 50,000 files (a warm cache on an idle machine: none). The order of several
+      // events is relay-progress.test.ts's, against a server that sends three.
+      expect(progress.length).toBeGreaterThanOrEqual(1);
       expect(seen.at(-1)).toBe("result");
       const values = progress.map((p) => p.progress);
       for (let i = 1; i < values.length; i++) expect(values[i]).toBeGreaterThan(values[i - 1] as number);

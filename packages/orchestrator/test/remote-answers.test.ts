@@ -8,6 +8,7 @@ import { once } from "node:events";
 import { createServer, type Server, type ServerResponse } from "node:http";
 import { type AddressInfo, createServer as createTcpServer, type Server as TcpServer } from "node:net";
 import { readRegistry } from "@roadnerd/registry";
+import { scaledMs } from "@roadnerd/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type AttachEvent, Attacher, REMOTE_REFUSED_GRACE_MS } from "../src/attach.ts";
 import { loadCatalog } from "../src/catalog.ts";
@@ -150,7 +151,8 @@ describe("a refused host says E_ATTACH within the refusal grace, not after 50 tr
       expect(err).toMatchObject({ code: "E_ATTACH", message: expect.stringContaining("nothing listens") });
       // Tries for the grace (a restarting server), then says it: the old loop slept 50 × 100 ms before failing.
       expect(ms).toBeGreaterThanOrEqual(REMOTE_REFUSED_GRACE_MS);
-      expect(ms).toBeLessThan(4_500);
+      // The old loop's 5 s on a quiet machine; stretched with the load, as every wall-clock bound here is.
+      expect(ms).toBeLessThan(scaledMs(4_500));
     } finally {
       await one.close();
     }
