@@ -8,58 +8,29 @@
  * Real everything: the gateway on 127.0.0.1:0, the built network server it attaches, an HTTP target that holds
  * A's calls, client A (this process, root) and client B (a child process run as uid 65534 with setpriv).
  */
-import { once } from "node:events";
-import { createServer, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
-import { readRegistry } from "@roadnerd/registry";
+import type { ServerResponse } from "node:http";
 import { pollUntil, scaledMs } from "@roadnerd/testkit";
 import { Agent, request } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { Attacher } from "../src/attach.ts";
-import { loadCatalog } from "../src/catalog.ts";
-import { type GatewayHttp, serveGatewayHttp } from "../src/gateway-http.ts";
-import { RulesPlanner } from "../src/planners/rules.ts";
+import type { GatewayHttp } from "../src/gateway-http.ts";
 import { callAsNobody, MCP_HEADERS, rpc } from "./gateway-clients.ts";
+import { type HeldWorld, heldWorld } from "./held-world.ts";
 
 /** A's calls at once in each round (its whole share), and the most rounds the churn may run. */
 const PER_ROUND = 8;
 const MAX_ROUNDS = 1_000;
 
-let target: ReturnType<typeof createServer>;
-let targetUrl: string;
-const held = new Set<ServerResponse>();
+let world: HeldWorld | undefined;
 let gateway: GatewayHttp;
-let attacher: Attacher;
-const savedUids = process.env.ALLOWED_UIDS;
+let targetUrl: string;
+let held: Map<string, ServerResponse>;
 
 beforeAll(async () => {
-  // /fast answers at once; anything else is held until its caller goes away.
-  target = createServer((req, res) => {
-    if (req.url === "/fast") return void res.end("ok");
-    held.add(res);
-    res.once("close", () => held.delete(res));
-  });
-  target.listen(0, "127.0.0.1");
-  await once(target, "listening");
-  targetUrl = `http://127.0.0.1:${(target.address() as AddressInfo).port}`;
-  process.env.ALLOWED_UIDS = "65534"; // client B is a second local user the gateway serves
-  attacher = new Attacher({ servers: readRegistry() });
-  gateway = await serveGatewayHttp({ catalog: await loadCatalog(), attacher, planner: () => new RulesPlanner() });
-  // Attach network before the churn (its spawn is not what is measured).
-  const warm = await request(gateway.url, { method: "POST", headers: MCP_HEADERS, body: rpc(0, `${targetUrl}/fast`) });
-  expect(warm.statusCode).toBe(200);
-  await warm.body.dump();
+  world = await heldWorld();
+  ({ gateway, targetUrl, held } = world);
 }, 60_000);
 
-afterAll(async () => {
-  for (const res of held) res.destroy();
-  if (savedUids === undefined) delete process.env.ALLOWED_UIDS;
-  else process.env.ALLOWED_UIDS = savedUids;
-  await gateway?.close();
-  await attacher?.close();
-  target?.closeAllConnections();
-  await new Promise((r) => target?.close(r));
-});
+afterAll(() => world?.close());
 
 describe("uid A churns calls it abandons mid-call", () => {
   it("uid B's call is served within a scaled deadline; A's slots and the server's work are released", async () => {

@@ -7,56 +7,28 @@
  * HTTP target that holds every http_check until released, client A (this process, root) and client B (a child
  * process run as uid 65534 with setpriv).
  */
-import { once } from "node:events";
-import { createServer, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
-import { readRegistry } from "@roadnerd/registry";
+import type { ServerResponse } from "node:http";
 import { pollUntil, scaledMs } from "@roadnerd/testkit";
 import { Agent, request } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { Attacher } from "../src/attach.ts";
-import { loadCatalog } from "../src/catalog.ts";
 import { DEFAULT_CLIENT_CALLS } from "../src/config.ts";
-import { type GatewayHttp, serveGatewayHttp } from "../src/gateway-http.ts";
-import { RulesPlanner } from "../src/planners/rules.ts";
+import type { GatewayHttp } from "../src/gateway-http.ts";
 import { callAsNobody, MCP_HEADERS, rpc } from "./gateway-clients.ts";
+import { type HeldWorld, heldWorld } from "./held-world.ts";
 
 const CALLS = 120;
 
-let target: ReturnType<typeof createServer>;
-let targetUrl: string;
-const held = new Map<string, ServerResponse>();
+let world: HeldWorld | undefined;
 let gateway: GatewayHttp;
-let attacher: Attacher;
-const savedUids = process.env.ALLOWED_UIDS;
+let targetUrl: string;
+let held: Map<string, ServerResponse>;
 
 beforeAll(async () => {
-  // Every request is held until the test lets it go, so calls stay in flight as long as needed.
-  target = createServer((req, res) => {
-    if (req.url === "/warm") return void res.end("ok");
-    held.set(req.url ?? "", res);
-  });
-  target.listen(0, "127.0.0.1");
-  await once(target, "listening");
-  targetUrl = `http://127.0.0.1:${(target.address() as AddressInfo).port}`;
-  process.env.ALLOWED_UIDS = "65534"; // client B is a second local user the gateway serves
-  attacher = new Attacher({ servers: readRegistry() });
-  gateway = await serveGatewayHttp({ catalog: await loadCatalog(), attacher, planner: () => new RulesPlanner() });
-  // Attach network before the burst (its spawn is not what is measured).
-  const warm = await request(gateway.url, { method: "POST", headers: MCP_HEADERS, body: rpc(0, `${targetUrl}/warm`) });
-  expect(warm.statusCode).toBe(200);
-  await warm.body.dump();
+  world = await heldWorld();
+  ({ gateway, targetUrl, held } = world);
 }, 60_000);
 
-afterAll(async () => {
-  for (const res of held.values()) res.destroy();
-  if (savedUids === undefined) delete process.env.ALLOWED_UIDS;
-  else process.env.ALLOWED_UIDS = savedUids;
-  await gateway?.close();
-  await attacher?.close();
-  target?.closeAllConnections();
-  await new Promise((r) => target?.close(r));
-});
+afterAll(() => world?.close());
 
 describe("a fair share of the servers' slots per gateway client", () => {
   it("client A's 120 concurrent calls hold 8 slots; the excess is 503 E_BUSY; client B's call is served", async () => {

@@ -6,54 +6,30 @@
  * Real everything: the gateway on 127.0.0.1:0, the built network server it attached (MAX_CALLS 16), a target
  * that holds every http_check until released, root in this process, uid 65534 a setpriv child.
  */
-import { once } from "node:events";
-import { createServer, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
-import { readRegistry } from "@roadnerd/registry";
+import type { ServerResponse } from "node:http";
 import { pollUntil } from "@roadnerd/testkit";
 import { Agent, request } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { Attacher } from "../src/attach.ts";
-import { loadCatalog } from "../src/catalog.ts";
-import { type GatewayHttp, serveGatewayHttp } from "../src/gateway-http.ts";
-import { RulesPlanner } from "../src/planners/rules.ts";
-import { callAsNobody, MCP_HEADERS, rpc } from "./gateway-clients.ts";
+import type { Attacher } from "../src/attach.ts";
+import type { GatewayHttp } from "../src/gateway-http.ts";
+import { callAsNobody } from "./gateway-clients.ts";
+import { type HeldWorld, heldWorld } from "./held-world.ts";
 
 /** More than network's 16 slots. */
 const ROOT_CALLS = 20;
 
-let target: ReturnType<typeof createServer>;
-let targetUrl: string;
-const held = new Map<string, ServerResponse>();
+let world: HeldWorld | undefined;
 let gateway: GatewayHttp;
 let attacher: Attacher;
-const savedUids = process.env.ALLOWED_UIDS;
+let targetUrl: string;
+let held: Map<string, ServerResponse>;
 
 beforeAll(async () => {
-  target = createServer((req, res) => {
-    if (req.url === "/warm") return void res.end("ok");
-    held.set(req.url ?? "", res);
-  });
-  target.listen(0, "127.0.0.1");
-  await once(target, "listening");
-  targetUrl = `http://127.0.0.1:${(target.address() as AddressInfo).port}`;
-  process.env.ALLOWED_UIDS = "65534"; // uid 65534 is a local user the gateway serves
-  attacher = new Attacher({ servers: readRegistry() });
-  gateway = await serveGatewayHttp({ catalog: await loadCatalog(), attacher, planner: () => new RulesPlanner() });
-  const warm = await request(gateway.url, { method: "POST", headers: MCP_HEADERS, body: rpc(0, `${targetUrl}/warm`) });
-  expect(warm.statusCode).toBe(200);
-  await warm.body.dump();
+  world = await heldWorld();
+  ({ gateway, attacher, targetUrl, held } = world);
 }, 60_000);
 
-afterAll(async () => {
-  for (const res of held.values()) res.destroy();
-  if (savedUids === undefined) delete process.env.ALLOWED_UIDS;
-  else process.env.ALLOWED_UIDS = savedUids;
-  await gateway?.close();
-  await attacher?.close();
-  target?.closeAllConnections();
-  await new Promise((r) => target?.close(r));
-});
+afterAll(() => world?.close());
 
 describe("a server's share for a client the gateway calls for", () => {
   it("root holds all of network's slots directly; uid 65534's call through the gateway is still served", async () => {
