@@ -91,7 +91,7 @@ export async function createOrchestrator(
   // Servers `roadnerd up` already runs on their default ports, unless configured elsewhere.
   if (overrides.reuseRunning) {
     // Quiet when it uses them (the usual case under `roadnerd up`); runningServers says why it does not.
-    for (const [name, r] of await runningServers(servers, new Set(remote.keys()), overrides.reuseRunning))
+    for (const [name, r] of await runningServers(servers, new Set(remote.keys()), overrides.reuseRunning, env))
       remote.set(name, r);
   }
   const attacher = new Attacher({

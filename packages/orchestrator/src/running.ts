@@ -6,6 +6,7 @@
 import type { RegisteredServer } from "@roadnerd/registry";
 import { request } from "undici";
 import { z } from "zod";
+import { envPrefix } from "./up/settings.ts";
 
 /** Loopback answers at once (or refuses at once); a port that hangs is not a server of ours. */
 const PROBE_MS = 1000;
@@ -22,9 +23,23 @@ async function get(url: string): Promise<{ status: number; body: unknown }> {
   return { status: res.statusCode, body };
 }
 
-/** The server at its default port, or undefined (with a note when something else is there). */
-async function probe(server: RegisteredServer, note: (line: string) => void): Promise<Running | undefined> {
-  const url = `http://127.0.0.1:${server.defaultPort}`;
+/**
+ * The port `up` gives a server: its default, or `ROADNERD_<SERVER>_PORT` when that moved it (the same variable
+ * in this terminal finds it there).
+ */
+function portOf(server: RegisteredServer, env: NodeJS.ProcessEnv): number {
+  const moved = Number(env[`${envPrefix(server.name)}PORT`]);
+  return Number.isInteger(moved) && moved > 0 && moved < 65_536 ? moved : server.defaultPort;
+}
+
+/** The server at its port, or undefined (with a note when something else is there). */
+async function probe(
+  server: RegisteredServer,
+  note: (line: string) => void,
+  env: NodeJS.ProcessEnv,
+): Promise<Running | undefined> {
+  const port = portOf(server, env);
+  const url = `http://127.0.0.1:${port}`;
   let health: { status: number; body: unknown };
   try {
     health = await get(`${url}/healthz`);
@@ -35,7 +50,7 @@ async function probe(server: RegisteredServer, note: (line: string) => void): Pr
   const want = `roadnerd-${server.name}`;
   if (health.status !== 200 || !parsed.success || parsed.data.name !== want || !parsed.data.ok) {
     const as = parsed.success ? parsed.data.name : `HTTP ${health.status}`;
-    note(`(${server.name}: 127.0.0.1:${server.defaultPort} answers as ${as}, not ${want}: starting its own)`);
+    note(`(${server.name}: 127.0.0.1:${port} answers as ${as}, not ${want}: starting its own)`);
     return undefined;
   }
   // /healthz is open even with AUTH_TOKEN; the catalog is not.
@@ -55,9 +70,10 @@ export async function runningServers(
   servers: readonly RegisteredServer[],
   skip: ReadonlySet<string>,
   note: (line: string) => void,
+  env: NodeJS.ProcessEnv = process.env,
 ): Promise<Map<string, Running>> {
   const found = await Promise.all(
-    servers.filter((s) => !skip.has(s.name)).map(async (s) => [s.name, await probe(s, note)] as const),
+    servers.filter((s) => !skip.has(s.name)).map(async (s) => [s.name, await probe(s, note, env)] as const),
   );
   const running = new Map<string, Running>();
   for (const [name, r] of found) if (r) running.set(name, r);

@@ -280,9 +280,9 @@ describe("servers already running on their default ports", () => {
     omitted: 0,
   };
 
-  /** A stand-in on dns-config's default port, answering /healthz as `name`. */
-  async function standInAs(name: string): Promise<Server> {
-    const port = readRegistry().find((s) => s.name === "dns-config")?.defaultPort ?? 0;
+  /** A stand-in on dns-config's default port (or `port`), answering /healthz as `name`. */
+  async function standInAs(name: string, at?: number): Promise<Server> {
+    const port = at ?? readRegistry().find((s) => s.name === "dns-config")?.defaultPort ?? 0;
     const server = createServer((req, res) => {
       req.resume();
       req.on("end", () => {
@@ -302,6 +302,21 @@ describe("servers already running on their default ports", () => {
       expect(r.code).toBe(0);
       expect(JSON.parse(r.stdout)).toEqual(standInResult);
       expect(r.stderr).not.toContain("dns-config");
+      expect(r.stderr).not.toContain("detached");
+    } finally {
+      await new Promise((r) => standIn.close(r));
+    }
+  });
+
+  it("one that up moved (ROADNERD_DNS_CONFIG_PORT) is found there with the same variable", async () => {
+    const moved = await freePort();
+    const standIn = await standInAs("roadnerd-dns-config", moved);
+    try {
+      const r = await roadnerd(["call", "dns-config/dns_config_get", "--json"], {
+        ROADNERD_DNS_CONFIG_PORT: String(moved),
+      });
+      expect(r.code, r.stderr).toBe(0);
+      expect(JSON.parse(r.stdout)).toEqual(standInResult);
       expect(r.stderr).not.toContain("detached");
     } finally {
       await new Promise((r) => standIn.close(r));
@@ -577,7 +592,10 @@ describe("roadnerd up: settings, --processes, nothing started", () => {
     // Not one line per server (there were 14): the summary, its hint, the exit line. A loaded machine may add a
     // line of its own (seen once in CI-like runs), so the bound is "fewer than one per server", not an exact count.
     const lines = r.stderr.trim().split("\n");
-    expect(lines.filter((l) => l.includes("every server's port is taken")), r.stderr).toHaveLength(1);
+    expect(
+      lines.filter((l) => l.includes("every server's port is taken")),
+      r.stderr,
+    ).toHaveLength(1);
     expect(lines.length, r.stderr).toBeLessThan(ports.length);
   }, 180_000);
 
