@@ -337,8 +337,8 @@ const SETTING_VALUE = /^(yes|no|true|false|on|off|none|null|0|1)$/i;
  * `nginx:latest`, `8080:80`, `host.example:/tmp/`, `sha256:…` and image tags (`node:20-alpine`) stay.
  */
 const BARE_USER_PASSWORD = /^([A-Za-z][A-Za-z_-]*):(?=[^:@/=]*[0-9])(?=[^:@/=]*[A-Za-z])([^\s:@/=]+)$/;
-/** A tag or version (`20-alpine`, `v1.2.3`, `3.12-slim`), not a password. */
-const VERSION_LIKE = /^v?\d+(\.\d+)*([-_.][a-z0-9]+)*$/;
+/** A tag or version (`20-alpine`, `v1.2.3`, `3.12-slim`, `v2beta1`), not a password. */
+const VERSION_LIKE = /^v?\d[a-z0-9._-]*$/;
 
 /** `-u`, `--user`, `--auth` of any program: a `user:password` value loses its password (uid:gid stays). */
 const USER_FLAGS = new Set(["-U", "-u", "--user", "--auth"]);
