@@ -36,6 +36,15 @@ describe("argv: the command table and the generic rules", () => {
     ["sudo mysql -uroot -pSudo9 app", `sudo mysql -uroot -p${M} app`],
     ["timeout 5 ipmitool -PIpmi9 power status", `timeout 5 ipmitool -P${M} power status`],
     ["curl -ualice:Curl9 https://api.example/", `curl -ualice:${M} https://api.example/`],
+    // The red team's review of the table (argv 24/216 leaked): what stays readable beside the secret.
+    ["curl -E client.pem:Cert9 https://api.example/", `curl -E client.pem:${M} https://api.example/`],
+    ["curl --cert=client.pem:Cert9 https://api.example/", `curl --cert=client.pem:${M} https://api.example/`],
+    ["ngrok config add-authtoken Ngr9tok", `ngrok config add-authtoken ${M}`],
+    ["consul agent -encrypt=Gos9 -server", `consul agent -encrypt=${M} -server`],
+    ["nomad agent -encrypt Gos9 -server", `nomad agent -encrypt ${M} -server`],
+    ["app --hmac-key Hm9 --port 80", `app --hmac-key ${M} --port 80`],
+    ["app --otp 493817 --user bob", `app --otp ${M} --user bob`],
+    ["app bob:Bare9pw https://api.example/", `app bob:${M} https://api.example/`],
   ])("%s", (line, shown) => {
     expect(maskArgv(line.split(" ")).join(" ")).toBe(shown);
   });
@@ -55,6 +64,12 @@ describe("argv: the command table and the generic rules", () => {
     "sqlplus /nolog",
     "app --password --verbose x",
     "docker login --password-stdin -u ci reg.example",
+    "git log --author=bob",
+    "sshd -o PasswordAuthentication=no",
+    "curl -E client.pem https://api.example/",
+    "docker run node:20-alpine",
+    "docker run nginx:latest",
+    "app --spin 3",
   ])("%s stays readable", (line) => {
     expect(maskArgv(line.split(" ")).join(" ")).toBe(line);
   });
@@ -75,6 +90,12 @@ describe("journal text: the same command lines, quoted values, header lines, pro
     ["callback authorization=Bearer%20Tk9&x=1", `callback authorization=Bearer%20${M}&x=1`],
     ['Proxy-Authorization: Digest username="bob", response="Dg9"', `Proxy-Authorization: ${M}`],
     ["mirror https://bob:p@ss9@mirror.example/", `mirror https://${M}@mirror.example/`],
+    // The red team's review of the table (text 21/69 leaked).
+    ["invalid password Ip9 for user bob", `invalid password ${M} for user bob`],
+    ["login bob/Lg9 failed", `login bob/${M} failed`],
+    ["GET /cb?code=Oc9x&state=s1 HTTP/1.1", `GET /cb?code=${M}&state=s1 HTTP/1.1`],
+    ["<password>Xm9</password>", `<password>${M}</password>`],
+    ["body password%3DEnc9%26x%3D1", `body password%3D${M}%26x%3D1`],
   ])("%s", (line, shown) => {
     expect(maskText(line)).toBe(shown);
   });

@@ -1,5 +1,7 @@
 /** The closed set of error codes every RoadNerd server speaks, and the one factory that makes them. */
 
+import { maskText } from "../runtime/mask.ts";
+
 export const ERROR_CODES = [
   "E_INVALID_INPUT",
   "E_UNKNOWN_TOOL",
@@ -68,12 +70,17 @@ export interface DiagErrorOptions {
   retryAfterS?: number | undefined;
 }
 
+/** Codes whose message may quote a subprocess's stderr or output (`journalctl exited with 1: …`). */
+const PROGRAM_OUTPUT_CODES: ReadonlySet<ErrorCode> = new Set(["E_EXEC_FAILED", "E_UNSUPPORTED"]);
+
 export class DiagError extends Error {
   readonly code: ErrorCode;
   readonly hint: string | undefined;
   readonly retryAfterS: number | undefined;
   constructor(code: ErrorCode, message: string, options?: DiagErrorOptions) {
-    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
+    // A program's failure quotes what it said (stderr, output): masked like any text we echo.
+    const shown = PROGRAM_OUTPUT_CODES.has(code) ? maskText(message) : message;
+    super(shown, options?.cause === undefined ? undefined : { cause: options.cause });
     this.name = "DiagError";
     this.code = code;
     this.hint = options?.hint;

@@ -25,6 +25,8 @@ interface Rules {
   lastWhen?: RegExp;
   /** The secret's value is `user<sep>secret`: the user stays. */
   userSep?: string;
+  /** Options whose value is `file:password` (curl's `-E client.pem:PW`): after the first `:`; a file alone stays. */
+  paired?: readonly string[];
 }
 
 interface CommandRule extends Rules {
@@ -56,7 +58,15 @@ const COMMAND_RULES: Readonly<Record<string, CommandRule>> = {
   aws: { next: ["aws_secret_access_key", "aws_session_token"] },
   "redis-cli": { next: ["-a"] },
   // curl's -u user:password (the user stays), glued too (`-ualice:pw`).
-  curl: { next: ["-u", "--user", "-U", "--proxy-user"], glued: ["-u", "-U"], userSep: ":" },
+  curl: {
+    next: ["-u", "--user", "-U", "--proxy-user"],
+    glued: ["-u", "-U"],
+    userSep: ":",
+    paired: ["-E", "--cert", "--proxy-cert"],
+  },
+  ngrok: { sub: { authtoken: { positional: [1] }, "add-authtoken": { positional: [1] } } },
+  // Consul's and Nomad's gossip encryption key (`-encrypt=K`, `-encrypt K`).
+  ...sameRule(["consul", "nomad"], { next: ["-encrypt"] }),
   lftp: { next: ["-u"], userSep: "," },
   ...sameRule(["docker", "podman", "buildah", "skopeo", "nerdctl"], LOGIN_P),
   helm: { sub: { login: { next: ["-p"] } } },
@@ -174,7 +184,18 @@ export function maskCommandWords(words: readonly string[]): string[] {
       out[i] = `${word.slice(0, prefix.length)}${MASK}`;
       continue;
     }
-    const eq = rules.next?.find((o) => o.startsWith("--") && word.startsWith(`${o}=`));
+    const paired = rules.paired?.find((o) => word === o || word.startsWith(`${o}=`));
+    if (paired) {
+      const glued = word.startsWith(`${paired}=`);
+      const at = glued ? i : i + 1;
+      const value = glued ? word.slice(paired.length + 1) : (words[at] ?? "");
+      // Windows' `C:\…` is a drive, not a file and a password.
+      const colon = value.search(/(?<!^[A-Za-z]):/);
+      if (colon > 0) out[at] = `${glued ? `${paired}=` : ""}${value.slice(0, colon)}:${MASK}`;
+      i = at;
+      continue;
+    }
+    const eq = rules.next?.find((o) => o.startsWith("-") && word.startsWith(`${o}=`));
     if (eq) {
       out[i] = `${eq}=${maskedValue(word.slice(eq.length + 1), rules.userSep)}`;
       continue;

@@ -5,17 +5,22 @@ import { MASK, maskCommandWords, programOf, RULED_PROGRAMS } from "./mask-comman
 export { MASK };
 
 /**
- * A name says its value is a secret when one of its parts (split at `-`, `_`, `.` and camelCase) holds one of
- * these words: x-access-key, X-Accesskey, x-pwd, x-session-id, x-goog-api-key, csrftoken… A rule, not a list
- * of headers, so a header nobody listed is masked the day a server sends it.
+ * A name says its value is a secret when one of its parts (split at `-`, `_`, `.` and camelCase) is one of these
+ * words, or starts or ends with one as the word allows: x-access-key, X-Accesskey, x-pwd, x-session-id,
+ * csrftoken… A rule, not a list of headers, so a header nobody listed is masked the day a server sends it. Whole
+ * parts, not substrings: `X-Keyboard`, `X-Author`, `X-Passive` hold no secret.
  */
-const SECRET_PART = /token|key|pass|pwd|secret|auth|session|sessid|cookie|credential|signature|csrf|xsrf|jwt|bearer/i;
-const SECRET_WHOLE_PART = /^(sig|sid|pw|psk|creds?)$/i;
+const SECRET_PART =
+  /^(?:\w*(?:token|secret|session|sessid|cookie|credentials?|signature|csrf|xsrf|jwt|bearer|passwd|password|passphrase|passcode|key|pass|pwd|auth)|(?:token|secret|session|sessid|cookie|credential|signature|csrf|xsrf|jwt|bearer|passwd|password|passphrase|passcode)\w*|auth(?:orization|entication|n|z|token|key|code|info))$/i;
+const SECRET_WHOLE_PART = /^(sig|sid|pw|psk|creds?|otp|totp|oidc|mfa)$/i;
+/** Whole names whose parts say nothing alone (`X-JFrog-Art-Api` is Artifactory's API key). */
+const SECRET_WHOLE_NAME = /^x-jfrog-art-api$/i;
 /** Names that hold such a word and no secret: CORS's answers (`Access-Control-Allow-Credentials: true`). */
 const NOT_SECRET_NAME = /^access-control-/i;
 
 export function isSecretHeader(name: string): boolean {
   if (NOT_SECRET_NAME.test(name) || CHALLENGE.test(name)) return false;
+  if (SECRET_WHOLE_NAME.test(name)) return true;
   return name
     .split(/[-_.\s]+|(?<=[a-z])(?=[A-Z])/)
     .some((part) => SECRET_PART.test(part) || SECRET_WHOLE_PART.test(part));
@@ -23,10 +28,14 @@ export function isSecretHeader(name: string): boolean {
 
 /** The name rule for query parameters and `NAME=value` words: narrower than the header names' (`key`, `pass`). */
 const SECRET_NAME =
-  /(token|secret|passw(or)?d|passphrase|api[-_]?key|apikey|session|sessid|auth|credential|signature|cookie|csrf|xsrf|jwt|bearer|private[-_]?key|(^|[-_])sig$|(^|[-_])sid$)/i;
+  /(token|secret|passw(or)?d|passphrase|api[-_]?key|apikey|session|sessid|auth(?!or)|credential|signature|cookie|csrf|xsrf|jwt|bearer|private[-_]?key|(^|[-_])sig$|(^|[-_])sid$)/i;
 
 /** WWW-Authenticate and Proxy-Authenticate say which scheme is wanted; they carry no credential. */
 const CHALLENGE = /^(www|proxy)-authenticate$/i;
+
+/** A challenge's parameter that carries a credential (`Bearer realm="x", token=X`); realm and scope stay. */
+const CHALLENGE_SECRET =
+  /\b((?:[\w-]*token|code|key|secret|password|signature|sig)=)(?!\[masked\])("[^"]*"|[^\s,;]+)/gi;
 
 /** Headers whose value holds a URL: an OAuth redirect's `?code=` or `#access_token=` must not be echoed. */
 const URL_HEADER = /^(location|content-location|refresh|link)$/i;
@@ -42,7 +51,7 @@ export function maskHeaders(headers: Record<string, string | string[] | undefine
     const joined = Array.isArray(value) ? value.join(", ") : value;
     // A challenge names the scheme a server wants: diagnostic, not a secret (a token in it still is).
     if (CHALLENGE.test(name)) {
-      out[name.toLowerCase()] = joined.replace(JWT, MASK);
+      out[name.toLowerCase()] = joined.replace(JWT, MASK).replace(CHALLENGE_SECRET, `$1${MASK}`);
       continue;
     }
     out[name.toLowerCase()] = isSecretHeader(name)
@@ -106,7 +115,12 @@ const BARE_USERINFO = /(?<![\w/:.%-])([^\s:/@]+):(?!\/\/|\[masked\])[^\s@]+@(?=[
 const PEM_KEY = /(-----BEGIN [A-Z ]*PRIVATE KEY-----)[\s\S]*?(-----END [A-Z ]*PRIVATE KEY-----|$)/g;
 /** Providers' tokens, recognisable by their prefix whatever surrounds them. */
 const PROVIDER_TOKEN =
-  /\b(gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{22,}|xox[abposre]-[A-Za-z0-9-]{10,}|glpat-[A-Za-z0-9_-]{20,}|AIza[0-9A-Za-z_-]{35}|npm_[A-Za-z0-9]{36}|sk-[A-Za-z0-9_-]{20,}|hf_[A-Za-z0-9]{30,}|[sr]k_(?:live|test)_[A-Za-z0-9]{16,}|dop_v1_[a-f0-9]{40,}|SG\.[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{16,}|hvs\.[A-Za-z0-9_-]{20,})/g;
+  /\b(gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{22,}|xox[abposre]-[A-Za-z0-9-]{10,}|glpat-[A-Za-z0-9_-]{20,}|AIza[0-9A-Za-z_-]{35}|npm_[A-Za-z0-9]{36}|sk-[A-Za-z0-9_-]{20,}|hf_[A-Za-z0-9]{30,}|[sr]k_(?:live|test)_[A-Za-z0-9]{16,}|dop_v1_[a-f0-9]{40,}|SG\.[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{16,}|hvs\.[A-Za-z0-9_-]{20,}|glsa_[A-Za-z0-9]{20,}_[A-Fa-f0-9]{8}|dckr_pat_[A-Za-z0-9_-]{20,}|pypi-Ag[A-Za-z0-9_-]{20,}|shp(?:at|ss|ca|pa)_[A-Fa-f0-9]{32}|xapp-\d-[A-Za-z0-9-]{20,})/g;
+/** Webhook URLs whose path is the credential (Slack, Discord): the path after the fixed part. */
+const WEBHOOK_URL =
+  /(https?:\/\/(?:hooks\.slack\.com\/(?:services|workflows|triggers)\/|(?:ptb\.|canary\.)?discord(?:app)?\.com\/api\/webhooks\/\d+\/))(?!\[masked\])[^\s"'<>?#]+/gi;
+/** An AWS access key id followed by its secret (`AKIA… wJalr…`): the secret, whatever its length. */
+const AWS_KEY_PAIR = /\b((?:AKIA|ASIA)[A-Z0-9]{16}[\s:,=/]+)(?!\[masked\])[A-Za-z0-9/+]{20,}/g;
 /** An AWS secret access key alone: 40 characters of base64 with a / or + and mixed case and digits. */
 const AWS_SECRET =
   /(?<![A-Za-z0-9/+=])(?=[A-Za-z0-9/+]{0,39}[/+])(?=[A-Za-z0-9/+]{0,39}[0-9])(?=[A-Za-z0-9/+]{0,39}[a-z])(?=[A-Za-z0-9/+]{0,39}[A-Z])[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=])/g;
@@ -116,7 +130,7 @@ const AWS_SECRET =
  * `--password -- PW` masks the word after the `--`.
  */
 const TEXT_SECRET_FLAG =
-  /((?:^|\s)--?[A-Za-z0-9_.-]*(?:password|passwd|passphrase|pwd|pw|psk|creds|secret|token|bearer|(?:api|auth|access|private|client|license)[-_]?key|apikey)\s+(?:--\s+)?)(?!--|\[masked\])\S+/gi;
+  /((?:^|\s)--?[A-Za-z0-9_.-]*(?:password|passwd|passphrase|pwd|pw|psk|creds|secret|token|bearer|(?:api|auth|access|private|client|license|shared|signing|encryption|hmac)[-_]?key|apikey|(?<=[-_])(?:jwt|cookie|sas|otp|pin|sid))\s+(?:--\s+)?)(?!--|\[masked\])\S+/gi;
 /** The same, for flags that take no value (`--password-stdin`): a word after it is hidden unless an option. */
 const TEXT_STDIN_FLAG = /((?:^|\s)--?[A-Za-z0-9_.-]*(?:password|passwd|passphrase|secret|token)[-_]stdin\s+)(?!-)\S+/gi;
 /**
@@ -131,6 +145,11 @@ const TEXT_ANY_PROGRAM: ReadonlyArray<[RegExp, string]> = [
   [/((?:\s-U\s*|--user=)[^\s%]+%)\S+/g, `$1${MASK}`],
   [/\b(pass:)(?!\[masked\])\S+/g, `$1${MASK}`],
   [/(\baws_(?:secret_access_key|session_token)\s+)(?!=)\S+/gi, `$1${MASK}`],
+  // PHP's `new PDO(dsn, user, password)` and `mysqli_connect(host, user, password)`: the third argument.
+  [
+    /(\b(?:PDO|mysqli(?:_connect)?)\s*\(\s*(["'])[^"'\n]*\2\s*,\s*(["'])[^"'\n]*\3\s*,\s*)(["'])(?!\[masked\])[^"'\n]*\4/g,
+    `$1$4${MASK}$4`,
+  ],
 ];
 
 /**
@@ -209,19 +228,19 @@ function maskHeaderLines(text: string): string {
 
 /** `name = value` where the name says secret; a quoted value whole, a bare one up to a separator (`&;,<>`). */
 const KEY_EQUALS =
-  /\b([A-Za-z0-9_.-]*(?:token|secret|password|passwd|pass|pwd|pw|api[_-]?key|apikey|session|sessid|sid|auth|signature|sig|key))\s*=(?!=)\s*(?!\[masked\])("[^"\n]*"|'[^'\n]*'|[^\s&;,<>"']+)/gi;
+  /\b([A-Za-z0-9_.-]*(?:token|secret|password|passwd|passphrase|pass|pwd|pw|psk|credentials?|api[_-]?key|apikey|session|sessid|sid|auth|signature|sig|key))(\s*=(?!=)\s*|%3D)(?!\[masked\])("[^"\n]*"|'[^'\n]*'|(?:(?!%26)[^\s&;,<>"'])+)/gi;
 /** The same names as JSON or a dict (`"password": "x"`, `'api_key': 'x'`). */
 const QUOTED_KEY =
   /((["'])[A-Za-z0-9_.-]*(?:token|secret|password|passwd|pass|pwd|api[_-]?key|apikey|access[_-]?key|auth|credential)[A-Za-z0-9_.-]*\2\s*:\s*)(["'])(?:(?!\3)[^\\\n]|\\.)*\3/gi;
 /** A `name: value` line (`secret: x`, `api_key: "x"`), the value bare or quoted; `scheme://` is not a value. */
 const KEY_COLON =
-  /\b([A-Za-z0-9_.-]*(?:token|secret|password|passwd|pwd|api[_-]?key|apikey|access[_-]?key|client[_-]?key|private[_-]?key)\s*:\s*)(?!\/\/|\[masked\])("[^"\n]*"|'[^'\n]*'|[^\s"',;]+)/gi;
+  /\b([A-Za-z0-9_.-]*(?:token|secret|password|passwd|passphrase|pwd|(?<![A-Za-z])pw|psk|credentials?|api[_-]?key|apikey|access[_-]?key|client[_-]?key|private[_-]?key(?:[_-]id)?)\s*:\s*)(?!\/\/|\[masked\])("[^"\n]*"|'[^'\n]*'|[^\s"',;]+)/gi;
 /** Prose: a secret word, then a quoted value (`with password 'x'`, `password is "x"`). */
 const PROSE_QUOTED =
   /\b(password|passphrase|passwd|pwd|secret|token|api[ _-]?key|psk|pin)(\s+(?:for\s+[\w@.-]+\s+)?(?:is|was|of|set to|is now|now)?\s*[:=]?\s*)(["'‘“])(?!\[masked\])[^"'’”\n]+(["'’”])/gi;
 /** Words after "password is" that say how it is, not what it is. */
 const NOT_A_VALUE =
-  "incorrect|invalid|wrong|expired|expiring|required|empty|missing|not|too|correct|valid|ok|okay|disabled|enabled|locked|unchanged|changed|weak|strong|a|an|the|being|about|due|null|none|set|reset|needed|accepted|rejected|denied|unknown|unset|blank|stored|saved|updated|used|in|on|from|for|to|also|still|never|always|already|hidden|redacted|masked|same|different|short|long";
+  "incorrect|invalid|wrong|expired|expiring|required|empty|missing|not|too|correct|valid|ok|okay|disabled|enabled|locked|unchanged|changed|weak|strong|a|an|the|being|about|due|null|none|set|reset|needed|accepted|rejected|denied|unknown|unset|blank|stored|saved|updated|used|in|on|from|for|to|also|still|never|always|already|hidden|redacted|masked|same|different|short|long|entered|given|supplied|provided|attempt|attempts|length|policy|hash|file|prompt|change|expiry|request|requested|generated|sent";
 /** Prose: `password is X`, `token was X`: the value unless it is a word like "incorrect". */
 const PROSE_IS = new RegExp(
   `\\b(password|passphrase|passwd|secret|token|psk)(\\s+(?:is|was)(?:\\s+(?:now|set\\s+to))?\\s+)(?!(?:${NOT_A_VALUE})\\b)(?!\\[masked\\])([^\\s,;]+?)(?=[.,;]?(?:\\s|$))`,
@@ -234,25 +253,68 @@ const PROSE_IS = new RegExp(
 const SCHEME_CREDENTIAL =
   /\b(Bearer|Basic|Digest|Token|Negotiate)(\s+|%20|\+)(["']?)(?!\[masked\])(?=[A-Za-z0-9._~+/=-]*[0-9._~+/=-]|[A-Za-z0-9._~+/=-]{12})[A-Za-z0-9._~+/=%-]+/gi;
 
+/** An XML element named for a secret (`<password>X</password>`, `<ApiKey>X</ApiKey>`): its text. */
+const XML_SECRET =
+  /(<([A-Za-z_.:-]*(?:password|passwd|passphrase|secret|token|api[-_]?key|apikey|psk)[A-Za-z_.:-]*)(?:\s[^<>]*)?>)(?!\[masked\])[^<\n]+(<\/\2>)/gi;
+/** A secret word then a tab (`password<TAB> X`, a config file's columns): the next word. */
+const TAB_VALUE = /\b(password|passwd|passphrase|secret|psk|apikey)(\t[ \t]*)(?!\[masked\])\S+/gi;
+/** Prose naming a password by what happened to it (`invalid password X for user bob`, `set new password X`). */
+const PROSE_ADJECTIVE = new RegExp(
+  `\\b((?:invalid|wrong|incorrect|bad|new|old|temporary|initial)\\s+(?:password|passphrase|pin|token)\\s+)(?!(?:${NOT_A_VALUE})\\b)(?!\\[masked\\])[^\\s,;]+`,
+  "gi",
+);
+/** `passphrase X accepted`, `apikey X`: a value with a digit or a symbol, or long, after the bare word. */
+const PROSE_BARE = /\b(passphrase|apikey|api[-_]key)(\s+)(?!\[masked\])(?=[^\s,;]*[0-9_+/=.-]|[^\s,;]{12})[^\s,;]+/gi;
+/** `decrypting with key X`: a key given in prose; a path or a key id stays. */
+const PROSE_KEY =
+  /\b((?:with|using)\s+(?:the\s+)?key\s+)(?!(?:id|ID|file|for|from|in|of|to)\b)(?![^\s]*\/)(?!\[masked\])[^\s,;]+/g;
+/** `credentials: bob/X`, `login bob/X failed`: the user stays, the password goes. */
+const USER_SLASH_PASSWORD = /\b((?:login|credentials?)\s*:?\s+[\w.@-]+\/)(?!\[masked\])[^\s,;/]+/gi;
+/** A one-time code (`2FA code: X`, `OTP X`, `verification code X`): a value holding a digit. */
+const ONE_TIME_CODE =
+  /\b((?:otp|totp|hotp|(?:2fa|mfa|verification|one-time|security|auth)\s+code)\s*[:=]?\s+)(?=[^\s,;]*\d)(?!\[masked\])[^\s,;]+/gi;
+/** An OAuth code in a query inside a text (`GET /cb?code=X&state=…`); a status (`?code=302`) stays. */
+const QUERY_CODE = /([?&]code=)(?!\d{1,3}(?:[&\s#]|$))(?!\[masked\])[^\s&#"'<>]+/gi;
+
+/** A bare `user:password` word in a text (BARE_USER_PASSWORD, the same rule as in argv). */
+const TEXT_BARE_USER_PASSWORD =
+  /(?<=^|\s)([A-Za-z][A-Za-z_-]*):(?=[^\s:@/=]*[0-9])(?=[^\s:@/=]*[A-Za-z])([^\s:@/=]+)(?=\s|$)/g;
+
+function maskBareUserPassword(text: string): string {
+  return text.replace(TEXT_BARE_USER_PASSWORD, (all, user: string, value: string) =>
+    VERSION_LIKE.test(value) || value === MASK ? all : `${user}:${MASK}`,
+  );
+}
+
 /** Mask bearer and basic credentials, key=value secrets, URL userinfo, keys, tokens and JWTs inside free text. */
 export function maskText(text: string): string {
   let out = text
     .replace(PEM_KEY, `$1${MASK}$2`)
     .replace(TEXT_USERINFO, `$1${MASK}@`)
-    .replace(BARE_USERINFO, `$1:${MASK}@`);
+    .replace(BARE_USERINFO, `$1:${MASK}@`)
+    .replace(WEBHOOK_URL, `$1${MASK}`);
   out = maskCommandsIn(out);
   for (const [form, masked] of TEXT_ANY_PROGRAM) out = out.replace(form, masked);
-  out = maskHeaderLines(maskUserPassword(out));
+  out = maskHeaderLines(maskUserPassword(maskBareUserPassword(out)));
   return out
     .replace(TEXT_STDIN_FLAG, `$1${MASK}`)
     .replace(TEXT_SECRET_FLAG, `$1${MASK}`)
     .replace(TEXT_KEY_FLAG, `$1${MASK}`)
     .replace(SCHEME_CREDENTIAL, `$1$2$3${MASK}`)
-    .replace(KEY_EQUALS, `$1=${MASK}`)
+    .replace(KEY_EQUALS, `$1$2${MASK}`)
     .replace(QUOTED_KEY, `$1$3${MASK}$3`)
     .replace(KEY_COLON, `$1${MASK}`)
     .replace(PROSE_QUOTED, `$1$2$3${MASK}$4`)
     .replace(PROSE_IS, `$1$2${MASK}`)
+    .replace(XML_SECRET, `$1${MASK}$3`)
+    .replace(TAB_VALUE, `$1$2${MASK}`)
+    .replace(PROSE_ADJECTIVE, `$1${MASK}`)
+    .replace(PROSE_BARE, `$1$2${MASK}`)
+    .replace(PROSE_KEY, `$1${MASK}`)
+    .replace(USER_SLASH_PASSWORD, `$1${MASK}`)
+    .replace(ONE_TIME_CODE, `$1${MASK}`)
+    .replace(QUERY_CODE, `$1${MASK}`)
+    .replace(AWS_KEY_PAIR, `$1${MASK}`)
     .replace(JWT, MASK)
     .replace(PROVIDER_TOKEN, MASK)
     .replace(AWS_SECRET, MASK);
@@ -262,11 +324,21 @@ export function maskText(text: string): string {
 const SECRET_ARG_NAME = new RegExp(`${SECRET_NAME.source}|(pass|pwd|pw|psk|creds|key)$`, "i");
 /** A flag whose NEXT argument is the secret (`--password hunter2`): only names that end in the secret word. */
 const SECRET_FLAG =
-  /^--?[A-Za-z0-9_.-]*(password|passwd|passphrase|pass|pwd|pw|psk|creds|secret|token|bearer|(?:api|auth|access|secret|private|client|license)[-_]?key|apikey|credentials?|auth)$/i;
+  /^--?[A-Za-z0-9_.-]*(password|passwd|passphrase|pass|pwd|pw|psk|creds|secret|token|bearer|(?:api|auth|access|secret|private|client|license|shared|signing|encryption|hmac)[-_]?key|apikey|credentials?|auth|(?<=[-_])(?:jwt|cookie|sas|otp|pin|sid))$/i;
 /** A flag that takes no value (`--password-stdin`): a word after it is hidden unless it is an option. */
 const STDIN_FLAG = /^--?[A-Za-z0-9_.-]*(password|passwd|passphrase|pass|secret|token)[-_]stdin$/i;
 /** `--key`/`-key`: its next argument is masked unless it names a file (KEY_PATH). */
 const KEY_FLAG = /^--?key$/i;
+
+/** A setting's value, not a secret (`-o PasswordAuthentication=no`, `--password-auth=off`). */
+const SETTING_VALUE = /^(yes|no|true|false|on|off|none|null|0|1)$/i;
+/**
+ * A bare `user:password` argument (`app bob:PW host`): a plain name, then a value with a letter and a digit.
+ * `nginx:latest`, `8080:80`, `host.example:/tmp/`, `sha256:…` and image tags (`node:20-alpine`) stay.
+ */
+const BARE_USER_PASSWORD = /^([A-Za-z][A-Za-z_-]*):(?=[^:@/=]*[0-9])(?=[^:@/=]*[A-Za-z])([^\s:@/=]+)$/;
+/** A tag or version (`20-alpine`, `v1.2.3`, `3.12-slim`, `v2beta1`), not a password. */
+const VERSION_LIKE = /^v?\d[a-z0-9._-]*$/;
 
 /** `-u`, `--user`, `--auth` of any program: a `user:password` value loses its password (uid:gid stays). */
 const USER_FLAGS = new Set(["-U", "-u", "--user", "--auth"]);
@@ -391,8 +463,18 @@ export function maskArgv(argv: readonly string[]): string[] {
     }
     const eq = arg.indexOf("=");
     const name = eq > 0 ? arg.slice(0, eq) : "";
-    if (name && !name.includes("://") && SECRET_ARG_NAME.test(name.replace(/^-+D?/, ""))) {
+    if (
+      name &&
+      !name.includes("://") &&
+      SECRET_ARG_NAME.test(name.replace(/^-+D?/, "")) &&
+      !SETTING_VALUE.test(arg.slice(eq + 1))
+    ) {
       out.push(`${name}=${MASK}`);
+      continue;
+    }
+    const bare = BARE_USER_PASSWORD.exec(arg);
+    if (out.length > 0 && bare && !VERSION_LIKE.test(bare[2] ?? "")) {
+      out.push(`${bare[1]}:${MASK}`);
       continue;
     }
     out.push(maskText(arg));
