@@ -1,5 +1,5 @@
 /**
- * One probe: a slot of the call bound, the module's deadline (or the scraper's, less a margin, as blackbox
+ * One probe: a slot of the call bound (the scraper's share, preemptible), the module's deadline (or the scraper's, less a margin, as blackbox
  * does), the prober, and the series every probe has: probe_success and probe_duration_seconds. A refusal by the
  * outbound policy is a failed probe saying why (`roadnerd_probe_refused{reason}`), any other error its code.
  */
@@ -7,6 +7,7 @@ import { setMaxListeners } from "node:events";
 import { MAX_TIMEOUT_MS } from "../define/fields.ts";
 import { DiagError, toDiagError } from "../errors/errors.ts";
 import { refusalReason } from "../metrics/refusal-reason.ts";
+import { preemptedError } from "../runtime/call-slots.ts";
 import { runTool } from "../runtime/run-tool.ts";
 import type { Runtime } from "../runtime/runtime.ts";
 import { DEFAULT_PROBE_TIMEOUT_MS, type ProbeModule } from "./modules.ts";
@@ -43,11 +44,25 @@ export async function runProbe(
   target: string,
   timeoutMs: number,
   callerSignal: AbortSignal,
+  caller?: string,
 ): Promise<ProbeSeries[]> {
-  const release = runtime.calls.take(`/probe ${module.name}`);
-  const started = performance.now();
+  const what = `/probe ${module.name}`;
   const controller = new AbortController();
   setMaxListeners(0, controller.signal);
+  // The scraper's share of the call slots, preemptible like any call (call-slots.ts): a scraper holding many
+  // slow probes gives its newest one up to another caller, and that probe is answered 503 E_BUSY at once.
+  let lost: DiagError | undefined;
+  let onLost: (err: DiagError) => void = () => {};
+  const lostSlot = new Promise<never>((_, reject) => {
+    onLost = reject;
+  });
+  lostSlot.catch(() => {});
+  const release = runtime.calls.take(what, caller, () => {
+    lost = preemptedError(what, runtime.calls.max);
+    onLost(lost);
+    controller.abort(lost);
+  });
+  const started = performance.now();
   const stop = (why: string) => () => controller.abort(new DiagError("E_TIMEOUT", why));
   const deadline = setTimeout(stop(`probe ${module.name} timed out (timeout ${timeoutMs} ms)`), timeoutMs);
   const onGone = stop("probe cancelled by the scraper");
@@ -58,7 +73,8 @@ export async function runProbe(
     signal: controller.signal,
     remaining,
     log: runtime.log.child({ probe: module.name }),
-    call: (tool, input) => runTool(tool, { ...input, timeout_ms: remaining() }, runtime, { signal: controller.signal }),
+    call: (tool, input) =>
+      runTool(tool, { ...input, timeout_ms: remaining() }, runtime, { signal: controller.signal, caller }),
   };
   let hardStop: NodeJS.Timeout | undefined;
   let outcome: ProbeOutcome;
@@ -71,8 +87,10 @@ export async function runProbe(
           timeoutMs + GRACE_MS,
         );
       }),
+      lostSlot,
     ]);
   } catch (err) {
+    if (lost) throw lost;
     outcome = failed(err, runtime);
   } finally {
     clearTimeout(deadline);
@@ -81,6 +99,8 @@ export async function runProbe(
     controller.abort(new DiagError("E_TIMEOUT", "probe already answered"));
     release();
   }
+  // Whatever the prober made of the abort, a probe that lost its slot is answered E_BUSY.
+  if (lost) throw lost;
   runtime.metrics.probed(module.name, outcome.success);
   const seconds = (performance.now() - started) / 1000;
   return [

@@ -7,7 +7,9 @@
  * gets all of them. Before, root holding 40 slow calls on network left uid 65534 E_BUSY 6 times of 6.
  *
  * A caller is the share key the routes give (http/caller-key.ts: a loopback uid, else an address, or the
- * client a gateway relays for); calls with no key (in-process callers, probes) share one key.
+ * client a gateway relays for); calls with no key (in-process callers: tests' inject, stdio) share one key.
+ * Probes count under their scraper's key and give way like any call. Open streams (MAX_STREAMS) are shared by
+ * the same rule: a preempted stream ends with an `error` event E_BUSY (http/routes/sse.ts).
  */
 import { DiagError } from "../errors/errors.ts";
 import { type BoundState, RETRY_AFTER_S, type Release } from "./limiter.ts";
@@ -34,15 +36,16 @@ interface Grant {
 }
 
 /** What a preempted call is told: E_BUSY with Retry-After, as if it had come when the server was full. */
-export function preemptedError(what: string, max: number): DiagError {
+export function preemptedError(what: string, max: number, kind = "tool-call"): DiagError {
   return new DiagError(
     "E_BUSY",
-    `${what}: gave its slot to another caller (this caller held more than its share of the ${max} tool-call slots)`,
+    `${what}: gave its slot to another caller (this caller held more than its share of the ${max} ${kind} slots)`,
     { hint: `retry in ${RETRY_AFTER_S} s`, retryAfterS: RETRY_AFTER_S },
   );
 }
 
-export function createCallSlots(max: number, onRefuse?: () => void): CallSlots {
+/** `kind` names the slots in a refusal ("tool calls", "streams"). */
+export function createCallSlots(max: number, onRefuse?: () => void, kind = "tool calls"): CallSlots {
   const grants = new Set<Grant>();
   const held = new Map<string, number>();
   const count = (caller: string) => held.get(caller) ?? 0;
@@ -67,7 +70,7 @@ export function createCallSlots(max: number, onRefuse?: () => void): CallSlots {
 
   function refuse(what: string): never {
     onRefuse?.();
-    throw new DiagError("E_BUSY", `${what}: ${max} tool calls already running here`, {
+    throw new DiagError("E_BUSY", `${what}: ${max} ${kind} already running here`, {
       hint: `retry in ${RETRY_AFTER_S} s`,
       retryAfterS: RETRY_AFTER_S,
     });

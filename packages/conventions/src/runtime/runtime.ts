@@ -27,8 +27,8 @@ export interface Runtime<C = BaseConfig> {
   readonly outbound: OutboundPolicy;
   /** Tool executions running at once (MAX_CALLS), shared fairly between callers; joined and cached calls take no slot. */
   readonly calls: CallSlots;
-  /** Open streams (MAX_STREAMS). */
-  readonly streams: Limiter;
+  /** Open streams (MAX_STREAMS), shared between callers by the same rule as the call slots. */
+  readonly streams: CallSlots;
   /** Subprocesses running at once (MAX_PROCS); the rest wait within their deadline. */
   readonly procs: Limiter;
   readonly shared: SharedCalls;
@@ -90,7 +90,7 @@ export function createRuntime<C extends BaseConfig>(def: ServerDef<C>, options: 
     log,
     outbound,
     calls: createCallSlots(config.MAX_CALLS, () => metrics.refused("tool_calls")),
-    streams: createLimiter(config.MAX_STREAMS, "streams", () => metrics.refused("streams")),
+    streams: createCallSlots(config.MAX_STREAMS, () => metrics.refused("streams"), "streams"),
     procs,
     shared: createSharedCalls(),
     metrics,

@@ -12,6 +12,7 @@ import { loadProbeModules, probeEnv } from "../../probe/modules.ts";
 import { probeTimeoutMs, runProbe } from "../../probe/run-probe.ts";
 import type { Runtime } from "../../runtime/runtime.ts";
 import { callerGone } from "../caller-gone.ts";
+import { callerKey } from "../caller-key.ts";
 
 const query = z.object({
   module: z.string().min(1).max(64),
@@ -37,7 +38,9 @@ export function registerProbe(app: FastifyInstance, runtime: Runtime<unknown>): 
     }
     const scrape = request.headers["x-prometheus-scrape-timeout-seconds"];
     const timeoutMs = probeTimeoutMs(module, typeof scrape === "string" ? scrape : undefined);
-    const series = await runProbe(runtime, module, asked.data.target, timeoutMs, callerGone(reply));
+    // The scraper's own key: probes share the call slots per caller like every call (ADR 0046).
+    const caller = await callerKey(request.raw.socket, request.headers);
+    const series = await runProbe(runtime, module, asked.data.target, timeoutMs, callerGone(reply), caller);
     return reply.type(PROBE_CONTENT_TYPE).send(await renderProbe(series));
   });
 }

@@ -1,7 +1,8 @@
 /**
  * SSE routes: `/sse/<tool>` for every tool (ping while it runs, `progress` when it reports how far it got, one
  * message, end) and `/sse/<stream>` for defined streams, fed by the stream hub (one producer per distinct
- * input). Events: ping, progress (JSON), message (JSON), error (JSON {code,message}), end. Every stream is bounded: by MAX_STREAMS (503 E_BUSY before it starts), by
+ * input). Events: ping, progress (JSON), message (JSON), error (JSON {code,message}), end. Every stream is bounded: by MAX_STREAMS (503 E_BUSY before it starts; shared per caller, so a caller over its share may lose a
+ * stream later: `error` E_BUSY, then `end`), by
  * its duration even when the client stops reading, and by the server's shutdown (which sends `end` first).
  * Its work (subprocesses included) is aborted when the client goes away. Event names are our fixed set and
  * ids are counters we make: @fastify/sse writes both unescaped.
@@ -10,6 +11,7 @@ import type { FastifyInstance, FastifyReply } from "fastify";
 import { PING_INTERVAL_MS } from "../../define/stream.ts";
 import { errorBody, toDiagError } from "../../errors/errors.ts";
 import { unknownTool } from "../../errors/suggest.ts";
+import { preemptedError } from "../../runtime/call-slots.ts";
 import { queryToInput } from "../../runtime/query-input.ts";
 import { abortableSleep } from "../../runtime/run-stream.ts";
 import { parseInput, runParsedTool } from "../../runtime/run-tool.ts";
@@ -80,16 +82,21 @@ export function registerSse(app: FastifyInstance, runtime: Runtime<unknown>, tra
         const input = parseInput(spec, queryToInput(spec.inputSchema, request.query));
         checkTargets(spec, input, runtime);
         // A tool as a stream at the call bound: 503 before any event, as on /actions.
-        const caller = tool ? await callerKey(request.raw.socket, request.headers) : undefined;
+        const caller = await callerKey(request.raw.socket, request.headers);
         if (tool) runtime.calls.check(`/sse/${name}`, caller);
-        const release = runtime.streams.take(`/sse/${name}`);
+        // Stream slots are shared per caller (call-slots.ts): over its share, this stream may give its slot up
+        // to another caller later; it then ends with an `error` event E_BUSY.
+        const preempted = new AbortController();
+        const release = runtime.streams.take(`/sse/${name}`, caller, () =>
+          preempted.abort(preemptedError(`/sse/${name}`, runtime.streams.max, "stream")),
+        );
         let finished: () => void = () => {};
         const done = new Promise<void>((resolve) => {
           finished = resolve;
         });
         tracker.open.add(done);
         try {
-          await serve(reply, input.run_id as string | undefined, async (signal, out) => {
+          await serve(reply, input.run_id as string | undefined, preempted.signal, async (signal, out) => {
             if (stream) {
               return runtime.hub.subscribe(stream, input, { signal, send: (m) => out.send("message", m) });
             }
@@ -115,9 +122,20 @@ export function registerSse(app: FastifyInstance, runtime: Runtime<unknown>, tra
   async function serve(
     reply: FastifyReply,
     runId: string | undefined,
+    preempted: AbortSignal,
     work: (signal: AbortSignal, out: Sender) => Promise<string>,
   ): Promise<void> {
     const controller = new AbortController();
+    // Its slot went to another caller: the work stops and the stream ends with E_BUSY, whatever the work makes of it.
+    let onPreempted: (() => void) | undefined;
+    const lostSlot = new Promise<never>((_, reject) => {
+      onPreempted = () => {
+        controller.abort(preempted.reason);
+        reject(preempted.reason);
+      };
+      preempted.addEventListener("abort", onPreempted, { once: true });
+    });
+    lostSlot.catch(() => {});
     let pinger: NodeJS.Timeout | undefined;
     const closed = new Promise<void>((resolve) =>
       reply.sse.onClose(() => {
@@ -134,7 +152,7 @@ export function registerSse(app: FastifyInstance, runtime: Runtime<unknown>, tra
     }, PING_INTERVAL_MS);
     try {
       await out.send("ping", { t: Date.now() });
-      const reason = await work(controller.signal, out);
+      const reason = await Promise.race([work(controller.signal, out), lostSlot]);
       await finish(out, runtime.closing.aborted ? "shutdown" : reason);
     } catch (err) {
       const diag = toDiagError(err);
@@ -144,6 +162,7 @@ export function registerSse(app: FastifyInstance, runtime: Runtime<unknown>, tra
       clearInterval(pinger);
       controller.abort();
       runtime.closing.removeEventListener("abort", onClosing);
+      if (onPreempted) preempted.removeEventListener("abort", onPreempted);
     }
 
     /** `end` is always last; a client that does not read it in time loses its connection instead of holding it. */
