@@ -5,8 +5,11 @@
  * LAN host is a listener on 127.0.0.2 that counts what reaches it; the sibling is a real process from dist
  * (so no in-process port bookkeeping can stand in for the fix). Every path must leave it untouched.
  */
+import { mkdtemp, rm } from "node:fs/promises";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { testApp } from "@roadnerd/conventions/testing";
 import { loadServer } from "@roadnerd/registry";
 import { type SpawnedServer, spawnServer } from "@roadnerd/testkit";
@@ -22,6 +25,7 @@ describe("a tool's request never makes a sibling server on another port run a to
   let proxy: App;
   let webcheck: App;
   let network: App;
+  let artifacts: string;
 
   beforeAll(async () => {
     lan = createServer((_req, res) => {
@@ -33,13 +37,15 @@ describe("a tool's request never makes a sibling server on another port run a to
     sibling = await spawnServer("network", { env: { PORT: "0" } });
     const env = { OUTBOUND_ALLOW: "127.0.0.1" };
     proxy = await testApp(await loadServer("proxy"), { env });
-    webcheck = await testApp(await loadServer("webcheck"), { env });
+    artifacts = await mkdtemp(join(tmpdir(), "rn-hops-"));
+    webcheck = await testApp(await loadServer("webcheck"), { env: { ...env, WEBCHECK_ARTIFACTS_DIR: artifacts } });
     network = await testApp(await loadServer("network"), { env });
   }, 60_000);
   afterAll(async () => {
     await Promise.all([proxy?.close(), webcheck?.close(), network?.close()]);
     await sibling?.stop();
     await new Promise((resolve) => lan?.close(resolve));
+    if (artifacts) await rm(artifacts, { recursive: true, force: true });
   });
 
   it("the sibling is outside RoadNerd's block and would fetch the stand-in if asked directly", async () => {
@@ -81,6 +87,15 @@ describe("a tool's request never makes a sibling server on another port run a to
     console.log(`hops: ${reached.length}/${paths.length + 1} paths reached the stand-in LAN host`);
     expect(reached).toEqual([]);
     expect(lanHits).toBe(0);
+  }, 120_000);
+
+  it("webcheck's snapshot (Chromium through the filter proxy) of the sibling's /sse: the stand-in is never reached", async () => {
+    const relay = `${sibling.url.replace(/\/$/, "")}/sse/http_check?${new URLSearchParams({ url: lanUrl })}`;
+    const res = await webcheck.inject({
+      url: `/sse/snapshot?${new URLSearchParams({ url: relay, timeout_ms: "50000", duration_ms: "60000" })}`,
+    });
+    expect(res.body, "the snapshot ran").toContain("event:");
+    expect(lanHits, res.body.slice(0, 600)).toBe(0);
   }, 120_000);
 
   it("the sibling refuses a marked request with 403 E_FORBIDDEN before running anything", async () => {
