@@ -40,6 +40,7 @@ export {
   type DialPhase,
   dial,
   dialUdp,
+  HOP_HEADERS,
   type HopResponse,
   type HttpProbeResult,
   httpProbe,

@@ -23,6 +23,7 @@ export { keyMatchesCertificate, PemFileError, type PemKind, readPemFile } from "
 export { listedTool, type McpTool, type McpToolSource } from "./mcp/adapter.ts";
 export { RPC, rpcError, transportErrorBody } from "./mcp/rpc.ts";
 export { answerMcpPost, type McpAnswer, type StdioSession, serveStdioSource } from "./mcp/transports.ts";
+export { HOP_REFUSAL, isToolHop } from "./outbound/hop.ts";
 export { createOutboundPolicy } from "./outbound/index.ts";
 export { renderMetadataTable } from "./outbound/metadata.ts";
 export { addOwnPort, ROADNERD_PORT_BLOCK } from "./outbound/own-ports.ts";

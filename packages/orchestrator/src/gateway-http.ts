@@ -12,9 +12,11 @@ import {
   boundConnections,
   callerKey,
   corsHeaders,
+  HOP_REFUSAL,
   HTTP_SERVER_BOUNDS,
   hostHeaderCount,
   isAllowedOrigin,
+  isToolHop,
   judgePeer,
   type McpAnswer,
   originRefusalHint,
@@ -206,6 +208,8 @@ export async function serveGatewayHttp(
   const inFlight = new GatewayInFlight();
   let allowedHosts: Set<string> = new Set();
   const http = createServer({ ...HTTP_SERVER_BOUNDS, requireHostHeader: false }, (req, res) => {
+    // A RoadNerd tool's own request (a server's probe or browser) runs nothing here either (ADR 0047).
+    if (isToolHop(req.headers)) return send(res, refused(HOP_REFUSAL));
     if (hostHeaderCount(req.rawHeaders) > 1) {
       return send(res, {
         status: 400,

@@ -79,3 +79,24 @@ describe("the gateway's Origin rule", () => {
     expect(list.result?.tools.length).toBeGreaterThan(1);
   });
 });
+
+describe("a RoadNerd tool's own request (ADR 0047)", () => {
+  it("is refused with 403 E_FORBIDDEN on every route, /healthz included, before anything runs", async () => {
+    for (const [method, path] of [
+      ["GET", "/healthz"],
+      ["POST", "/mcp"],
+    ] as const) {
+      const res = await request(`${base}${path}`, {
+        method,
+        headers: { "x-roadnerd-hop": "1", "content-type": "application/json" },
+        ...(method === "POST" ? { body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }) } : {}),
+      });
+      const body = (await res.body.json()) as { error?: { code: string; message: string } };
+      expect(res.statusCode, path).toBe(403);
+      expect(body.error, path).toEqual({
+        code: "E_FORBIDDEN",
+        message: "a RoadNerd tool's own request may not call a RoadNerd server",
+      });
+    }
+  });
+});

@@ -8,6 +8,7 @@ import { isIP } from "node:net";
 import { networkInterfaces } from "node:os";
 import type { FastifyRequest } from "fastify";
 import { DiagError } from "../errors/errors.ts";
+import { HOP_REFUSAL, isToolHop } from "../outbound/hop.ts";
 
 export interface GuardOptions {
   bindHost: string;
@@ -207,6 +208,8 @@ function checkBrowserGet(request: FastifyRequest): void {
 
 /** Throws a DiagError when the request must not be served. */
 export function checkRequest(request: FastifyRequest, options: GuardOptions): void {
+  // First: a RoadNerd tool's own request (a sibling's probe, proxy or browser) runs nothing here (ADR 0047).
+  if (isToolHop(request.headers)) throw new DiagError("E_FORBIDDEN", HOP_REFUSAL);
   if (hostHeaderCount(request.raw.rawHeaders) > 1) {
     throw new DiagError("E_INVALID_INPUT", "more than one Host header", { hint: "send exactly one Host header" });
   }

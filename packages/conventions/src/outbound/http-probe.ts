@@ -10,6 +10,7 @@ import { DiagError } from "../errors/errors.ts";
 import { hostPort } from "../errors/socket-errors.ts";
 import { isSecretHeader } from "../runtime/mask.ts";
 import { dialConnection } from "./dial-connector.ts";
+import { HOP_HEADERS } from "./hop.ts";
 import type { OutboundPolicy } from "./policy.ts";
 import { portOf } from "./port-of.ts";
 import { type ProbeFailure, type ProbePhase, toProbeFailure } from "./probe-failure.ts";
@@ -166,7 +167,8 @@ async function readPrefix(
 function requestHeaders(extra: Readonly<Record<string, string>> | undefined): Record<string, string> {
   const headers: Record<string, string> = { "user-agent": PROBE_USER_AGENT, accept: "*/*" };
   for (const [name, value] of Object.entries(extra ?? {})) headers[name.toLowerCase()] = value;
-  return headers;
+  // Last, so a caller's headers cannot drop it: a RoadNerd server refuses a tool's own request (ADR 0047).
+  return { ...headers, ...HOP_HEADERS };
 }
 
 /** One hop, inside a deadline the caller owns. */

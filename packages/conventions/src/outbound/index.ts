@@ -9,6 +9,7 @@ export function createOutboundPolicy(config: OutboundConfig): OutboundPolicy {
 export { type Dialed, type DialOptions, type DialProxy, type DialTls, dial } from "./dial.ts";
 export { type DialAttempt, DialError, type DialPhase } from "./dial-error.ts";
 export { type DialedUdp, type DialUdpOptions, dialUdp } from "./dial-udp.ts";
+export { HOP_HEADER, HOP_HEADERS, HOP_REFUSAL, HOP_VALUE, isToolHop } from "./hop.ts";
 export {
   type ChainStop,
   DEFAULT_BODY_PREFIX_BYTES,

@@ -1,10 +1,11 @@
 /**
  * RoadNerd's own ports, never a target of another RoadNerd server unless OUTBOUND_ALLOW names that host:port:
  * otherwise a proxy or webcheck allowed only 127.0.0.1 could be pointed at network's `/sse/http_check?url=…`
- * (which has no allowlist) and fetch whatever network may reach. Two sources: the block the registry hands
+ * (which has no allowlist) and fetch whatever network may reach. Three sources: the block the registry hands
  * default ports out of (7100 the gateway, 7101… the servers; test/registry.test.ts pins that every server's
- * port is inside it), and every port this process itself listens on (`roadnerd up` runs all the servers in
- * one process, each on its own port).
+ * port is inside it), every port this process itself listens on (`roadnerd up` runs all the servers in
+ * one process, each on its own port), and every port a `ROADNERD_<NAME>_PORT` variable names. Servers on
+ * other ports are refused by the hop marker instead (hop.ts, ADR 0047).
  */
 import { BlockList, isIP } from "node:net";
 import { networkInterfaces } from "node:os";
@@ -19,8 +20,26 @@ export function addOwnPort(port: number): void {
   boundHere.add(port);
 }
 
-export function isOwnPort(port: number): boolean {
-  return (port >= ROADNERD_PORT_BLOCK.first && port <= ROADNERD_PORT_BLOCK.last) || boundHere.has(port);
+/** `ROADNERD_<NAME>_PORT`: how `roadnerd up` is told a server's port; its children inherit every one. */
+const PORT_VARIABLE = /^ROADNERD_[A-Z0-9_]+_PORT$/;
+
+/**
+ * A port the environment names for a RoadNerd server (ROADNERD_NETWORK_PORT=7201…): a sibling moved off the
+ * block is still ours. Read per check (a dial's cost dwarfs it), so a variable set later counts too.
+ */
+function isNamedPort(port: number, env: NodeJS.ProcessEnv): boolean {
+  for (const [name, value] of Object.entries(env)) {
+    if (PORT_VARIABLE.test(name) && value?.trim() === String(port)) return true;
+  }
+  return false;
+}
+
+export function isOwnPort(port: number, env: NodeJS.ProcessEnv = process.env): boolean {
+  return (
+    (port >= ROADNERD_PORT_BLOCK.first && port <= ROADNERD_PORT_BLOCK.last) ||
+    boundHere.has(port) ||
+    isNamedPort(port, env)
+  );
 }
 
 let local: BlockList | undefined;

@@ -4,6 +4,7 @@
  */
 import { type IncomingMessage, request } from "node:http";
 import type { Socket } from "node:net";
+import { HOP_HEADERS } from "./hop.ts";
 
 export interface ProxyRefusal {
   status: number;
@@ -40,7 +41,8 @@ export function openTunnel(
   const req = request({
     method: "CONNECT",
     path: authority,
-    headers: { host: authority, ...headers },
+    // A sibling server taken for a proxy must know a tool sent this (ADR 0047).
+    headers: { host: authority, ...headers, ...HOP_HEADERS },
     createConnection: () => socket,
   });
   const answer = new Promise<TunnelAnswer>((resolve, reject) => {

@@ -53,6 +53,25 @@ describe("RoadNerd's own ports are never a target unless named", () => {
     });
   });
 
+  it("a port a ROADNERD_<NAME>_PORT variable names (roadnerd up's children inherit them) is refused", () => {
+    const env = { ROADNERD_NETWORK_PORT: "7201", ROADNERD_PROXY_OUTBOUND_ALLOW: "127.0.0.1", PORT: "7301" };
+    expect(isOwnPort(7201, env)).toBe(true);
+    expect(isOwnPort(7301, env)).toBe(false);
+    expect(isOwnPort(7201, {})).toBe(false);
+    const before = process.env.ROADNERD_STORAGE_PORT;
+    process.env.ROADNERD_STORAGE_PORT = "7202";
+    try {
+      expect(thrown(() => policy(["127.0.0.1"]).checkAddress("127.0.0.1", undefined, 7202))).toMatchObject({
+        code: "E_FORBIDDEN",
+        message: expect.stringContaining("a RoadNerd server's port"),
+      });
+      expect(() => policy(["127.0.0.1:7202"]).checkAddress("127.0.0.1", undefined, 7202)).not.toThrow();
+    } finally {
+      if (before === undefined) delete process.env.ROADNERD_STORAGE_PORT;
+      else process.env.ROADNERD_STORAGE_PORT = before;
+    }
+  });
+
   it("other loopback ports and remote hosts on those port numbers are unchanged", () => {
     expect(() => policy().checkAddress("127.0.0.1", undefined, 8080)).not.toThrow();
     expect(() => policy().checkAddress("192.0.2.10", undefined, 7101)).not.toThrow();

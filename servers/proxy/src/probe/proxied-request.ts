@@ -14,6 +14,7 @@ import {
   DialError,
   type DialPhase,
   dial,
+  HOP_HEADERS,
   type OutboundPolicy,
   type PhaseTiming,
   PROBE_USER_AGENT,
@@ -196,7 +197,13 @@ export async function proxiedRequest(options: ProxiedRequestOptions): Promise<Re
   const port = portOf(target);
   const https = target.protocol === "https:";
   const path = `${target.pathname}${target.search}`;
-  const common = { "user-agent": PROBE_USER_AGENT, accept: options.accept ?? "*/*", connection: "close" };
+  // HOP_HEADERS: a RoadNerd server, as target or taken for a proxy, refuses a tool's request (ADR 0047).
+  const common = {
+    "user-agent": PROBE_USER_AGENT,
+    accept: options.accept ?? "*/*",
+    connection: "close",
+    ...HOP_HEADERS,
+  };
   const trust = { alpn: ["http/1.1"], secureContext: options.secureContext };
   try {
     // Direct: the target, resolved and pinned. Through a proxy: the proxy, resolved and pinned; https tunnels

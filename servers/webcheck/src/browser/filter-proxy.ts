@@ -14,6 +14,7 @@ import {
   type DiagnosisCode,
   DialError,
   dial,
+  HOP_HEADERS,
   hostPort,
   maskUrl,
   type OutboundPolicy,
@@ -138,6 +139,9 @@ export async function startFilterProxy(policy: ProxyPolicy, signal: AbortSignal)
     for (const [name, value] of Object.entries(req.headers)) {
       if (value !== undefined && !HOP_BY_HOP.has(name)) headers[name] = value;
     }
+    // The page's request is a tool's: a RoadNerd server it reaches refuses it (ADR 0047). https goes through
+    // CONNECT, whose tunnel we cannot mark inside; the dial's CONNECT to a proxy carries it.
+    Object.assign(headers, HOP_HEADERS);
     const out = request({
       method: req.method,
       path: `${url.pathname}${url.search}`,

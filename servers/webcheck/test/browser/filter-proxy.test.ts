@@ -74,6 +74,16 @@ describe("filter proxy", () => {
     expect(r).toMatchObject({ status: 200, body: `inside GET /page?q=1 host=127.0.0.1:${inside.port}` });
   });
 
+  it("marks every forwarded http:// request as a RoadNerd tool's (ADR 0047), whatever the page sent", async () => {
+    const marked = await startTestServer((req, res) => res.end(`hop=${req.headers["x-roadnerd-hop"]}`));
+    try {
+      const r = await viaProxy(proxy, `${marked.url}/`);
+      expect(r).toMatchObject({ status: 200, body: "hop=1" });
+    } finally {
+      await marked.close();
+    }
+  });
+
   it("tunnels CONNECT to an allowed target", async () => {
     expect(await connectVia(proxy, `127.0.0.1:${inside.port}`)).toMatchObject({ status: 200 });
   });
