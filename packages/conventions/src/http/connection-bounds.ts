@@ -72,6 +72,11 @@ export function capConnections(
   const pending = new Set<Socket>();
   const byUid = new Map<number, Set<Socket>>();
   let open = 0;
+  /** Whether a uid other than `uid` holds a judged connection (the map has one entry per connected uid). */
+  const othersHold = (uid: number): boolean => {
+    for (const other of byUid.keys()) if (other !== uid) return true;
+    return false;
+  };
   const hog = (): Socket | undefined => {
     for (const held of byUid.values()) if (held.size > half) return held.values().next().value;
     return undefined;
@@ -105,7 +110,7 @@ export function capConnections(
         if (verdict.uid === undefined) return;
         const held = byUid.get(verdict.uid) ?? new Set<Socket>();
         // Past half while others are connected: refused, so the rest of the cap stays theirs.
-        if (held.size >= half && open - held.size - 1 > 0) return void socket.destroy();
+        if (held.size >= half && othersHold(verdict.uid)) return void socket.destroy();
         uid = verdict.uid;
         held.add(socket);
         byUid.set(uid, held);
