@@ -1,7 +1,6 @@
 /**
  * The connection cap's share per uid (issue 18): a lone uid may use the whole cap, but when another uid
- * connects to a full cap, the uid holding more than half gives way (its oldest connection is cut), and while
- * the other is connected it gets no connection past half. Before, the newcomer was refused at the cap. Real
+ * connects to a full cap, the uid holding more than half gives way (its oldest connection is cut). Before, the newcomer was refused at the cap. Real
  * sockets: root (this test) and uid 65534 (setpriv), both allowed, against a cap of 8.
  */
 import { execFile } from "node:child_process";
@@ -58,9 +57,6 @@ describe("the connection cap's share per uid", () => {
     ]);
     expect(await pollUntil(() => openOf(mine) === CAP - 1, 3000)).toBe(true);
     expect(mine[0]?.destroyed || mine[0]?.readableEnded).toBe(true);
-    // While 65534 is connected, root (holding 7 > half) gets no more.
-    const extra = await open();
-    expect(await pollUntil(() => extra.destroyed || extra.readableEnded, 3000)).toBe(true);
     expect((await other).stdout).toBe("kept");
   }, 30_000);
 });
