@@ -16,7 +16,7 @@ import { demoServer } from "./fixtures/demo-server.ts";
 
 let app: FastifyInstance;
 let port: number;
-let flood: UidFlood | undefined;
+const floods: UidFlood[] = [];
 
 beforeAll(async () => {
   app = await buildHttpApp(testRuntime(demoServer));
@@ -24,7 +24,7 @@ beforeAll(async () => {
   port = (app.server.address() as AddressInfo).port;
 });
 afterAll(async () => {
-  await flood?.stop();
+  for (const f of floods) await f.stop();
   await app?.close();
 });
 
@@ -47,14 +47,16 @@ async function served(path: string, init: { method?: "POST"; body?: string } = {
 
 describe("a refused uid flooding the connection cap", () => {
   it("800 idle sockets from uid 65534, reopened on close: root's /healthz and tool calls are served", async () => {
-    flood = await uidFlood(port, 800, scaledMs(30_000));
+    // The review's run: 800 sockets (one child under ulimit -n 1024). 2,000 from two children are served too
+    // when the machine is idle (measured), but not reliably on a loaded 2-core machine: see docs/reliability.md.
+    floods.push(await uidFlood(port, 800, scaledMs(30_000)));
     let health = 0;
     for (let i = 0; i < 12; i++) if (await served("/healthz")) health += 1;
     let calls = 0;
     for (let i = 0; i < 5; i++)
       if (await served("/actions/echo_name", { method: "POST", body: JSON.stringify({ name: "example.com" }) }))
         calls += 1;
-    await flood.stop();
+    for (const f of floods) await f.stop();
     expect({ health, calls }).toEqual({ health: 12, calls: 5 });
   }, 120_000);
 });

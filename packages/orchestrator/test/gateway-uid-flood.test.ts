@@ -14,14 +14,14 @@ import { type GatewayHttp, serveGatewayHttp } from "../src/gateway-http.ts";
 import { RulesPlanner } from "../src/planners/rules.ts";
 
 let gateway: GatewayHttp;
-let flood: UidFlood | undefined;
+const floods: UidFlood[] = [];
 
 beforeAll(async () => {
   const attacher = new Attacher({ servers: readRegistry() });
   gateway = await serveGatewayHttp({ catalog: await loadCatalog(), attacher, planner: () => new RulesPlanner() });
 });
 afterAll(async () => {
-  await flood?.stop();
+  for (const f of floods) await f.stop();
   await gateway?.close();
 });
 
@@ -45,13 +45,15 @@ async function served(url: string, body?: string): Promise<boolean> {
 describe("a refused uid flooding the gateway's connection cap", () => {
   it("800 idle sockets from uid 65534, reopened on close: root's /healthz and MCP calls are served", async () => {
     const { port } = new URL(gateway.url);
-    flood = await uidFlood(Number(port), 800, scaledMs(30_000));
+    // The review's run: 800 sockets (one child under ulimit -n 1024). 2,000 from two children are served too
+    // when the machine is idle (measured), but not reliably on a loaded 2-core machine: see docs/reliability.md.
+    floods.push(await uidFlood(Number(port), 800, scaledMs(30_000)));
     let health = 0;
     for (let i = 0; i < 12; i++) if (await served(gateway.url.replace(/mcp$/, "healthz"))) health += 1;
     let calls = 0;
     const rpc = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list", params: {} });
     for (let i = 0; i < 5; i++) if (await served(gateway.url, rpc)) calls += 1;
-    await flood.stop();
+    for (const f of floods) await f.stop();
     expect({ health, calls }).toEqual({ health: 12, calls: 5 });
   }, 120_000);
 });

@@ -70,6 +70,8 @@ export function capConnections(
   const half = Math.ceil(maxConnections / 2);
   /** Connections not judged yet, oldest first; and the judged ones by uid, oldest first. */
   const pending = new Set<Socket>();
+  /** Refused connections kept, under pressure, as the first to cut when room is needed (see below). */
+  const refused = new Set<Socket>();
   const byUid = new Map<number, Set<Socket>>();
   let open = 0;
   /** Whether a uid other than `uid` holds a judged connection (the map has one entry per connected uid). */
@@ -87,18 +89,20 @@ export function capConnections(
     socket.once("close", () => {
       open -= 1;
       pending.delete(socket);
+      refused.delete(socket);
       if (uid === undefined) return;
       const held = byUid.get(uid);
       held?.delete(socket);
       if (held?.size === 0) byUid.delete(uid);
     });
     if (open > maxConnections) {
-      const victim = pending.values().next().value ?? hog();
+      const victim = refused.values().next().value ?? pending.values().next().value ?? hog();
       if (victim === undefined) {
         socket.destroy();
         return;
       }
       pending.delete(victim);
+      refused.delete(victim);
       victim.destroy();
     }
     pending.add(socket);
@@ -106,7 +110,16 @@ export function capConnections(
       (verdict) => {
         pending.delete(socket);
         if (socket.destroyed) return;
-        if (!verdict.allowed) return endAndDestroy(socket, forbidden(verdict.uid ?? -1, what));
+        if (!verdict.allowed) {
+          // Near the cap, a refused socket stays (its 403 written) as the first one cut for a newcomer: destroyed
+          // at once, it reconnects at once, and every newcomer would cut the oldest unjudged connection, a
+          // caller's included, before its verdict lands (2,000 reconnecting sockets: root 0 of 15). It holds a
+          // slot no longer than the headers timeout; below half the cap it is destroyed at once.
+          if (open < half) return endAndDestroy(socket, forbidden(verdict.uid ?? -1, what));
+          socket.write(forbidden(verdict.uid ?? -1, what));
+          refused.add(socket);
+          return;
+        }
         if (verdict.uid === undefined) return;
         const held = byUid.get(verdict.uid) ?? new Set<Socket>();
         // Past half while others are connected: refused, so the rest of the cap stays theirs.
