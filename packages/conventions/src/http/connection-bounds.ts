@@ -34,8 +34,8 @@ export const HTTP_SERVER_BOUNDS = {
  *
  * With it, the cap is shared fairly (issue 18: a uid the rule refuses held 800 idle sockets and reopened each
  * the moment it closed; root's /healthz got 1 answer in 12). Each connection's uid is judged at accept (one
- * shared read of the socket tables, peer-uid.ts): a uid that may not call is destroyed then, not when a request
- * comes. While judgements are pending, a full cap makes room by cutting the oldest unjudged connection rather
+ * shared read of the socket tables, peer-uid.ts): a uid that may not call gets its 403 then and is destroyed (near
+ * the cap, kept as the first one cut), not judged only when a request comes. While judgements are pending, a full cap makes room by cutting the oldest unjudged connection rather
  * than refusing the newest, so a flood of reconnects cannot keep a caller out. And no uid holds more than half
  * the cap while another uid is connected: its connections past half are cut, oldest first, when others need
  * room, and a new one past half is refused while others hold connections (a lone caller may still use it all).
