@@ -109,3 +109,25 @@ export function createCallSlots(max: number, onRefuse?: () => void, kind = "tool
     },
   };
 }
+
+/**
+ * What a holder does when its slot goes to another caller: `controller` is aborted with the reason, and `lost`
+ * rejects with it (raced against the work, so the answer is E_BUSY whatever the work makes of the abort);
+ * `release` stops listening once the work is done.
+ */
+export function onSlotLost(
+  preempted: AbortSignal,
+  controller: AbortController,
+): { lost: Promise<never>; release: () => void } {
+  let listener: (() => void) | undefined;
+  const lost = new Promise<never>((_, reject) => {
+    listener = () => {
+      controller.abort(preempted.reason);
+      reject(preempted.reason);
+    };
+    preempted.addEventListener("abort", listener, { once: true });
+  });
+  // Raced, or never looked at when the work ends first: not an unhandled rejection either way.
+  lost.catch(() => {});
+  return { lost, release: () => listener && preempted.removeEventListener("abort", listener) };
+}

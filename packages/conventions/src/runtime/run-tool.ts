@@ -9,7 +9,7 @@ import { DiagError, toDiagError } from "../errors/errors.ts";
 import { checkRawStrings, type InputSpec, invalidInput } from "../errors/input-errors.ts";
 import { DEADLINE_MARGIN_MS } from "../errors/socket-errors.ts";
 import { observeAnswer, observeFailure } from "../metrics/observe-call.ts";
-import { preemptedError } from "./call-slots.ts";
+import { onSlotLost, preemptedError } from "./call-slots.ts";
 import type { Logger } from "./logger.ts";
 import { maskText } from "./mask.ts";
 import type { Runtime } from "./runtime.ts";
@@ -172,14 +172,7 @@ async function execute<T extends AnyTool>(
   );
   const onCallerGone = () => controller.abort(new DiagError("E_TIMEOUT", `${tool.name} cancelled by the caller`));
   // Its slot went to another caller: the answer is E_BUSY now, whatever the handler makes of the abort.
-  let onPreempted: (() => void) | undefined;
-  const lostSlot = new Promise<never>((_, reject) => {
-    onPreempted = () => {
-      controller.abort(preempted.reason);
-      reject(preempted.reason);
-    };
-    preempted.addEventListener("abort", onPreempted, { once: true });
-  });
+  const { lost: lostSlot, release: stopWatchingSlot } = onSlotLost(preempted, controller);
   if (signal.aborted) onCallerGone();
   signal.addEventListener("abort", onCallerGone, { once: true });
   const remaining = () => Math.max(1, Math.round(timeoutMs - (performance.now() - started)));
@@ -224,7 +217,7 @@ async function execute<T extends AnyTool>(
     clearTimeout(deadline);
     clearTimeout(hardStop);
     signal.removeEventListener("abort", onCallerGone);
-    if (onPreempted) preempted.removeEventListener("abort", onPreempted);
+    stopWatchingSlot();
     // The call has answered: whatever the handler still has in flight (a probe, a process) stops now.
     controller.abort(new DiagError("E_TIMEOUT", `${tool.name} already answered`));
   }

@@ -11,7 +11,7 @@ import type { FastifyInstance, FastifyReply } from "fastify";
 import { PING_INTERVAL_MS } from "../../define/stream.ts";
 import { errorBody, toDiagError } from "../../errors/errors.ts";
 import { unknownTool } from "../../errors/suggest.ts";
-import { preemptedError } from "../../runtime/call-slots.ts";
+import { onSlotLost, preemptedError } from "../../runtime/call-slots.ts";
 import { queryToInput } from "../../runtime/query-input.ts";
 import { abortableSleep } from "../../runtime/run-stream.ts";
 import { parseInput, runParsedTool } from "../../runtime/run-tool.ts";
@@ -127,15 +127,7 @@ export function registerSse(app: FastifyInstance, runtime: Runtime<unknown>, tra
   ): Promise<void> {
     const controller = new AbortController();
     // Its slot went to another caller: the work stops and the stream ends with E_BUSY, whatever the work makes of it.
-    let onPreempted: (() => void) | undefined;
-    const lostSlot = new Promise<never>((_, reject) => {
-      onPreempted = () => {
-        controller.abort(preempted.reason);
-        reject(preempted.reason);
-      };
-      preempted.addEventListener("abort", onPreempted, { once: true });
-    });
-    lostSlot.catch(() => {});
+    const { lost: lostSlot, release: stopWatchingSlot } = onSlotLost(preempted, controller);
     let pinger: NodeJS.Timeout | undefined;
     const closed = new Promise<void>((resolve) =>
       reply.sse.onClose(() => {
@@ -162,7 +154,7 @@ export function registerSse(app: FastifyInstance, runtime: Runtime<unknown>, tra
       clearInterval(pinger);
       controller.abort();
       runtime.closing.removeEventListener("abort", onClosing);
-      if (onPreempted) preempted.removeEventListener("abort", onPreempted);
+      stopWatchingSlot();
     }
 
     /** `end` is always last; a client that does not read it in time loses its connection instead of holding it. */
