@@ -230,21 +230,18 @@ export async function serveGatewayHttp(
       if (preflight) return send(res, { status: 204 });
     }
     const path = (req.url ?? "").split("?")[0];
-    const healthz = path === "/healthz" && req.method === "GET";
-    const answerHealthz = () => {
+    if (path === "/healthz" && req.method === "GET") {
       const servers = options.status ? { servers: options.status() } : {};
       return send(res, { status: 200, body: { ok: true, name: "roadnerd", version: pkg.version, ...servers } });
-    };
-    if (healthz && options.token) return answerHealthz();
+    }
     const refusal = tokenRefusal(req, options.token);
     if (refusal) return send(res, refusal);
     // Without a token, the servers' rule for local users (ADR 0025): the gateway calls them as itself, so it
-    // must not serve another user what they would refuse that user. The uid was judged at accept
-    // (boundConnections): /healthz waits for that verdict too, so a refused uid gets nothing.
+    // must not serve another user what they would refuse that user.
     if (options.token) return route(req, res, path);
     judgePeer(req.socket, trust).then(
       (verdict) => {
-        if (typeof verdict !== "number") return healthz ? answerHealthz() : route(req, res, path);
+        if (typeof verdict !== "number") return route(req, res, path);
         send(res, {
           status: 403,
           body: {
@@ -317,7 +314,7 @@ export async function serveGatewayHttp(
         .catch(failed);
     }, failed);
   }
-  boundConnections(http, bounds.maxConnections, options.token ? undefined : trust, "gateway");
+  boundConnections(http, bounds.maxConnections);
   await new Promise<void>((resolve, reject) => {
     http.once("error", reject);
     http.listen(port, "127.0.0.1", () => resolve());

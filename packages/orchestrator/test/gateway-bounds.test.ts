@@ -140,7 +140,7 @@ describe("the gateway and the other local users", () => {
     return JSON.parse(stdout) as { status: number; body: string };
   }
 
-  it("nobody is refused with 403 E_FORBIDDEN naming its uid; root (this test) is served", async () => {
+  it("nobody is refused with 403 E_FORBIDDEN naming its uid; root (this test) is served; /healthz stays open", async () => {
     const refused = await asNobody();
     expect(refused.status).toBe(403);
     expect(JSON.parse(refused.body).error).toMatchObject({

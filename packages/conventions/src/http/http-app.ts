@@ -17,7 +17,6 @@ import { createRuntime, type Runtime, type RuntimeOptions } from "../runtime/run
 import { clientErrorHandler } from "./client-errors.ts";
 import {
   CONNECTIONS_CHECK_MS,
-  capConnections,
   DEFAULT_MAX_CONNECTIONS,
   HEADERS_TIMEOUT_MS,
   KEEP_ALIVE_MS,
@@ -119,13 +118,11 @@ export async function buildHttpApp(runtime: Runtime<unknown>): Promise<FastifyIn
     // On close, cut what is left once the streams have said `end` (see preClose below).
     forceCloseConnections: true,
   });
-  const trust = uidTrust(config);
-  // With a token, a refused uid may still call with it: judged per request then, not at accept.
-  const judgedAtAccept = !config.AUTH_TOKEN && trust.allowed !== "*";
-  capConnections(app.server, DEFAULT_MAX_CONNECTIONS, judgedAtAccept ? trust : undefined);
+  app.server.maxConnections = DEFAULT_MAX_CONNECTIONS;
   await app.register(fastifySse, { heartbeatInterval: 0 });
   registerJsonBody(app);
   const authFailures = authFailureLog(runtime.log);
+  const trust = uidTrust(config);
   const refuse = (request: FastifyRequest, reply: FastifyReply, err: unknown): Error => {
     if (err instanceof DiagError && err.code === "E_UNAUTHORIZED") authFailures(request);
     // A refused caller does not keep its connection (a table of idle refused connections locks everyone out).
@@ -140,9 +137,7 @@ export async function buildHttpApp(runtime: Runtime<unknown>): Promise<FastifyIn
     } catch (err) {
       return done(refuse(request, reply, err));
     }
-    // Where uids are judged at accept, /healthz waits for that same verdict (already read): a refused uid gets
-    // nothing, whichever comes first. Elsewhere (a token in use) it stays open without a lookup.
-    if (!judgedAtAccept && isHealthz(request.url)) return done();
+    if (isHealthz(request.url)) return done();
     checkLocalUser(request, trust, guard).then(
       () => done(),
       (err: unknown) => done(refuse(request, reply, err)),
