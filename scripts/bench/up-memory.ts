@@ -124,13 +124,15 @@ export async function benchUpMemory(calls: number, quietS: number): Promise<void
   console.log(`\nroadnerd up memory (Σ USS of the process tree, MiB; ${calls} mixed calls, ${quietS} s quiet)`);
   const one = await measureUp([], calls, quietS);
   const many = await measureUp(["--processes"], calls, quietS);
-  for (const [label, a, b] of [
-    ["idle", one.idle, many.idle],
-    [`after ${calls} calls`, one.afterCalls, many.afterCalls],
-    [`after ${quietS} s quiet`, one.afterQuiet, many.afterQuiet],
+  // A `!` marks a target missed (issue 17 target 1): idle ≤ 100, after calls ≤ 150, after quiet within 10% of idle.
+  for (const [label, a, b, limit] of [
+    ["idle", one.idle, many.idle, 100],
+    [`after ${calls} calls`, one.afterCalls, many.afterCalls, 150],
+    [`after ${quietS} s quiet`, one.afterQuiet, many.afterQuiet, one.idle * 1.1],
   ] as const) {
+    const miss = a > limit ? "!" : "";
     console.log(
-      `  ${label.padEnd(22)} one process ${f(a).padStart(6)}   --processes ${f(b).padStart(6)}   ratio ${(a / b).toFixed(2)}×`,
+      `  ${label.padEnd(22)} one process ${f(a).padStart(6)}${miss.padEnd(1)}  --processes ${f(b).padStart(6)}   ratio ${(a / b).toFixed(2)}×`,
     );
   }
   console.log(

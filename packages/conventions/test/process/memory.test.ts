@@ -1,6 +1,6 @@
 /** The quiet trim (`up` and every standalone server): one full GC after a quiet spell or a growth, none while busy and flat, none again until there was work. */
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { GROWN_BYTES, QUIET_BUSY, QUIET_CHECK_MS, QUIET_INTERVALS, trimWhenQuiet } from "../../src/process/memory.ts";
+import { GROWN_BYTES, GROWTH_CHECK_MS, QUIET_BUSY, QUIET_CHECK_MS, QUIET_INTERVALS, trimWhenQuiet } from "../../src/process/memory.ts";
 
 afterEach(() => {
   vi.useRealTimers();
@@ -67,6 +67,19 @@ describe("trimWhenQuiet", () => {
     rss += GROWN_BYTES;
     vi.advanceTimersByTime(QUIET_CHECK_MS);
     expect(collected).toBe(2);
+    stop();
+  });
+
+  it("a burst that grows the process between two busy samples is collected within a growth check", () => {
+    vi.useFakeTimers();
+    let rss = 100e6;
+    let collected = 0;
+    const stop = trimWhenQuiet({ busy: () => 1, rss: () => rss, collect: () => (collected += 1) });
+    vi.advanceTimersByTime(GROWTH_CHECK_MS);
+    rss += GROWN_BYTES;
+    vi.advanceTimersByTime(GROWTH_CHECK_MS);
+    expect(collected).toBe(1);
+    expect(GROWTH_CHECK_MS * 2).toBeLessThan(QUIET_CHECK_MS);
     stop();
   });
 });
