@@ -1,6 +1,13 @@
 /** The quiet trim (`up` and every standalone server): one full GC after a quiet spell or a growth, none while busy and flat, none again until there was work. */
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { GROWN_BYTES, GROWTH_CHECK_MS, QUIET_BUSY, QUIET_CHECK_MS, QUIET_INTERVALS, trimWhenQuiet } from "../../src/process/memory.ts";
+import {
+  GROWN_BYTES,
+  GROWTH_CHECK_MS,
+  QUIET_BUSY,
+  QUIET_CHECK_MS,
+  QUIET_INTERVALS,
+  trimWhenQuiet,
+} from "../../src/process/memory.ts";
 
 afterEach(() => {
   vi.useRealTimers();
