@@ -60,6 +60,8 @@ export const orchestratorEnv = z.object({
     .max(1000)
     .default(DEFAULT_CLIENT_CALLS)
     .describe("tool calls one client (a local uid, or an address) may have in flight at the gateway"),
+  // The gateway's one Origin rule is the servers' (ADR 0034), and so is what it may list (ADR 0048).
+  ALLOWED_ORIGINS: baseEnvShape.ALLOWED_ORIGINS,
   ROADNERD_SERVERS_FILE: z
     .string()
     .min(1)

@@ -173,7 +173,7 @@ async function answerPost(
 
 /** Who may call over loopback without a token: the servers' rule, read with the servers' own config fields. */
 const trustEnv = z.object({ ALLOWED_UIDS: baseEnvShape.ALLOWED_UIDS, SUDO_UID: baseEnvShape.SUDO_UID });
-const originEnv = z.object({ ALLOWED_ORIGINS: baseEnvShape.ALLOWED_ORIGINS });
+const originEnv = z.object({ ALLOWED_ORIGINS: orchestratorEnv.shape.ALLOWED_ORIGINS });
 const shareEnv = z.object({ ROADNERD_CLIENT_CALLS: orchestratorEnv.shape.ROADNERD_CLIENT_CALLS });
 
 /** The page's routes that run tools (a call, a triage): they take a slot of the client's share as /mcp does. */
