@@ -12,6 +12,7 @@ import {
   boundConnections,
   callerKey,
   corsHeaders,
+  ERROR_STATUS,
   HOP_REFUSAL,
   HTTP_SERVER_BOUNDS,
   hostHeaderCount,
@@ -69,6 +70,8 @@ const refused = (message: string, hint?: string) => ({
  * sending for minutes), and the 413 closes the connection (`connection: close`, then the socket is ended).
  */
 function readBody(req: IncomingMessage): Promise<string | undefined> {
+  // Announced over the limit: nothing of it is read.
+  if (Number(req.headers["content-length"]) > MAX_BODY) return Promise.resolve(undefined);
   return new Promise((resolve, reject) => {
     let size = 0;
     const chunks: Buffer[] = [];
@@ -143,9 +146,9 @@ async function answerPost(
 ): Promise<GatewayAnswer | undefined> {
   const text = await readBody(req);
   if (text === undefined) {
-    const tooLarge = rpcError(null, RPC.InvalidRequest, `body larger than ${MAX_BODY} bytes`, "E_INVALID_INPUT");
+    const tooLarge = rpcError(null, RPC.InvalidRequest, `body larger than ${MAX_BODY} bytes`, "E_TOO_LARGE");
     res.once("finish", () => req.socket.destroySoon());
-    return { status: 413, body: tooLarge, headers: { connection: "close" } };
+    return { status: ERROR_STATUS.E_TOO_LARGE, body: tooLarge, headers: { connection: "close" } };
   }
   let body: unknown;
   if (/^application\/json\b/i.test(req.headers["content-type"] ?? "")) {
