@@ -12,7 +12,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { testApp } from "@roadnerd/conventions/testing";
 import { loadServer } from "@roadnerd/registry";
-import { type SpawnedServer, spawnServer } from "@roadnerd/testkit";
+import { createTestCa, type SpawnedServer, spawnServer, type TestCa } from "@roadnerd/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 type App = Awaited<ReturnType<typeof testApp>>;
@@ -22,6 +22,9 @@ describe("a tool's request never makes a sibling server on another port run a to
   let lanUrl: string;
   let lanHits = 0;
   let sibling: SpawnedServer;
+  /** The same server serving TLS on a port not known as ours: the filter proxy only sees a CONNECT to it. */
+  let tlsSibling: SpawnedServer;
+  let ca: TestCa;
   let proxy: App;
   let webcheck: App;
   let network: App;
@@ -35,6 +38,11 @@ describe("a tool's request never makes a sibling server on another port run a to
     await new Promise<void>((resolve) => lan.listen(0, "127.0.0.2", resolve));
     lanUrl = `http://127.0.0.2:${(lan.address() as AddressInfo).port}/`;
     sibling = await spawnServer("network", { env: { PORT: "0" } });
+    ca = await createTestCa();
+    const cert = await ca.server("sibling", ["127.0.0.1"]);
+    tlsSibling = await spawnServer("network", {
+      env: { PORT: "0", TLS_CERT_FILE: cert.certFile, TLS_KEY_FILE: cert.keyFile },
+    });
     const env = { OUTBOUND_ALLOW: "127.0.0.1" };
     proxy = await testApp(await loadServer("proxy"), { env });
     artifacts = await mkdtemp(join(tmpdir(), "rn-hops-"));
@@ -44,6 +52,8 @@ describe("a tool's request never makes a sibling server on another port run a to
   afterAll(async () => {
     await Promise.all([proxy?.close(), webcheck?.close(), network?.close()]);
     await sibling?.stop();
+    await tlsSibling?.stop();
+    await ca?.cleanup();
     await new Promise((resolve) => lan?.close(resolve));
     if (artifacts) await rm(artifacts, { recursive: true, force: true });
   });
@@ -93,6 +103,18 @@ describe("a tool's request never makes a sibling server on another port run a to
     const relay = `${sibling.url.replace(/\/$/, "")}/sse/http_check?${new URLSearchParams({ url: lanUrl })}`;
     const res = await webcheck.inject({
       url: `/sse/snapshot?${new URLSearchParams({ url: relay, timeout_ms: "50000", duration_ms: "60000" })}`,
+    });
+    expect(res.body, "the snapshot ran").toContain("event:");
+    expect(lanHits, res.body.slice(0, 600)).toBe(0);
+  }, 120_000);
+
+  // Issue 18, A7's leftover: inside an https tunnel the filter proxy cannot mark the request, and a navigation
+  // to /probe (not /sse, whose navigations are refused) ran the sibling's probe of the stand-in.
+  it("webcheck's snapshot of a TLS-serving sibling's /probe (https, tunnelled): the stand-in is never reached", async () => {
+    expect(tlsSibling.url).toMatch(/^https:\/\/127\.0\.0\.1:\d+/);
+    const probe = `${tlsSibling.url.replace(/\/$/, "")}/probe?${new URLSearchParams({ module: "http_2xx", target: lanUrl })}`;
+    const res = await webcheck.inject({
+      url: `/sse/snapshot?${new URLSearchParams({ url: probe, timeout_ms: "50000", duration_ms: "60000" })}`,
     });
     expect(res.body, "the snapshot ran").toContain("event:");
     expect(lanHits, res.body.slice(0, 600)).toBe(0);

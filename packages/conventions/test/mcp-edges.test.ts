@@ -140,7 +140,7 @@ describe("MCP over stdio: clean edges", () => {
     );
     child.stdin?.write(`${JSON.stringify({ jsonrpc: "2.0", id: 2, method: "initialize", params: INIT })}\n`);
     const [big, init] = await next(2);
-    expect(big).toMatchObject({ id: null, error: { code: -32600, data: { code: "E_INVALID_INPUT" } } });
+    expect(big).toMatchObject({ id: null, error: { code: -32600, data: { code: "E_TOO_LARGE" } } });
     expect(JSON.stringify(big)).toMatch(/larger than 65536 bytes/);
     expect(init).toMatchObject({ id: 2, result: { serverInfo: { name: "roadnerd-network" } } });
   });

@@ -14,6 +14,8 @@ export const MAX_STEP_BUDGET = 10;
 export const DEFAULT_PROBE_HOST = "example.com";
 /** Tool calls one gateway client may have in flight (half a server's default MAX_CALLS): see client-share.ts. */
 export const DEFAULT_CLIENT_CALLS = 8;
+/** MCP requests that are not tool calls one gateway client may have in flight (ADR 0039): gateway-requests.ts. */
+export const DEFAULT_CLIENT_REQUESTS = 8;
 
 const ms = (fallback: number, max: number) => z.coerce.number().int().min(1).max(max).default(fallback);
 
@@ -60,6 +62,17 @@ export const orchestratorEnv = z.object({
     .max(1000)
     .default(DEFAULT_CLIENT_CALLS)
     .describe("tool calls one client (a local uid, or an address) may have in flight at the gateway"),
+  // The gateway's one Origin rule is the servers' (ADR 0034), and so is what it may list (ADR 0048).
+  ALLOWED_ORIGINS: baseEnvShape.ALLOWED_ORIGINS,
+  ROADNERD_CLIENT_REQUESTS: z.coerce
+    .number({ error: "expected a whole number of requests, 1-1000" })
+    .int("expected a whole number of requests, 1-1000")
+    .min(1, "expected a whole number of requests, 1-1000")
+    .max(1000, "expected a whole number of requests, 1-1000")
+    .default(DEFAULT_CLIENT_REQUESTS)
+    .describe(
+      "MCP requests other than tool calls (tools/list, initialize…) one client may have in flight at the gateway's /mcp",
+    ),
   ROADNERD_SERVERS_FILE: z
     .string()
     .min(1)

@@ -12,6 +12,7 @@ import {
   boundConnections,
   callerKey,
   corsHeaders,
+  ERROR_STATUS,
   HOP_REFUSAL,
   HTTP_SERVER_BOUNDS,
   hostHeaderCount,
@@ -31,7 +32,7 @@ import { ClientShare } from "./client-share.ts";
 import { orchestratorEnv } from "./config.ts";
 import { type GatewayOptions, gatewaySource } from "./gateway.ts";
 import { GatewayInFlight } from "./gateway-in-flight.ts";
-import { answerText, REQUEST_SHARE } from "./gateway-requests.ts";
+import { answerText } from "./gateway-requests.ts";
 import { answerPage } from "./page/page-routes.ts";
 import { tokenRefusal } from "./page/page-token.ts";
 
@@ -69,6 +70,8 @@ const refused = (message: string, hint?: string) => ({
  * sending for minutes), and the 413 closes the connection (`connection: close`, then the socket is ended).
  */
 function readBody(req: IncomingMessage): Promise<string | undefined> {
+  // Announced over the limit: nothing of it is read.
+  if (Number(req.headers["content-length"]) > MAX_BODY) return Promise.resolve(undefined);
   return new Promise((resolve, reject) => {
     let size = 0;
     const chunks: Buffer[] = [];
@@ -143,9 +146,9 @@ async function answerPost(
 ): Promise<GatewayAnswer | undefined> {
   const text = await readBody(req);
   if (text === undefined) {
-    const tooLarge = rpcError(null, RPC.InvalidRequest, `body larger than ${MAX_BODY} bytes`, "E_INVALID_INPUT");
+    const tooLarge = rpcError(null, RPC.InvalidRequest, `body larger than ${MAX_BODY} bytes`, "E_TOO_LARGE");
     res.once("finish", () => req.socket.destroySoon());
-    return { status: 413, body: tooLarge, headers: { connection: "close" } };
+    return { status: ERROR_STATUS.E_TOO_LARGE, body: tooLarge, headers: { connection: "close" } };
   }
   let body: unknown;
   if (/^application\/json\b/i.test(req.headers["content-type"] ?? "")) {
@@ -173,8 +176,11 @@ async function answerPost(
 
 /** Who may call over loopback without a token: the servers' rule, read with the servers' own config fields. */
 const trustEnv = z.object({ ALLOWED_UIDS: baseEnvShape.ALLOWED_UIDS, SUDO_UID: baseEnvShape.SUDO_UID });
-const originEnv = z.object({ ALLOWED_ORIGINS: baseEnvShape.ALLOWED_ORIGINS });
-const shareEnv = z.object({ ROADNERD_CLIENT_CALLS: orchestratorEnv.shape.ROADNERD_CLIENT_CALLS });
+const originEnv = z.object({ ALLOWED_ORIGINS: orchestratorEnv.shape.ALLOWED_ORIGINS });
+const shareEnv = z.object({
+  ROADNERD_CLIENT_CALLS: orchestratorEnv.shape.ROADNERD_CLIENT_CALLS,
+  ROADNERD_CLIENT_REQUESTS: orchestratorEnv.shape.ROADNERD_CLIENT_REQUESTS,
+});
 
 /** The page's routes that run tools (a call, a triage): they take a slot of the client's share as /mcp does. */
 const PAGE_CALL = /^\/api\/(call\/|triage$)/;
@@ -183,11 +189,13 @@ const PAGE_GET_CALL = /^\/api\/(watch|screenshot)$/;
 
 /**
  * The servers' bounds (kernel): connection cap, header/request/keep-alive timeouts, refused sockets destroyed;
- * and a share per client of the tool calls in flight (default ROADNERD_CLIENT_CALLS, else 8).
+ * and a share per client of the tool calls in flight (default ROADNERD_CLIENT_CALLS, else 8) and of its other MCP
+ * requests (ROADNERD_CLIENT_REQUESTS, else 8).
  */
 export interface GatewayBounds {
   maxConnections?: number;
   clientCalls?: number;
+  clientRequests?: number;
 }
 
 export async function serveGatewayHttp(
@@ -203,8 +211,9 @@ export async function serveGatewayHttp(
     allowedHosts: [],
     allowedOrigins: originEnv.parse(process.env).ALLOWED_ORIGINS,
   };
-  const share = new ClientShare(bounds.clientCalls ?? shareEnv.parse(process.env).ROADNERD_CLIENT_CALLS);
-  const requests = new ClientShare(REQUEST_SHARE);
+  const shares = shareEnv.parse(process.env);
+  const share = new ClientShare(bounds.clientCalls ?? shares.ROADNERD_CLIENT_CALLS);
+  const requests = new ClientShare(bounds.clientRequests ?? shares.ROADNERD_CLIENT_REQUESTS);
   const inFlight = new GatewayInFlight();
   let allowedHosts: Set<string> = new Set();
   const http = createServer({ ...HTTP_SERVER_BOUNDS, requireHostHeader: false }, (req, res) => {

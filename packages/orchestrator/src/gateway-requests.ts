@@ -3,13 +3,10 @@
  * never wait for a server, so the per-client share of tool calls (client-share.ts) did not count them: one uid's
  * flood of tools/list (each answer the whole catalog, serialized again every time) kept the event loop busy
  * enough that another uid's tool call ran out its deadline (E_TIMEOUT after 8.2 s, sealed attacker review F8).
- * Now every POST to /mcp holds one of its client's REQUEST_SHARE slots from its arrival (before its body is
+ * Now every POST to /mcp holds one of its client's ROADNERD_CLIENT_REQUESTS slots (default 8) from its arrival (before its body is
  * read) until it is answered; a tool call moves to the call share once its body says so. And the answers that
  * are the same every time (tools/list) are serialized once.
  */
-
-/** Non-call requests one client (a local uid, or an address) may have in flight at the gateway. */
-export const REQUEST_SHARE = 8;
 
 /** Results serialized once: the kernel answers tools/list with one cached object for every request. */
 const serialized = new WeakMap<object, string>();

@@ -3,6 +3,8 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { EXIT } from "../src/cli/exit-codes.ts";
+import { runCli } from "../src/cli/main.ts";
 import { DEFAULT_IDLE_MS, loadOrchestratorConfig, remoteServersFromEnv } from "../src/config.ts";
 import { remoteServers } from "../src/orchestrator.ts";
 import { serverEnv } from "../src/server-env.ts";
@@ -21,6 +23,14 @@ describe("orchestrator config", () => {
   it("a bad value is refused with the variable's name", () => {
     expect(() => loadOrchestratorConfig({ ROADNERD_PLANNER: "gpt" })).toThrow(/ROADNERD_PLANNER/);
     expect(() => loadOrchestratorConfig({ ROADNERD_IDLE_MS: "-1" })).toThrow(/ROADNERD_IDLE_MS/);
+  });
+
+  it("ALLOWED_ORIGINS with a wildcard: the gateway refuses to start (exit 2), naming the entry", async () => {
+    expect(() => loadOrchestratorConfig({ ALLOWED_ORIGINS: "https://*.corp.example" })).toThrow(
+      /ALLOWED_ORIGINS: "https:\/\/\*\.corp\.example": wildcards are not supported/,
+    );
+    const env = { ALLOWED_ORIGINS: "*", ROADNERD_SERVERS_FILE: "/nonexistent" };
+    expect(await runCli(["mcp", "--http", "--port", "0"], env)).toBe(EXIT.usage);
   });
 
   it("ROADNERD_SERVER_<NAME>_URL and _TOKEN, names upper-cased with - as _", () => {

@@ -1,7 +1,7 @@
 /**
  * Regression (sealed attacker review F8): a flood of tools/list at the gateway's /mcp (not a tool call, so outside
  * the per-client share of calls) delayed another uid's tool call to E_TIMEOUT once (8.2 s). Now every MCP request
- * holds a slot of its client's request share (REQUEST_SHARE) from its arrival, and tools/list is serialized
+ * holds a slot of its client's request share (ROADNERD_CLIENT_REQUESTS, default 8) from its arrival, and tools/list is serialized
  * once. Client B (uid 65534, a child process run with setpriv) opens 40 requests and holds them before their
  * last byte: 8 are let in, 32 are refused 503 E_BUSY at once; client A's tool call is served meanwhile; B's 8
  * get the whole list when it finishes them.
@@ -17,8 +17,8 @@ import { request } from "undici";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { Attacher } from "../src/attach.ts";
 import { type Catalog, loadCatalog } from "../src/catalog.ts";
+import { DEFAULT_CLIENT_REQUESTS as REQUEST_SHARE } from "../src/config.ts";
 import { type GatewayHttp, serveGatewayHttp } from "../src/gateway-http.ts";
-import { REQUEST_SHARE } from "../src/gateway-requests.ts";
 import { RulesPlanner } from "../src/planners/rules.ts";
 import { MCP_HEADERS, rpc } from "./gateway-clients.ts";
 

@@ -225,7 +225,7 @@ describe("the page's guards", () => {
     ]);
   });
 
-  it("a body that is not a JSON object, or too large, is a typed 400, not E_INTERNAL or a reset (attacker review)", async () => {
+  it("a body that is not a JSON object is a typed 400, too large a 413, not E_INTERNAL or a reset (attacker review)", async () => {
     const host = new URL(origin).host;
     const post = (body: string) =>
       new Promise<{ status: number; body: string }>((resolve, reject) => {
@@ -250,9 +250,9 @@ describe("the page's guards", () => {
       message: expect.stringContaining("object"),
     });
     const big = await post(JSON.stringify({ path: "x".repeat(200_000) }));
-    expect(big.status).toBe(400);
+    expect(big.status).toBe(413);
     expect(JSON.parse(big.body).error).toMatchObject({
-      code: "E_INVALID_INPUT",
+      code: "E_TOO_LARGE",
       message: expect.stringContaining("larger"),
     });
   });

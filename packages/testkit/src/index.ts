@@ -35,6 +35,7 @@ export {
 } from "./http-servers.ts";
 export { type McpSession, mcpOverHttp, mcpOverStdio, openMcp, type StdioOptions } from "./mcp-client.ts";
 export { createNetnsLab, type LabServeOptions, NetnsLab, netnsSkipReason, type VethEnd } from "./netns.ts";
+export { type Oversized, sendOversized } from "./oversized-body.ts";
 export { REPO_ROOT } from "./repo-root.ts";
 export { pollUntil, scaledDeadline, scaledMs } from "./scaled.ts";
 export {

@@ -2,6 +2,7 @@
 import { availableParallelism } from "node:os";
 import { z } from "zod";
 import { DiagError } from "../errors/errors.ts";
+import { hostEntryProblem, originEntryProblem } from "./list-entries.ts";
 
 export const DEFAULT_HOST = "127.0.0.1";
 export const DEFAULT_EXEC_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
@@ -15,6 +16,15 @@ const csv = z
       .map((s) => s.trim())
       .filter(Boolean),
   );
+
+/** A comma-separated list each of whose entries must pass `problem` (undefined: fine; else why not). */
+const checkedCsv = (problem: (entry: string) => string | undefined) =>
+  csv.superRefine((entries, ctx) => {
+    for (const entry of entries) {
+      const message = problem(entry);
+      if (message) ctx.addIssue({ code: "custom", message });
+    }
+  });
 
 const portSchema = z.coerce
   .number({ error: "expected a port number 0-65535" })
@@ -51,9 +61,11 @@ export const baseEnvShape = {
     .describe(
       "if set, every route but /healthz needs Authorization: Bearer <token> (16+ printable characters: openssl rand -hex 16)",
     ),
-  ALLOWED_HOSTS: csv.describe("extra Host header names accepted (DNS-rebinding guard)"),
-  ALLOWED_ORIGINS: csv.describe(
-    "browser Origins served besides this server's own, exactly (scheme, host, port): e.g. http://localhost:6274 for the MCP Inspector's direct mode",
+  ALLOWED_HOSTS: checkedCsv(hostEntryProblem).describe(
+    "extra Host header names accepted (DNS-rebinding guard), each exactly: no wildcard or port",
+  ),
+  ALLOWED_ORIGINS: checkedCsv(originEntryProblem).describe(
+    "browser Origins served besides this server's own, each exactly as browsers send it (scheme://host[:port], no wildcard): e.g. http://localhost:6274 for the MCP Inspector's direct mode",
   ),
   OUTBOUND_ALLOW: csv.describe("if set, the only targets tools may reach: CIDRs or host names"),
   OUTBOUND_DENY: csv.describe("targets always denied, on top of cloud metadata and link-local"),

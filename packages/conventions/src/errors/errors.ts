@@ -15,6 +15,7 @@ export const ERROR_CODES = [
   "E_UNREACHABLE",
   "E_TLS",
   "E_BUSY",
+  "E_TOO_LARGE",
   "E_EXEC_FAILED",
   "E_INTERNAL",
 ] as const;
@@ -35,6 +36,7 @@ export const ERROR_STATUS: Record<ErrorCode, number> = {
   E_UNREACHABLE: 502,
   E_TLS: 502,
   E_BUSY: 503,
+  E_TOO_LARGE: 413,
   E_EXEC_FAILED: 502,
   E_INTERNAL: 500,
 };
@@ -53,6 +55,8 @@ export const ERROR_MEANING: Record<ErrorCode, string> = {
   E_UNREACHABLE: "No route to the target: host or network unreachable (as a result field: the diagnosis).",
   E_TLS: "The TLS handshake failed: no common protocol, certificate refused (as a result field: the diagnosis).",
   E_BUSY: "The server is at its bound of concurrent calls or open streams; retry after the Retry-After seconds.",
+  E_TOO_LARGE:
+    "The request body is over the limit (tool inputs are small); it is not read past it, and the connection is closed.",
   E_EXEC_FAILED:
     "A program the tool runs could not start or was ended by a signal from elsewhere; the message names it.",
   E_INTERNAL: "A bug on our side; never carries a stack trace.",

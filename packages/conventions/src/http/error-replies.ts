@@ -16,18 +16,22 @@ function sendError(request: FastifyRequest, reply: FastifyReply, diag: DiagError
   void reply.code(diag.status).send(errorBody(diag, runId));
 }
 
-function diagnose(err: unknown, bodyLimit: number): DiagError {
-  if ((err as { code?: string } | null)?.code === "FST_ERR_CTP_BODY_TOO_LARGE") {
-    return new DiagError("E_INVALID_INPUT", `request body larger than ${bodyLimit} bytes`, {
-      hint: "tool inputs are small: send only the tool's fields (GET /actions/<tool> shows them)",
-    });
-  }
-  return toDiagError(err);
+/**
+ * A body over the limit (Fastify's FST_ERR_CTP_BODY_TOO_LARGE: at once when Content-Length says so, else as soon
+ * as the chunks pass it): 413 E_TOO_LARGE, and the connection closed after the answer, so the rest is never read
+ * (kept alive, Node would read and drop the whole body, 100 MB of it, before the next request).
+ */
+export function bodyTooLarge(err: unknown, reply: FastifyReply, bodyLimit: number): DiagError | undefined {
+  if ((err as { code?: string } | null)?.code !== "FST_ERR_CTP_BODY_TOO_LARGE") return undefined;
+  void reply.header("connection", "close");
+  return new DiagError("E_TOO_LARGE", `request body larger than ${bodyLimit} bytes`, {
+    hint: "tool inputs are small: send only the tool's fields (GET /actions/<tool> shows them)",
+  });
 }
 
 export function registerErrorReplies(app: FastifyInstance, bodyLimit: number): void {
   app.setErrorHandler((err, request, reply) => {
-    const diag = diagnose(err, bodyLimit);
+    const diag = bodyTooLarge(err, reply, bodyLimit) ?? toDiagError(err);
     if (diag.code === "E_INTERNAL") request.log.error({ err }, "request failed");
     const body = request.body as { run_id?: unknown } | undefined;
     if (diag.retryAfterS !== undefined) void reply.header("retry-after", String(diag.retryAfterS));

@@ -7,6 +7,7 @@ import { createHash, timingSafeEqual } from "node:crypto";
 import { isIP } from "node:net";
 import { networkInterfaces } from "node:os";
 import type { FastifyRequest } from "fastify";
+import { isSerializedOrigin } from "../define/list-entries.ts";
 import { DiagError } from "../errors/errors.ts";
 import { HOP_REFUSAL, isToolHop } from "../outbound/hop.ts";
 
@@ -134,22 +135,6 @@ export function isAllowedOrigin(origin: string, target: OriginTarget, options: O
   const host = (target.headers.host ?? "").trim();
   if (portOf(url.host, url.protocol) !== portOf(host, scheme)) return false;
   return reachesUs(hostnameOf(url.host), target, options);
-}
-
-/**
- * An Origin exactly as a browser serializes it: lower-case scheme, canonical host (`127.1` and `2130706433` are
- * 127.0.0.1 written otherwise), the port only when not the scheme's default, no userinfo, path or trailing `/`.
- * Anything else came from no browser; it is refused, so no other spelling is ever echoed in CORS headers. A
- * scheme with no URL origin (an extension's) is taken in that shape when ALLOWED_ORIGINS lists it exactly.
- */
-function isSerializedOrigin(origin: string): boolean {
-  try {
-    const url = new URL(origin);
-    if (url.protocol === "http:" || url.protocol === "https:") return url.origin === origin;
-    return /^[a-z][a-z0-9+.-]*:\/\/[a-z0-9.-]+$/.test(origin);
-  } catch {
-    return false;
-  }
 }
 
 /**

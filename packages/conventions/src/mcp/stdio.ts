@@ -79,7 +79,7 @@ export class LineTransport implements Transport {
   #tooLarge(): void {
     this.#chunks = [];
     this.#size = 0;
-    this.#reply(rpcError(null, RPC.InvalidRequest, `message larger than ${this.#maxBytes} bytes`, "E_INVALID_INPUT"));
+    this.#reply(rpcError(null, RPC.InvalidRequest, `message larger than ${this.#maxBytes} bytes`, "E_TOO_LARGE"));
   }
 
   #initialized = false;

@@ -39,21 +39,36 @@ function json(res: ServerResponse, status: number, body: unknown): void {
 
 const argsObject = z.record(z.string(), z.unknown());
 
-/** The body as a JSON object ({} when empty); anything else is refused as E_INVALID_INPUT (400). */
+/** A body over MAX_API_BODY: 413 E_TOO_LARGE, as a server's /actions answers it (the code's own status). */
+class TooLarge extends Error {
+  readonly code = "E_TOO_LARGE";
+  constructor() {
+    super(`body larger than ${MAX_API_BODY} bytes`);
+  }
+}
+
+/**
+ * The body as a JSON object ({} when empty); over the limit E_TOO_LARGE (413), answered at once and the
+ * connection closed after it, the rest unread (at once when Content-Length says so); anything else is refused
+ * as E_INVALID_INPUT (400).
+ */
 function readJson(req: IncomingMessage, res: ServerResponse): Promise<Record<string, unknown>> {
   return new Promise((resolve, reject) => {
     let size = 0;
     const chunks: Buffer[] = [];
-    const onData = (c: Buffer) => {
-      size += c.length;
-      if (size <= MAX_API_BODY) return void chunks.push(c);
-      // Answered at once and the connection closed after it: the rest is not read.
+    const tooLarge = () => {
       req.off("data", onData);
       req.pause();
       res.once("finish", () => req.socket.destroySoon());
       res.setHeader("connection", "close");
-      reject(new Error(`body larger than ${MAX_API_BODY} bytes`));
+      reject(new TooLarge());
     };
+    const onData = (c: Buffer) => {
+      size += c.length;
+      if (size <= MAX_API_BODY) return void chunks.push(c);
+      tooLarge();
+    };
+    if (Number(req.headers["content-length"]) > MAX_API_BODY) return tooLarge();
     req.on("data", onData);
     req.on("end", () => {
       if (size > MAX_API_BODY) return;
@@ -198,7 +213,9 @@ export function answerPage(
   }
   if (!path.startsWith("/api/")) return false;
   const failed = (e: unknown) => {
-    if (!res.headersSent) json(res, 400, { error: { ...errorInfo(e), code: "E_INVALID_INPUT" } });
+    if (res.headersSent) return;
+    if (e instanceof TooLarge) return json(res, httpStatusOf(e.code), { error: errorInfo(e) });
+    json(res, 400, { error: { ...errorInfo(e), code: "E_INVALID_INPUT" } });
   };
   const route = `${req.method} ${path}`;
   if (route === "GET /api/servers") {

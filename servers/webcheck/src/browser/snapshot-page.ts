@@ -4,7 +4,14 @@
  * The first navigation ending anywhere the policy refuses, or not loading in time, is an error; what the
  * page's subresources tried and were refused is reported beside the screenshot.
  */
-import { DiagError, type DiagnosisCode, maskUrl, type OutboundPolicy, oneLine } from "@roadnerd/conventions";
+import {
+  DiagError,
+  type DiagnosisCode,
+  HOP_HEADERS,
+  maskUrl,
+  type OutboundPolicy,
+  oneLine,
+} from "@roadnerd/conventions";
 import type { Browser, Response } from "playwright-core";
 import { BLOCKED_HEADER, FAILED_HEADER, type Refusal, startFilterProxy, type UpstreamFailure } from "./filter-proxy.ts";
 
@@ -79,6 +86,10 @@ export async function snapshotPage(
     ignoreHTTPSErrors: true,
     serviceWorkers: "block",
     acceptDownloads: false,
+    // The hop marker on every request the page makes, set by Chromium itself: the filter proxy marks plain http,
+    // but inside an https tunnel only the browser can, and a sibling serving TLS on a port not known as ours
+    // would otherwise run a tool for a page that navigates to it (ADR 0048).
+    extraHTTPHeaders: { ...HOP_HEADERS },
   });
   // WebRTC talks UDP (STUN, ICE) around any proxy: a page gets no RTCPeerConnection, in any frame.
   await context.addInitScript(NO_WEBRTC);

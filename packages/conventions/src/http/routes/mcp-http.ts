@@ -3,9 +3,11 @@
  * Errors on this route are JSON-RPC errors, not the REST body: malformed JSON is −32700.
  */
 import type { FastifyInstance } from "fastify";
+import { BODY_LIMIT_BYTES } from "../../define/limits.ts";
 import { toDiagError } from "../../errors/errors.ts";
 import { RPC, rpcError, transportErrorBody } from "../../mcp/rpc.ts";
 import type { Runtime } from "../../runtime/runtime.ts";
+import { bodyTooLarge } from "../error-replies.ts";
 import { unlessAnswered } from "../in-flight.ts";
 import { MalformedJsonError } from "../json-body.ts";
 
@@ -31,7 +33,7 @@ export function registerMcpHttp(app: FastifyInstance, runtime: Runtime<unknown>)
               ),
             );
         }
-        const diag = toDiagError(err);
+        const diag = bodyTooLarge(err, reply, BODY_LIMIT_BYTES) ?? toDiagError(err);
         const parse = diag instanceof MalformedJsonError;
         if (diag.retryAfterS !== undefined) void reply.header("retry-after", String(diag.retryAfterS));
         if (diag.code === "E_INTERNAL") runtime.log.error({ err }, "mcp request failed");
