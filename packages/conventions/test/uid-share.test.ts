@@ -60,3 +60,48 @@ describe("the connection cap's share per uid", () => {
     expect((await other).stdout).toBe("kept");
   }, 30_000);
 });
+
+/** What uid 65534's idle socket (it sends nothing) receives within 1 s: "" when nothing, else the status line. */
+async function idleAsNobody(at: number): Promise<string> {
+  const script = `const s=require("node:net").connect(${at},"127.0.0.1");let got="";s.on("error",()=>{});s.on("data",d=>{got+=d});setTimeout(()=>{process.stdout.write(got.split("\\r\\n")[0]);process.exit(0)},${scaledMs(1000)})`;
+  const { stdout } = await promisify(execFile)("setpriv", [
+    "--reuid=65534",
+    "--regid=65534",
+    "--clear-groups",
+    process.execPath,
+    "-e",
+    script,
+  ]);
+  return stdout;
+}
+
+describe("judged only under pressure (a refused uid, cap 8)", () => {
+  let strict: Server;
+  let strictPort: number;
+  const held: Socket[] = [];
+  beforeAll(async () => {
+    strict = createServer(() => {});
+    capConnections(strict, CAP, { allowed: new Set([0, process.getuid?.() ?? 0]) });
+    strict.listen(0, "127.0.0.1");
+    await once(strict, "listening");
+    strictPort = (strict.address() as AddressInfo).port;
+  });
+  afterAll(async () => {
+    for (const s of held) s.destroy();
+    await new Promise((r) => strict.close(r));
+  });
+
+  it("below half, nothing is looked up: uid 65534's idle socket gets nothing", async () => {
+    expect(await idleAsNobody(strictPort)).toBe("");
+  }, 30_000);
+
+  it("from half on, it is judged and gets its 403", async () => {
+    for (let i = 0; i < CAP / 2; i++) {
+      const s = connect(strictPort, "127.0.0.1");
+      s.on("error", () => {});
+      held.push(s);
+      await once(s, "connect");
+    }
+    expect(await idleAsNobody(strictPort)).toBe("HTTP/1.1 403 Forbidden");
+  }, 30_000);
+});

@@ -92,8 +92,9 @@ export function capByUid(server: Server, maxConnections: number, trust: UidTrust
       }
       open.set(socket, "refused");
       spare.add(socket);
+      // A request already sent gets its 403 from the per-request check (http-app.ts): one answer, not two.
+      if (socket.bytesRead === 0) socket.write(forbidden(verdict.uid ?? -1, what));
       socket.pause();
-      socket.write(forbidden(verdict.uid ?? -1, what));
       setTimeout(() => cut(socket), REFUSED_KEPT_MS).unref();
       return;
     }
