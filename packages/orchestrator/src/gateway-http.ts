@@ -323,7 +323,7 @@ export async function serveGatewayHttp(
         .catch(failed);
     }, failed);
   }
-  boundConnections(http, bounds.maxConnections);
+  boundConnections(http, bounds.maxConnections, options.token ? undefined : trust, "gateway");
   await new Promise<void>((resolve, reject) => {
     http.once("error", reject);
     http.listen(port, "127.0.0.1", () => resolve());

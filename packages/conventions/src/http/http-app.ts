@@ -17,6 +17,7 @@ import { createRuntime, type Runtime, type RuntimeOptions } from "../runtime/run
 import { clientErrorHandler } from "./client-errors.ts";
 import {
   CONNECTIONS_CHECK_MS,
+  capConnections,
   DEFAULT_MAX_CONNECTIONS,
   HEADERS_TIMEOUT_MS,
   KEEP_ALIVE_MS,
@@ -118,11 +119,12 @@ export async function buildHttpApp(runtime: Runtime<unknown>): Promise<FastifyIn
     // On close, cut what is left once the streams have said `end` (see preClose below).
     forceCloseConnections: true,
   });
-  app.server.maxConnections = DEFAULT_MAX_CONNECTIONS;
+  const trust = uidTrust(config);
+  // With a token, a refused uid may still call with it: no uid gives way for being refused then (ADR 0045).
+  capConnections(app.server, DEFAULT_MAX_CONNECTIONS, config.AUTH_TOKEN ? undefined : trust);
   await app.register(fastifySse, { heartbeatInterval: 0 });
   registerJsonBody(app);
   const authFailures = authFailureLog(runtime.log);
-  const trust = uidTrust(config);
   const refuse = (request: FastifyRequest, reply: FastifyReply, err: unknown): Error => {
     if (err instanceof DiagError && err.code === "E_UNAUTHORIZED") authFailures(request);
     // A refused caller does not keep its connection (a table of idle refused connections locks everyone out).

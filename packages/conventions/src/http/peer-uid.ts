@@ -167,3 +167,18 @@ export async function judgePeer(socket: Socket, trust: UidTrust): Promise<number
   if (uids.length === 0) return -1;
   return uids.find((u) => !allowed.has(u)) ?? "ok";
 }
+
+/**
+ * The peer's verdict and uid together, for the cap's judgement under pressure (uid-cap.ts): `allowed` as
+ * judgePeer decides it; `uid` the socket's owner when the tables name one (undefined off loopback or off Linux).
+ * Both read the same lookup (one per connection, sharing the batch's one read of the tables).
+ */
+export async function judgeConnection(
+  socket: Socket,
+  trust: UidTrust,
+): Promise<{ allowed: boolean; uid: number | undefined }> {
+  const verdict = await judgePeer(socket, trust);
+  if (typeof verdict === "number") return { allowed: false, uid: verdict };
+  const uid = verdict === "unknown" ? undefined : await peerUid(socket);
+  return { allowed: true, uid: uid !== undefined && uid >= 0 ? uid : undefined };
+}
