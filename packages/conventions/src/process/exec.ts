@@ -9,6 +9,7 @@ import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
 import { buildArgv, type Command, checkAllowed, type SlotValues } from "../define/command.ts";
 import { DiagError } from "../errors/errors.ts";
 import type { Limiter } from "../runtime/limiter.ts";
+import { deathTied, deathTieWrapper } from "./death-tie.ts";
 import { relaySpawn } from "./spawn-relay.ts";
 
 export const DEFAULT_EXEC_MAX_BYTES = 1024 * 1024;
@@ -86,7 +87,9 @@ export interface GroupChild {
  */
 export function spawnGroup(binary: string, args: readonly string[], env: Record<string, string>): GroupChild {
   installExitHook();
-  const child = spawn(binary, args, { shell: false, detached: true, stdio: ["ignore", "pipe", "pipe"], env });
+  // Through setpriv: SIGKILLed if this process dies without its exit hook (a SIGKILL), ADR 0051.
+  const run = deathTied(binary, args, env);
+  const child = spawn(run.file, run.args, { shell: false, detached: true, stdio: ["ignore", "pipe", "pipe"], env });
   const pgid = child.pid;
   if (pgid !== undefined) liveGroups.add(pgid);
   return {
@@ -151,7 +154,14 @@ async function spawnNow(
   try {
     // fork/exec on the helper thread (ADR 0042); the deadline, the signal and the kills stay here.
     const outcome = relaySpawn(
-      { binary, args, env: scrubbedEnv(execPath), maxBytes: options.maxBytes ?? DEFAULT_EXEC_MAX_BYTES },
+      {
+        binary,
+        args,
+        env: scrubbedEnv(execPath),
+        maxBytes: options.maxBytes ?? DEFAULT_EXEC_MAX_BYTES,
+        // The helper runs it through setpriv: it dies with the helper thread, so with this process (ADR 0051).
+        tie: deathTieWrapper(),
+      },
       (pid) => {
         if (abandoned) return killGroup(pid, "SIGKILL");
         pgid = pid;

@@ -7,14 +7,20 @@
  */
 import { Worker } from "node:worker_threads";
 import { DiagError } from "../errors/errors.ts";
+import { findOnPath } from "./death-tie.ts";
 import { type FromSpawnWorker, type SpawnJob, type SpawnOutcome, spawnWorkerMain } from "./spawn-worker.ts";
 
 /** An idle helper ends after this long; the next spawn starts another (~20–40 ms, once per burst). */
 export const SPAWN_HELPER_IDLE_MS = 20_000;
 
 // getBuiltinModule, not require: an eval'd worker is an ES module when the process was started with
-// --input-type=module.
-const SOURCE = `(${spawnWorkerMain.toString()})(process.getBuiltinModule("node:worker_threads").parentPort, process.getBuiltinModule("node:child_process").spawn);`;
+// --input-type=module. findOnPath goes along as source too: the helper resolves the program for setpriv.
+const SOURCE = `const fs = process.getBuiltinModule("node:fs");
+(${spawnWorkerMain.toString()})(
+  process.getBuiltinModule("node:worker_threads").parentPort,
+  process.getBuiltinModule("node:child_process").spawn,
+  (binary, path) => (${findOnPath.toString()})(binary, path, fs.accessSync, fs.statSync),
+);`;
 
 interface Helper {
   worker: Worker;

@@ -17,6 +17,8 @@ export interface SpawnJob {
   env: Record<string, string>;
   /** Cap on each of stdout and stderr, in bytes: past it the group is sent SIGTERM and the output cut. */
   maxBytes: number;
+  /** The wrapper that ties the child's life to this thread's (death-tie.ts), when there is one. */
+  tie?: { file: string; args: readonly string[] } | undefined;
 }
 
 /** How a run ended; what it means (timeout, missing binary, a signal) is decided by the serving thread. */
@@ -34,7 +36,11 @@ export type FromSpawnWorker =
   | { type: "started"; id: number; pid: number }
   | { type: "done"; id: number; outcome: SpawnOutcome };
 
-export function spawnWorkerMain(port: MessagePort, spawn: typeof nodeSpawn): void {
+export function spawnWorkerMain(
+  port: MessagePort,
+  spawn: typeof nodeSpawn,
+  find: (binary: string, path: string | undefined) => string | undefined,
+): void {
   port.on("message", (job: SpawnJob) => {
     const chunks: Buffer[][] = [[], []];
     const bytes = [0, 0];
@@ -50,8 +56,13 @@ export function spawnWorkerMain(port: MessagePort, spawn: typeof nodeSpawn): voi
       port.postMessage({ type: "done", id: job.id, outcome });
     };
     let child: ReturnType<typeof nodeSpawn>;
+    // Through the wrapper when there is one and the program is found (else spawn reports ENOENT, as before):
+    // the child is SIGKILLed when this thread ends (death-tie.ts), and this thread stays while it has runs.
+    const program = job.tie ? find(job.binary, job.env.PATH) : undefined;
+    const file = job.tie && program ? job.tie.file : job.binary;
+    const argv = job.tie && program ? [...job.tie.args, program, ...job.args] : job.args;
     try {
-      child = spawn(job.binary, job.args, {
+      child = spawn(file, argv, {
         shell: false,
         // A new process group, so a timeout can kill grandchildren that hold our pipes.
         detached: true,
