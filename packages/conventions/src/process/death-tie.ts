@@ -4,9 +4,10 @@
  * `setpriv --pdeathsig KILL --` (util-linux, essential in Debian 12), which sets PR_SET_PDEATHSIG and execs the
  * checked program in the same process (same pid, same group). The kernel then SIGKILLs the child when the THREAD
  * that forked it ends: the serving thread (this process) or the spawn helper, which stays while it has runs.
- * The wrapper gets the program's absolute path, found here on the child's own PATH (as execvp would), after the
- * allowlist check, and `--` ends its options: no argument of the program can reach setpriv. Where setpriv is
- * absent (an image without it) or the program is not found, the program is spawned directly, as before.
+ * The wrapper gets the checked program name after `--` (no argument of the program can reach setpriv) and finds
+ * it on the child's own PATH, as spawn would (argv[0] stays the bare name). Where setpriv is absent (an image
+ * without it) or the program is not on that PATH (checked first, findOnPath), the program is spawned directly,
+ * as before: a missing binary is still ENOENT.
  */
 import { accessSync, statSync } from "node:fs";
 
@@ -50,16 +51,4 @@ export function findOnPath(
     if (isExec(p)) return p;
   }
   return undefined;
-}
-
-/** What to spawn for `binary args`: setpriv and its fixed options before the resolved program, or the program. */
-export function deathTied(
-  binary: string,
-  args: readonly string[],
-  env: Readonly<Record<string, string>>,
-): { file: string; args: readonly string[] } {
-  const tie = deathTieWrapper();
-  const program = tie ? findOnPath(binary, env.PATH, accessSync, statSync) : undefined;
-  if (!tie || !program) return { file: binary, args };
-  return { file: tie.file, args: [...tie.args, program, ...args] };
 }
