@@ -96,13 +96,17 @@ function onGroupMessage(helper: Helper, msg: Exclude<FromSpawnWorker, { type: "d
   if (msg.type === "started") {
     const child = new RelayedChild(msg.pid, (k) => helper.worker.postMessage({ type: "resume", id: msg.id, k }));
     g.child = child;
-    return g.started(child);
+    g.started(child);
+    return;
   }
-  if (msg.type === "data") return g.child?.data(msg.k, msg.chunk);
+  if (msg.type === "data") {
+    g.child?.data(msg.k, msg.chunk);
+    return;
+  }
   groups.delete(msg.id);
   settled(helper);
-  if (msg.type === "failed") return g.failed(Object.assign(new Error(msg.message), { code: msg.errorCode }));
-  g.child?.exit(msg.code, msg.signal);
+  if (msg.type === "failed") g.failed(Object.assign(new Error(msg.message), { code: msg.errorCode }));
+  else g.child?.exit(msg.code, msg.signal);
 }
 
 function startHelper(): Helper {
