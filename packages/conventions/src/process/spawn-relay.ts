@@ -190,8 +190,7 @@ export class RelayedChild extends EventEmitter<{ close: [code: number | null, si
   data(k: 0 | 1, chunk: string): void {
     const stream = k === 0 ? this.stdout : this.stderr;
     // Dropped by its reader: drained, so the child is not held on a full pipe.
-    if (stream.destroyed) return this.resume(k);
-    if (stream.push(chunk)) this.resume(k);
+    if (stream.destroyed || stream.push(chunk)) this.resume(k);
     else this.waiting[k] = true;
   }
 
