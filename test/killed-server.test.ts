@@ -2,8 +2,8 @@
  * A SIGKILLed server leaves no subprocess behind (issue 18, A10; ADR 0051). SIGKILL runs no exit hook and each
  * child has its own process group, so before this every command in flight lived on (a `journalctl --follow` for
  * as long as it liked). Each built server below runs a fake command that records its pid and sleeps: a tool call
- * (network's `ip`, forked on the spawn helper thread) and a follow stream (service's `journalctl --follow`, forked
- * on the serving thread); the server is SIGKILLed by pid and both children must be gone within a scaled deadline.
+ * (network's `ip`) and a follow stream (service's `journalctl --follow`); the server is SIGKILLed by pid and both
+ * children must be gone within a scaled deadline.
  * The same for `roadnerd up`, which hosts both servers in one process.
  */
 import { type ChildProcess, spawn } from "node:child_process";
