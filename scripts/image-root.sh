@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The Dockerfile's slim root filesystems (run inside its `slim` stage, a Debian 12 with Node):
-#   image-root.sh <dest>                  Node (symbols stripped) and the shared libraries it loads, root and
+#   image-root.sh <dest>                  Node (symbols stripped), setpriv (every command runs through it: ADR
+#                                         0051) and the shared libraries they load, root and
 #                                         node (uid 1000) in /etc/passwd and /etc/group, the CA bundle, /tmp
 #   image-root.sh <dest> <binary>…        each binary a server runs (its `commands`), its shared libraries and
 #                                         its Debian package's files under /etc (iproute2's tables, …)
@@ -30,6 +31,8 @@ for d in bin sbin lib lib64; do [ -e "$dest/$d" ] || ln -s "usr/$d" "$dest/$d"; 
 if [ $# -eq 0 ]; then
   with_libs "$(command -v node)"
   strip "$dest$(readlink -f "$(command -v node)")"
+  # util-linux (essential in Debian 12): each child gets PR_SET_PDEATHSIG, so it dies with its server.
+  with_libs "$(command -v setpriv)"
   mkdir -p "$dest/etc/ssl/certs" "$dest/home/node" "$dest/app"
   mkdir -m 1777 "$dest/tmp"
   chown 1000:1000 "$dest/home/node"

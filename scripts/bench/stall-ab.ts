@@ -11,6 +11,12 @@ import { f1, loadavg, pct, post, start } from "./lib.ts";
 const [roundsArg = "5", secondsArg = "3", ...mains] = process.argv.slice(2);
 const rounds = Number(roundsArg);
 const seconds = Number(secondsArg);
+/** CPU time of a process and the children it has reaped (utime+stime+cutime+cstime), in ms. */
+const cpuMs = (pid: number) => {
+  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+  const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  return ((Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14])) * 1000) / 100;
+};
 const rss = (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1]) / 1024;
 const bareBundle = await buildBareBundle();
 const bare = await start(process.execPath, [bareBundle.main]);
@@ -20,6 +26,8 @@ const idleRss = builds.map((b) => rss(b.pid));
 const sides = [...builds.map((_, k) => k), -1];
 const p99s = sides.map(() => [] as number[]);
 const p50s = sides.map(() => [] as number[]);
+/** Per build and round: CPU ms (its own and its reaped children's) per spawning call. */
+const cpuPerCall = builds.map(() => [] as number[]);
 await probe(bare.url, 0.5);
 for (const b of builds) await probe(b.url, 0.5);
 for (let r = 0; r < rounds; r++) {
@@ -32,14 +40,20 @@ for (let r = 0; r < rounds; r++) {
       ext.kill("SIGKILL");
     } else {
       const url = builds[k]?.url ?? "";
+      const pid = builds[k]?.pid ?? 0;
       let stop = false;
+      let calls = 0;
+      const cpu0 = cpuMs(pid);
       const loops = Array.from({ length: 8 }, async () => {
-        for (let i = 0; i < 100_000 && !stop; i++)
+        for (let i = 0; i < 100_000 && !stop; i++) {
           await post(`${url}/actions/listening_sockets`, { timeout_ms: 10_000 }).catch(() => undefined);
+          calls += 1;
+        }
       });
       xs = await probe(url, seconds);
       stop = true;
       await Promise.all(loops);
+      cpuPerCall[k]?.push((cpuMs(pid) - cpu0) / Math.max(1, calls));
     }
     const at = sides.indexOf(k);
     p99s[at]?.push(pct(xs, 99));
@@ -52,7 +66,7 @@ const control = med(p99s[sides.length - 1] ?? []);
 for (const [k, main] of mains.entries()) {
   const b = builds[k];
   console.log(
-    `${main.split("/").slice(-4).join("/").padEnd(48)} /healthz p99 median ${f1(med(p99s[k] ?? []))} ms (p50 ${f1(med(p50s[k] ?? []))}) ÷ control ${(med(p99s[k] ?? []) / control).toFixed(2)}×; RSS idle ${f1(idleRss[k] ?? 0)} MiB, after ${f1(b ? rss(b.pid) : 0)} MiB`,
+    `${main.split("/").slice(-4).join("/").padEnd(48)} /healthz p99 median ${f1(med(p99s[k] ?? []))} ms (p50 ${f1(med(p50s[k] ?? []))}) ÷ control ${(med(p99s[k] ?? []) / control).toFixed(2)}×; CPU per call ${(med(cpuPerCall[k] ?? [])).toFixed(2)} ms; RSS idle ${f1(idleRss[k] ?? 0)} MiB, after ${f1(b ? rss(b.pid) : 0)} MiB`,
   );
 }
 console.log(

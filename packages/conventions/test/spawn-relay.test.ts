@@ -10,7 +10,8 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { command } from "../src/define/command.ts";
-import { createExec, liveProcessGroups } from "../src/process/exec.ts";
+import { deathTieWrapper } from "../src/process/death-tie.ts";
+import { createExec, liveProcessGroups, spawnLines } from "../src/process/exec.ts";
 import {
   SPAWN_HELPER_IDLE_MS,
   spawnHelperStarted,
@@ -27,6 +28,8 @@ beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), "rn-relay-"));
   await writeFile(join(dir, "holdpid"), `#!/bin/sh\necho $$ > "${dir}/held.pid"\nsleep 30\n`);
   await chmod(join(dir, "holdpid"), 0o755);
+  await writeFile(join(dir, "printargs"), `#!/bin/sh\nprintf '%s\\n' "$0" "$@"\n`);
+  await chmod(join(dir, "printargs"), 0o755);
 });
 afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
@@ -37,7 +40,10 @@ afterEach(() => {
 
 const echo = command("echo", ["relayed"]);
 const holdpid = command("holdpid", []);
-const exec = () => createExec([echo, holdpid], `${dir}:/usr/bin:/bin`);
+const printargs = command("printargs", ["--reuid=0", "--", "-e"]);
+/** Its own argv as the kernel has it: what `ps` and /proc show of a child. */
+const ownArgv = command("sh", ["-c", `tr '\\0' '\\n' </proc/$$/cmdline`]);
+const exec = () => createExec([echo, holdpid, printargs, ownArgv], `${dir}:/usr/bin:/bin`);
 
 describe("the spawn helper thread", () => {
   it("starts on the first spawn, not when the kernel is imported", async () => {
@@ -113,5 +119,63 @@ describe("the spawn helper thread", () => {
     expect(run.stderr).toBe("");
     expect(run.status).toBe(0);
     expect(run.stdout).toBe("0");
+  });
+
+  it("runs the checked program through setpriv: its argv unchanged, every argument its own (ADR 0051)", async () => {
+    expect(deathTieWrapper()?.args).toEqual(["--pdeathsig", "KILL", "--"]);
+    const r = await exec()(printargs, undefined, { timeoutMs: 10_000 });
+    // Options that setpriv knows reach the program, not setpriv.
+    expect(r.stdout).toBe(`${dir}/printargs\n--reuid=0\n--\n-e\n`);
+    // setpriv execs the program itself: argv[0] is the bare name, as `ps` showed it before.
+    const own = await exec()(ownArgv, undefined, { timeoutMs: 10_000 });
+    expect(own.stdout).toBe("sh\n-c\ntr '\\0' '\\n' </proc/$$/cmdline\n");
+  });
+
+  it("a child still running keeps the helper: its idle end never kills a run in flight", async () => {
+    const pidFile = join(dir, "held.pid");
+    await rm(pidFile, { force: true });
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] });
+    const ctl = new AbortController();
+    // A short run ends first, so the idle timer would start if runs in flight did not hold it off.
+    await exec()(echo, undefined, { timeoutMs: 10_000 });
+    const held = exec()(holdpid, undefined, { timeoutMs: 100 * SPAWN_HELPER_IDLE_MS, signal: ctl.signal }).catch(
+      (e: unknown) => e,
+    );
+    let pid = 0;
+    for (let i = 0; i < 1000 && !(pid > 0); i++) {
+      await realDelay(10);
+      pid = Number((await readFile(pidFile, "utf8").catch(() => "")).trim());
+    }
+    expect(pid).toBeGreaterThan(0);
+    vi.advanceTimersByTime(3 * SPAWN_HELPER_IDLE_MS);
+    expect(spawnHelperStarted()).toBe(true);
+    await realDelay(50);
+    expect(isLive(pid)).toBe(true);
+    vi.useRealTimers();
+    ctl.abort();
+    expect(await held).toMatchObject({ code: "E_TIMEOUT" });
+    for (let i = 0; i < 200 && isLive(pid); i++) await realDelay(50);
+    expect(isLive(pid)).toBe(false);
+  });
+
+  it("a follow stream forks on the helper too: the helper's death takes its child along, and it ends", async () => {
+    const pidFile = join(dir, "held.pid");
+    await rm(pidFile, { force: true });
+    const lines = await spawnLines([holdpid], `${dir}:/usr/bin:/bin`, "holdpid", [], { timeoutMs: 60_000 });
+    // Its output comes through the helper: the stream is one of the helper's runs.
+    expect(spawnsInFlight()).toBe(1);
+    let pid = 0;
+    for (let i = 0; i < 1000 && !(pid > 0); i++) {
+      await realDelay(10);
+      pid = Number((await readFile(pidFile, "utf8").catch(() => "")).trim());
+    }
+    expect(pid).toBeGreaterThan(0);
+    expect(lines.pid).toBe(pid);
+    await stopSpawnHelper();
+    // Killed by its death signal (setpriv), not by us: nothing here signalled the group.
+    for (let i = 0; i < 200 && isLive(pid); i++) await realDelay(50);
+    expect(isLive(pid)).toBe(false);
+    expect(await lines.ended).toMatchObject({ reason: "exit", exitCode: null });
+    expect(liveProcessGroups()).toBe(0);
   });
 });

@@ -2,14 +2,14 @@
  * The one module that spawns processes. Read-only by construction: a binary runs only as one of the
  * commands its tool declared (command.ts), there is no shell, the environment is scrubbed, and a timeout
  * or the caller going away kills the whole process group. Two shapes: run to completion and capture
- * (spawnChecked: the fork/exec on a helper thread, spawn-relay.ts, so it never stalls the serving thread), or
- * stream stdout line by line for a follow mode (spawnLines, over child_process, whose stream we read as it comes).
+ * (spawnChecked), or stream stdout line by line for a follow mode (spawnLines, over spawnGroup). Every fork/exec
+ * is on the spawn helper thread (spawn-relay.ts), so it never stalls the serving thread (ADR 0042, 0051).
  */
-import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
 import { buildArgv, type Command, checkAllowed, type SlotValues } from "../define/command.ts";
 import { DiagError } from "../errors/errors.ts";
 import type { Limiter } from "../runtime/limiter.ts";
-import { relaySpawn } from "./spawn-relay.ts";
+import { deathTieWrapper } from "./death-tie.ts";
+import { type RelayedChild, relayGroup, relaySpawn } from "./spawn-relay.ts";
 
 export const DEFAULT_EXEC_MAX_BYTES = 1024 * 1024;
 /** Time between SIGTERM and SIGKILL for a process group that outlives its deadline. */
@@ -70,9 +70,9 @@ export function scrubbedEnv(path: string, extra: Readonly<Record<string, string>
 
 /** A long-lived child in its own process group, tracked so it dies with this process. */
 export interface GroupChild {
-  child: ChildProcessWithoutNullStreams;
-  /** The group id (the leader's pid), undefined when the spawn itself failed. */
-  pgid: number | undefined;
+  child: RelayedChild;
+  /** The group id (the leader's pid). */
+  pgid: number;
   /** Signal the whole group. */
   kill(signal: NodeJS.Signals): void;
   /** The leader has exited: SIGKILL whatever it left in its group, and stop tracking it. */
@@ -81,22 +81,25 @@ export interface GroupChild {
 
 /**
  * Spawn a child that outlives one call (a follow stream, a supervised server): no shell, the given
- * environment, stdin closed, its own process group, SIGKILLed if this process exits. Short commands go
- * through spawnChecked; callers check their argv (allowlist, or a server's own bin) before this.
+ * environment, stdin closed, its own process group, SIGKILLed if this process exits or dies (setpriv, ADR 0051).
+ * Forked on the spawn helper thread like every exec (ADR 0042, 0051), its output relayed at the reader's pace;
+ * resolves once it runs, rejects with the spawn's errno error (code ENOENT…). Short commands go through
+ * spawnChecked; callers check their argv (allowlist, or a server's own bin) before this.
  */
-export function spawnGroup(binary: string, args: readonly string[], env: Record<string, string>): GroupChild {
+export async function spawnGroup(
+  binary: string,
+  args: readonly string[],
+  env: Record<string, string>,
+): Promise<GroupChild> {
   installExitHook();
-  const child = spawn(binary, args, { shell: false, detached: true, stdio: ["ignore", "pipe", "pipe"], env });
+  const child = await relayGroup({ binary, args, env, tie: deathTieWrapper() });
   const pgid = child.pid;
-  if (pgid !== undefined) liveGroups.add(pgid);
+  liveGroups.add(pgid);
   return {
-    child: child as unknown as ChildProcessWithoutNullStreams,
+    child,
     pgid,
-    kill: (signal) => {
-      if (pgid !== undefined) killGroup(pgid, signal);
-    },
+    kill: (signal) => killGroup(pgid, signal),
     reap: () => {
-      if (pgid === undefined) return;
       killGroup(pgid, "SIGKILL");
       liveGroups.delete(pgid);
     },
@@ -151,7 +154,14 @@ async function spawnNow(
   try {
     // fork/exec on the helper thread (ADR 0042); the deadline, the signal and the kills stay here.
     const outcome = relaySpawn(
-      { binary, args, env: scrubbedEnv(execPath), maxBytes: options.maxBytes ?? DEFAULT_EXEC_MAX_BYTES },
+      {
+        binary,
+        args,
+        env: scrubbedEnv(execPath),
+        maxBytes: options.maxBytes ?? DEFAULT_EXEC_MAX_BYTES,
+        // The helper runs it through setpriv: it dies with the helper thread, so with this process (ADR 0051).
+        tie: deathTieWrapper(),
+      },
       (pid) => {
         if (abandoned) return killGroup(pid, "SIGKILL");
         pgid = pid;
@@ -276,23 +286,19 @@ export async function spawnLines(
 ): Promise<LineProcess> {
   checkAllowed(allowed, binary, args);
   if (options.signal?.aborted) throw new DiagError("E_TIMEOUT", `${binary} not started: request already ended`);
-  const group = spawnGroup(binary, args, scrubbedEnv(execPath));
-  const { child } = group;
-  await new Promise<void>((resolve, reject) => {
-    child.once("spawn", resolve);
-    child.once("error", (err: NodeJS.ErrnoException) => {
-      if (err.code === "ENOENT") {
-        reject(
-          new DiagError("E_NO_BINARY", `${binary} is not installed (searched ${execPath})`, {
-            hint: `install the package that provides ${binary}`,
-          }),
-        );
-      } else {
-        reject(new DiagError("E_EXEC_FAILED", `${binary} could not be run (${err.code ?? "error"})`, { cause: err }));
-      }
-    });
-  });
-  const pgid = group.pgid as number;
+  let group: GroupChild;
+  try {
+    group = await spawnGroup(binary, args, scrubbedEnv(execPath));
+  } catch (e) {
+    const err = e as NodeJS.ErrnoException;
+    if (err.code === "ENOENT") {
+      throw new DiagError("E_NO_BINARY", `${binary} is not installed (searched ${execPath})`, {
+        hint: `install the package that provides ${binary}`,
+      });
+    }
+    throw new DiagError("E_EXEC_FAILED", `${binary} could not be run (${err.code ?? "error"})`, { cause: err });
+  }
+  const { child, pgid } = group;
   let reason: LinesEnd["reason"] | undefined;
   const stop = (why: LinesEnd["reason"]) => {
     if (reason) return;
@@ -303,6 +309,8 @@ export async function spawnLines(
   const timer = setTimeout(() => stop("timeout"), options.timeoutMs);
   const onAbort = () => stop("aborted");
   options.signal?.addEventListener("abort", onAbort, { once: true });
+  // Aborted while the helper was starting it.
+  if (options.signal?.aborted) onAbort();
   let stderr = "";
   child.stderr.setEncoding("utf8");
   child.stderr.on("data", (d: string) => {

@@ -17,14 +17,17 @@ export interface RunProgramOptions {
   maxBytes?: number;
 }
 
-export function runProgram(argv: readonly string[], options: RunProgramOptions): Promise<ProgramOutput> {
+export async function runProgram(argv: readonly string[], options: RunProgramOptions): Promise<ProgramOutput> {
   const [binary, ...args] = argv;
-  if (!binary) return Promise.reject(new Error("runProgram: empty argv"));
+  if (!binary) throw new Error("runProgram: empty argv");
   const maxBytes = options.maxBytes ?? 4 << 20;
+  const group = await spawnGroup(binary, args, options.env).catch((e: Error) => {
+    throw Object.assign(new Error(e.message), { stdout: "", stderr: "" });
+  });
   return new Promise((resolve, reject) => {
-    const group = spawnGroup(binary, args, options.env);
-    const out: Buffer[] = [];
-    const err: Buffer[] = [];
+    // Text: the helper relays the output decoded (spawn-relay.ts).
+    const out: string[] = [];
+    const err: string[] = [];
     let bytes = 0;
     let why: string | undefined;
     const stop = (reason: string) => {
@@ -32,19 +35,18 @@ export function runProgram(argv: readonly string[], options: RunProgramOptions):
       group.kill("SIGKILL");
     };
     const timer = setTimeout(() => stop(`timed out after ${options.timeoutMs} ms`), options.timeoutMs);
-    const take = (into: Buffer[]) => (chunk: Buffer) => {
-      bytes += chunk.length;
+    const take = (into: string[]) => (chunk: string) => {
+      bytes += Buffer.byteLength(chunk);
       if (bytes > 2 * maxBytes) return stop(`printed more than ${maxBytes} bytes`);
       into.push(chunk);
     };
     group.child.stdout.on("data", take(out));
     group.child.stderr.on("data", take(err));
-    group.child.once("error", (e) => stop(e.message));
     group.child.once("close", (code, signal) => {
       clearTimeout(timer);
       group.reap();
-      const stdout = Buffer.concat(out).toString("utf8");
-      const stderr = Buffer.concat(err).toString("utf8");
+      const stdout = out.join("");
+      const stderr = err.join("");
       if (why || code !== 0) {
         const failure = why ?? (signal ? `killed by ${signal}` : `exited with ${code}`);
         return reject(Object.assign(new Error(failure), { stdout, stderr }));

@@ -17,6 +17,8 @@ export interface SpawnJob {
   env: Record<string, string>;
   /** Cap on each of stdout and stderr, in bytes: past it the group is sent SIGTERM and the output cut. */
   maxBytes: number;
+  /** The wrapper that ties the child's life to this thread's (death-tie.ts), when there is one. */
+  tie?: { file: string; args: readonly string[] } | undefined;
 }
 
 /** How a run ended; what it means (timeout, missing binary, a signal) is decided by the serving thread. */
@@ -30,12 +32,80 @@ export interface SpawnOutcome {
   errorCode?: string | undefined;
 }
 
+/**
+ * A long-lived child whose output is relayed as it comes (follow streams, supervised servers, runProgram): each
+ * chunk of stdout (k 0) or stderr (k 1) is sent as text and that stream paused until the serving thread asks
+ * for more (`resume`), so a slow reader holds the child back as a pipe would.
+ */
+export interface GroupJob {
+  type: "group";
+  id: number;
+  binary: string;
+  args: readonly string[];
+  env: Record<string, string>;
+  tie?: { file: string; args: readonly string[] } | undefined;
+}
+
+export type ToSpawnWorker = SpawnJob | GroupJob | { type: "resume"; id: number; k: 0 | 1 };
+
 export type FromSpawnWorker =
   | { type: "started"; id: number; pid: number }
-  | { type: "done"; id: number; outcome: SpawnOutcome };
+  | { type: "done"; id: number; outcome: SpawnOutcome }
+  | { type: "failed"; id: number; errorCode: string; message: string }
+  | { type: "data"; id: number; k: 0 | 1; chunk: string }
+  | { type: "exit"; id: number; code: number | null; signal: string | null };
 
-export function spawnWorkerMain(port: MessagePort, spawn: typeof nodeSpawn): void {
-  port.on("message", (job: SpawnJob) => {
+export function spawnWorkerMain(
+  port: MessagePort,
+  spawn: typeof nodeSpawn,
+  find: (binary: string, path: string | undefined) => string | undefined,
+): void {
+  // Through the wrapper when there is one and the program is on the child's PATH (else spawned directly, so a
+  // missing one is ENOENT as before): the child is SIGKILLed when this thread ends (death-tie.ts), and this
+  // thread stays while it has runs. setpriv finds the name on the same PATH: argv[0] stays the bare name.
+  const tied = (job: SpawnJob | GroupJob) =>
+    job.tie && find(job.binary, job.env.PATH) !== undefined
+      ? { file: job.tie.file, argv: [...job.tie.args, job.binary, ...job.args] }
+      : { file: job.binary, argv: job.args };
+  /** The relayed children's stdout and stderr, by job id: resumed when the serving thread asks. */
+  const groups = new Map<number, [NodeJS.ReadableStream | null, NodeJS.ReadableStream | null]>();
+  const group = (job: GroupJob) => {
+    const { file, argv } = tied(job);
+    let child: ReturnType<typeof nodeSpawn>;
+    const failed = (e: NodeJS.ErrnoException) =>
+      port.postMessage({ type: "failed", id: job.id, errorCode: e.code ?? "error", message: e.message });
+    try {
+      child = spawn(file, argv, { shell: false, detached: true, stdio: ["ignore", "pipe", "pipe"], env: job.env });
+    } catch (e) {
+      failed(e as NodeJS.ErrnoException);
+      return;
+    }
+    if (child.pid === undefined) {
+      child.once("error", failed);
+      return;
+    }
+    child.on("error", () => undefined);
+    port.postMessage({ type: "started", id: job.id, pid: child.pid });
+    const streams: [NodeJS.ReadableStream | null, NodeJS.ReadableStream | null] = [child.stdout, child.stderr];
+    groups.set(job.id, streams);
+    for (const k of [0, 1] as const) {
+      const stream = streams[k];
+      if (!stream) continue;
+      stream.setEncoding("utf8");
+      stream.on("data", (chunk: string) => {
+        stream.pause();
+        port.postMessage({ type: "data", id: job.id, k, chunk });
+      });
+    }
+    child.once("close", (code: number | null, signal: string | null) => {
+      groups.delete(job.id);
+      port.postMessage({ type: "exit", id: job.id, code, signal });
+    });
+  };
+  port.on("message", (msg: ToSpawnWorker) => {
+    if (msg.type === "resume") return void groups.get(msg.id)?.[msg.k]?.resume();
+    if (msg.type === "group") return group(msg);
+    const job = msg;
     const chunks: Buffer[][] = [[], []];
     const bytes = [0, 0];
     let truncated = false;
@@ -50,8 +120,9 @@ export function spawnWorkerMain(port: MessagePort, spawn: typeof nodeSpawn): voi
       port.postMessage({ type: "done", id: job.id, outcome });
     };
     let child: ReturnType<typeof nodeSpawn>;
+    const { file, argv } = tied(job);
     try {
-      child = spawn(job.binary, job.args, {
+      child = spawn(file, argv, {
         shell: false,
         // A new process group, so a timeout can kill grandchildren that hold our pipes.
         detached: true,

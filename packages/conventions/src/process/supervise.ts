@@ -57,17 +57,21 @@ export function liveSupervised(): number {
 }
 
 /** Start `argv` and resolve once it logs its listening line; a child that exits or stalls first is killed. */
-export function superviseListening(argv: readonly string[], options: SuperviseOptions = {}): Promise<Supervised> {
+export async function superviseListening(argv: readonly string[], options: SuperviseOptions = {}): Promise<Supervised> {
   const [binary, ...args] = argv;
-  if (!binary) return Promise.reject(new SuperviseError("spawn", "empty argv"));
-  // ROADNERD_PARENT_PID: the child ends itself if we die without stopping it (SIGKILL runs no exit hook).
-  const group = spawnGroup(
+  if (!binary) throw new SuperviseError("spawn", "empty argv");
+  const label = argv.join(" ").slice(0, 160);
+  // ROADNERD_PARENT_PID: the child ends itself if we end without stopping it (setpriv's death signal covers a
+  // SIGKILL of ours, ADR 0051).
+  const group = await spawnGroup(
     binary,
     args,
     scrubbedEnv(DEFAULT_EXEC_PATH, { ROADNERD_PARENT_PID: String(process.pid), ...options.env }),
-  );
+  ).catch((err: Error) => {
+    throw new SuperviseError("spawn", `${label} could not start: ${err.message}`);
+  });
   const { child, pgid } = group;
-  if (pgid !== undefined) live.add(pgid);
+  live.add(pgid);
   let stderr = "";
   child.stderr?.on("data", (d: Buffer) => {
     stderr = (stderr + d.toString()).slice(-TAIL_BYTES);
@@ -76,15 +80,14 @@ export function superviseListening(argv: readonly string[], options: SuperviseOp
     child.once("close", (code, signal) => {
       // The leader is gone; nothing it started lives on.
       group.reap();
-      if (pgid !== undefined) live.delete(pgid);
+      live.delete(pgid);
       const exit = { code, signal };
       options.onExit?.(exit);
       resolve(exit);
     });
   });
-  const label = argv.join(" ").slice(0, 160);
   const stop = (graceMs = SUPERVISE_KILL_GRACE_MS): Promise<void> => {
-    if (pgid === undefined || !live.has(pgid)) return exited.then(() => undefined);
+    if (!live.has(pgid)) return exited.then(() => undefined);
     group.kill("SIGTERM");
     const timer = setTimeout(() => group.kill("SIGKILL"), graceMs);
     timer.unref();
@@ -105,7 +108,6 @@ export function superviseListening(argv: readonly string[], options: SuperviseOp
       () => fail(new SuperviseError("timeout", `${label} did not listen within ${timeoutMs} ms`)),
       timeoutMs,
     );
-    child.once("error", (err) => fail(new SuperviseError("spawn", `${label} could not start: ${err.message}`)));
     void exited.then((e) =>
       fail(
         new SuperviseError(
@@ -121,7 +123,7 @@ export function superviseListening(argv: readonly string[], options: SuperviseOp
         const line = buf.slice(0, nl);
         buf = buf.slice(nl + 1);
         const url = listeningUrl(line);
-        if (url && pgid !== undefined) {
+        if (url) {
           settled = true;
           clearTimeout(timer);
           resolve({
