@@ -108,7 +108,7 @@ try {
     const cheap = mod.cheapCall
       ? await mod.cheapCall()
       : { tool: def.tools[0]?.name ?? "", args: (def.tools[0]?.example ?? {}) as Record<string, unknown>, close() {} };
-    await benchMcpCost(srv.url, cheap.tool, cheap.args, N, SECONDS);
+    await benchMcpCost(srv.url, srv.pid, cheap.tool, cheap.args, N, SECONDS);
     cheap.close();
     if (full) await benchRssCurve(srv.url, srv.pid, def.tools, 10_000, 60);
     srv.kill();

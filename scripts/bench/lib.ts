@@ -1,5 +1,6 @@
 /** What every bench section shares: starting processes on loopback, timing series, percentiles, load, RSS. */
 import { type ChildProcess, spawnSync } from "node:child_process";
+import { readFileSync } from "node:fs";
 import { loadavg as osLoadavg } from "node:os";
 import { spawnListening } from "@roadnerd/testkit";
 import autocannon from "autocannon";
@@ -131,6 +132,8 @@ export async function post(url: string, body: unknown, headers: Record<string, s
 export interface Load {
   rps: number;
   non2xx: number;
+  /** Requests answered in the run. */
+  requests: number;
 }
 
 /** autocannon for `seconds` at `connections`. */
@@ -140,7 +143,14 @@ export async function load(
   connections = 16,
 ): Promise<Load> {
   const r = await autocannon({ ...opts, connections, duration: seconds });
-  return { rps: r.requests.average, non2xx: r.non2xx };
+  return { rps: r.requests.average, non2xx: r.non2xx, requests: r.requests.total };
 }
 
 export { rssMb } from "@roadnerd/conventions/testing";
+
+/** A process's CPU time so far (utime + stime from /proc/<pid>/stat), in µs. */
+export function cpuMicros(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  return (Number(fields[11]) + Number(fields[12])) * 10_000;
+}

@@ -1,31 +1,42 @@
 /**
- * MCP against the plain surface, same server, same call: p50 of sequential calls and throughput at 16
- * connections (autocannon), interleaved. And tools/list: bytes per tool as served, against the full
+ * MCP against the plain surface, same server, same call, same answer: p50 of sequential calls, throughput at 16
+ * connections (autocannon, order alternated) and the server's CPU per request. And tools/list: bytes per tool as served, against the full
  * schemas (what the list carried before) and the 1.2 KB per tool a small model's context can afford.
  */
 import type { AnyTool } from "@roadnerd/conventions";
 import { inputJsonSchema, outputJsonSchema } from "@roadnerd/conventions/internal";
-import { f1, load, loadavg, pairs, pct } from "./lib.ts";
+import { cpuMicros, f1, load, loadavg, pairs, pct } from "./lib.ts";
 
 const MCP_HEADERS = { accept: "application/json, text/event-stream" };
 
+/** What an answer was: "ok", or the error code it carried (a non-2xx on /actions, an isError result on /mcp). */
+function outcome(status: number, text: string, mcp: boolean): string {
+  const failed = mcp ? /"isError":true/.test(text) || status >= 300 : status >= 300;
+  return failed ? (/\\?"code\\?":\\?"(E_[A-Z_]+)/.exec(text)?.[1] ?? `HTTP ${status}`) : "ok";
+}
+
 export async function benchMcpCost(
   url: string,
+  pid: number,
   tool: string,
   args: Record<string, unknown>,
   n: number,
   seconds: number,
 ): Promise<void> {
   const rpc = { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: tool, arguments: args } };
-  // Any answer counts (a typed E_UNSUPPORTED where no systemd runs is still a call served through both surfaces).
   const send = async (path: string, b: unknown, headers: Record<string, string> = {}) => {
     const res = await fetch(`${url}${path}`, {
       method: "POST",
       headers: { "content-type": "application/json", ...headers },
       body: JSON.stringify(b),
     });
-    return (await res.arrayBuffer()).byteLength;
+    const text = await res.text();
+    return { bytes: Buffer.byteLength(text), answer: outcome(res.status, text, path === "/mcp") };
   };
+  // Like with like: both surfaces must give the same answer (both a result, or both the same typed error: where
+  // no systemd runs, /actions answers 501 E_UNSUPPORTED and /mcp an isError result with that code).
+  const first = { actions: await send(`/actions/${tool}`, args), mcp: await send("/mcp", rpc, MCP_HEADERS) };
+  const same = first.actions.answer === first.mcp.answer;
   const { a: actions, b: mcp } = await pairs(
     () => send(`/actions/${tool}`, args),
     () => send("/mcp", rpc, MCP_HEADERS),
@@ -37,16 +48,29 @@ export async function benchMcpCost(
     headers: { "content-type": "application/json" },
     body: JSON.stringify(b),
   });
-  const a = await load({ ...body(args), url: `${url}/actions/${tool}` }, seconds);
-  const m = await load(
-    { ...body(rpc), url: `${url}/mcp`, headers: { "content-type": "application/json", ...MCP_HEADERS } },
-    seconds,
-  );
+  const specs = {
+    actions: { ...body(args), url: `${url}/actions/${tool}` },
+    mcp: { ...body(rpc), url: `${url}/mcp`, headers: { "content-type": "application/json", ...MCP_HEADERS } },
+  };
+  // Two half runs per surface, order flipped (a m m a): neither side always runs on a warmer or quieter machine.
+  const sum = { actions: { rps: 0, requests: 0, us: 0 }, mcp: { rps: 0, requests: 0, us: 0 } };
+  for (const k of ["actions", "mcp", "mcp", "actions"] as const) {
+    const before = cpuMicros(pid);
+    const r = await load(specs[k], seconds / 2);
+    sum[k].us += cpuMicros(pid) - before;
+    sum[k].rps += r.rps / 2;
+    sum[k].requests += r.requests;
+  }
+  const usA = sum.actions.us / Math.max(1, sum.actions.requests);
+  const usM = sum.mcp.us / Math.max(1, sum.mcp.requests);
   const seq = pct(actions, 50) / pct(mcp, 50);
-  const conc = m.rps / a.rps;
+  const conc = sum.mcp.rps / sum.actions.rps;
   const mark = (r: number) => `${r.toFixed(2)}×${r >= 0.9 ? "" : "!"}`;
+  const answers = same
+    ? `answers ${first.actions.answer} on both`
+    : `answers differ! /mcp ${first.mcp.answer}, /actions ${first.actions.answer}`;
   console.log(
-    `  ${tool.padEnd(20)} /mcp ÷ /actions speed: 1 connection p50 ${f1(pct(mcp, 50))} vs ${f1(pct(actions, 50))} ms ${mark(seq)}, 16 connections ${Math.round(m.rps)} vs ${Math.round(a.rps)} req/s ${mark(conc)} (target ≥ 0.9; bytes ${await send("/mcp", rpc, MCP_HEADERS)} vs ${await send(`/actions/${tool}`, args)}; non-2xx ${m.non2xx}/${a.non2xx}; ${loadavg()})`,
+    `  ${tool.padEnd(20)} /mcp ÷ /actions speed: 1 connection p50 ${f1(pct(mcp, 50))} vs ${f1(pct(actions, 50))} ms ${mark(seq)}, 16 connections ${Math.round(sum.mcp.rps)} vs ${Math.round(sum.actions.rps)} req/s ${mark(conc)}, server CPU ${f1(usM)} vs ${f1(usA)} µs/req ${mark(usA / usM)} (target ≥ 0.9; bytes ${first.mcp.bytes} vs ${first.actions.bytes}; ${answers}; ${loadavg()})`,
   );
 }
 

@@ -53,6 +53,32 @@ describe("MCP over Streamable HTTP (stateless)", () => {
     expect(result.content).toEqual([{ type: "text", text: "name ab.example\nletters=a; truncated=true" }]);
   });
 
+  it("callers sharing one execution each get their own id and run_id on the one result, as JSON", async () => {
+    const post = async (id: string | number, args: Record<string, unknown>) => {
+      const res = await request(`${base}/mcp`, {
+        method: "POST",
+        headers: { "content-type": "application/json", accept: "application/json, text/event-stream" },
+        body: JSON.stringify({ jsonrpc: "2.0", id, method: "tools/call", params: { name: "sleepy", arguments: args } }),
+      });
+      expect(res.headers["content-type"]).toBe("application/json; charset=utf-8");
+      return JSON.parse(await res.body.text());
+    };
+    // Identical calls in flight together share one execution (and its serialized result); a run_id is the caller's own.
+    const [a, b, c] = await Promise.all([
+      post(7, { ms: 200 }),
+      post("b", { ms: 200 }),
+      post(8, { ms: 200, run_id: "r-1" }),
+    ]);
+    const result = {
+      content: [{ type: "text", text: "waited 200" }],
+      structuredContent: { waited: 200, summary: "waited 200" },
+    };
+    expect(a).toEqual({ jsonrpc: "2.0", id: 7, result });
+    expect(b).toEqual({ jsonrpc: "2.0", id: "b", result });
+    expect(c.id).toBe(8);
+    expect(c.result.structuredContent).toEqual({ waited: 200, summary: "waited 200", run_id: "r-1" });
+  });
+
   it("bad input is an isError result with our code, the same message as HTTP", async () => {
     const result = await client.callTool({ name: "echo_name", arguments: { name: "-x" } });
     expect(result.isError).toBe(true);

@@ -57,7 +57,10 @@ function send(res: ServerResponse, answer: GatewayAnswer): void {
   }
   const json = answer.body === undefined ? {} : { "content-type": "application/json" };
   res.writeHead(answer.status, { ...json, ...answer.headers });
-  res.end(answer.body === undefined ? undefined : answerText(answer.body, answer.cacheResult === true));
+  // A tools/call or tools/list result the kernel serialized already (ADR 0052) is sent as is.
+  const text =
+    answer.text ?? (answer.body === undefined ? undefined : answerText(answer.body, answer.cacheResult === true));
+  res.end(text);
 }
 
 const refused = (message: string, hint?: string) => ({

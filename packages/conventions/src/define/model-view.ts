@@ -56,8 +56,9 @@ export function renderView(result: Readonly<Record<string, unknown>>, fields: Vi
   const lines = [oneLine(typeof result.summary === "string" ? result.summary : "")];
   const line = viewLine(fields);
   if (line) lines.push(line);
-  const next = nextStepSchema.safeParse(result.next);
-  if (next.success) lines.push(nextLine(next.data));
+  // Most results have no next step: no parse (a failed safeParse builds an error) for them.
+  const next = result.next === undefined ? undefined : nextStepSchema.safeParse(result.next);
+  if (next?.success) lines.push(nextLine(next.data));
   return lines.join("\n");
 }
 

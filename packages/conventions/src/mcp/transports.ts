@@ -10,8 +10,10 @@ import { setMaxListeners } from "node:events";
 import type { IncomingHttpHeaders } from "node:http";
 import { PassThrough, type Readable } from "node:stream";
 import {
+  type CallToolResult,
   type JSONRPCMessage,
   type JSONRPCRequest,
+  type ListToolsResult,
   SUPPORTED_PROTOCOL_VERSIONS,
 } from "@modelcontextprotocol/sdk/types.js";
 import type { FastifyReply, FastifyRequest } from "fastify";
@@ -51,13 +53,41 @@ function muxFor(source: McpToolSource): Promise<MuxTransport> {
 }
 
 /** The answer to a plain tools/list or tools/call without the SDK's dispatch, or undefined for anything else. */
-function directResult(source: McpToolSource, message: JSONRPCRequest, signal: AbortSignal, caller?: string) {
+function directResult(
+  source: McpToolSource,
+  message: JSONRPCRequest,
+  signal: AbortSignal,
+  caller?: string,
+): Promise<ListToolsResult | CallToolResult> | undefined {
   if (message.method === "tools/list" && message.params?.cursor === undefined)
     return Promise.resolve(listTools(source));
   if (message.method !== "tools/call") return undefined;
   // checkMessage has checked a tools/call's params against the SDK's schema.
   return callTool(source, message.params as CallParams, signal, undefined, caller);
 }
+
+/**
+ * Results as JSON, once per result object: the tools/list of a source is one object, and callers sharing a
+ * tool's execution (runtime/shared-calls.ts) share its structuredContent, whose text content (the model view)
+ * is rendered once per result object too (ADR 0037). A result without structuredContent (an isError result) is
+ * made per call and serialized per call.
+ */
+const resultTexts = new WeakMap<object, string>();
+
+function resultText(result: ListToolsResult | CallToolResult): string {
+  const key = "tools" in result ? result : result.structuredContent;
+  if (key === undefined) return JSON.stringify(result);
+  let text = resultTexts.get(key);
+  if (text === undefined) {
+    text = JSON.stringify(result);
+    resultTexts.set(key, text);
+  }
+  return text;
+}
+
+/** A JSON-RPC response's text around a result already serialized: what JSON.stringify of the whole would write. */
+const responseText = (id: JSONRPCRequest["id"], result: string) =>
+  `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":${result}}`;
 
 /** A POST to /mcp as any HTTP host hands it over: its headers and its body, already parsed as JSON. */
 export interface McpPost {
@@ -70,7 +100,14 @@ export interface McpPost {
  * to pipe to the caller (a tools/call that asked for progress); undefined when the caller went away.
  */
 export type McpAnswer =
-  | { status: number; body?: unknown; headers?: Record<string, string>; stream?: Readable }
+  | {
+      status: number;
+      body?: unknown;
+      /** The body already serialized (a tools/call or tools/list result, once per result object): send it as is. */
+      text?: string;
+      headers?: Record<string, string>;
+      stream?: Readable;
+    }
   | undefined;
 
 /**
@@ -169,9 +206,8 @@ export async function answerMcpPost(
       );
     }
   }
-  const mux = await muxFor(source);
   if (!checked.isRequest) {
-    mux.notify(message);
+    (await muxFor(source)).notify(message);
     return { status: 202 };
   }
   const rpcRequest = message as JSONRPCRequest;
@@ -190,8 +226,14 @@ export async function answerMcpPost(
   }
   // tools/list and tools/call, already checked, go straight to the same handlers the Server uses: the SDK's
   // request machinery (three more schema parses, a result parse) would double the cost of a call.
+  // Neither waits for the SDK's Server: it is made (once) for the other methods only.
   const direct = directResult(source, rpcRequest, signal, caller);
-  if (direct) return { status: 200, body: { jsonrpc: "2.0", id: rpcRequest.id, result: await direct } };
+  if (direct) {
+    const result = await direct;
+    const body = { jsonrpc: "2.0", id: rpcRequest.id, result };
+    return { status: 200, body, text: responseText(rpcRequest.id, resultText(result)) };
+  }
+  const mux = await muxFor(source);
   const response: JSONRPCMessage | undefined = await mux.request(rpcRequest, signal);
   // Undefined: the client went away; its call was cancelled.
   return response && { status: 200, body: response, headers: { "content-type": "application/json" } };
@@ -215,10 +257,11 @@ export async function handleMcpPost(
   if (!answer || reply.sent) return undefined;
   // The reply itself goes back to the route: Fastify then waits for it (a stream is still being written)
   // instead of ending it with an empty body.
-  return reply
-    .code(answer.status)
-    .headers(answer.headers ?? {})
-    .send(answer.stream ?? answer.body);
+  void reply.code(answer.status);
+  if (answer.headers) void reply.headers(answer.headers);
+  // Serialized already: sent as is under the type Fastify gives a JSON body.
+  if (answer.text !== undefined) return reply.type("application/json; charset=utf-8").send(answer.text);
+  return reply.send(answer.stream ?? answer.body);
 }
 
 /** MCP on stdio for a source, until the client is done or told to stop. */

@@ -1,0 +1,116 @@
+// /mcp (tools/call) against /actions for one tool, two builds of a server side by side, rounds alternating (order
+// flipped each round): the server's CPU per request (utime+stime from /proc) and req/s, at 1 and 16 connections.
+// The A/B of an MCP change (copy a server's dist/ aside before the change). ADR 0052.
+//   unshare -n sh -c 'ip link set lo up; node scripts/bench/mcp-ab.mjs <before/main.js> <after/main.js> <tool> [argsJson] [rounds]'
+// In argsJson, "$TCP" is replaced by the port of a local listener and "$HTTP" by the URL of a local web page.
+// Env: CONNS (default "1,16"), SECONDS (per round, default 2), NODEARGS, SENV (JSON env for the servers).
+import { spawn } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { createServer as createHttpServer } from "node:http";
+import { createRequire } from "node:module";
+import { createServer as createTcpServer } from "node:net";
+import { loadavg } from "node:os";
+
+const require = createRequire(new URL("../../package.json", import.meta.url));
+const autocannon = require("autocannon");
+const [before, after, tool, argsRaw = "{}", roundsArg = "4"] = process.argv.slice(2);
+if (!before || !after || !tool) {
+  console.error("usage: mcp-ab.mjs <before/main.js> <after/main.js> <tool> [argsJson] [rounds]");
+  process.exit(2);
+}
+const tcp = createTcpServer((s) => s.destroy());
+const web = createHttpServer((_req, res) => res.end("ok"));
+await new Promise((r) => tcp.listen(0, "127.0.0.1", r));
+await new Promise((r) => web.listen(0, "127.0.0.1", r));
+const argsJson = argsRaw
+  .replaceAll('"$TCP"', String(tcp.address().port))
+  .replaceAll("$HTTP", `http://127.0.0.1:${web.address().port}/`);
+const conns = (process.env.CONNS ?? "1,16").split(",").map(Number);
+const seconds = Number(process.env.SECONDS ?? 2);
+
+function start(main) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [...(process.env.NODEARGS ? process.env.NODEARGS.split(" ") : []), main], {
+      env: {
+        PATH: process.env.PATH,
+        HOST: "127.0.0.1",
+        PORT: "0",
+        LOG_LEVEL: "warn",
+        OUTBOUND_ALLOW: "127.0.0.0/8",
+        ...(process.env.SENV ? JSON.parse(process.env.SENV) : {}),
+      },
+      stdio: ["ignore", "pipe", "inherit"],
+    });
+    const timer = setTimeout(() => reject(new Error(`${main} did not start`)), 30_000);
+    child.stdout.on("data", (d) => {
+      const m = /"url":"([^"]+)"/.exec(d.toString());
+      if (m) {
+        clearTimeout(timer);
+        resolve({ child, url: m[1] });
+      }
+    });
+  });
+}
+const spec = (url, surface) =>
+  surface === "actions"
+    ? { url: `${url}/actions/${tool}`, method: "POST", headers: { "content-type": "application/json" }, body: argsJson }
+    : {
+        url: `${url}/mcp`,
+        method: "POST",
+        headers: {
+          "content-type": "application/json",
+          accept: "application/json, text/event-stream",
+          "mcp-protocol-version": "2025-06-18",
+        },
+        body: JSON.stringify({
+          jsonrpc: "2.0",
+          id: 1,
+          method: "tools/call",
+          params: { name: tool, arguments: JSON.parse(argsJson) },
+        }),
+      };
+const ticks = (pid) => {
+  const s = readFileSync(`/proc/${pid}/stat`, "utf8");
+  const f = s.slice(s.lastIndexOf(")") + 2).split(" ");
+  return (Number(f[11]) + Number(f[12])) * 10_000;
+};
+const servers = { before: await start(before), after: await start(after) };
+const keys = [];
+for (const b of ["before", "after"]) for (const s of ["actions", "mcp"]) keys.push(`${b} ${s}`);
+try {
+  for (const c of conns) {
+    const res = Object.fromEntries(keys.map((k) => [k, { us: [], rps: [], bytes: 0, non2xx: 0 }]));
+    for (const k of keys) {
+      const [b, s] = k.split(" ");
+      await autocannon({ ...spec(servers[b].url, s), connections: c, duration: 1 });
+    }
+    const rounds = Number(roundsArg);
+    for (let i = 0; i < rounds; i++) {
+      for (const k of i % 2 ? [...keys].reverse() : keys) {
+        const [b, s] = k.split(" ");
+        const pid = servers[b].child.pid;
+        const t0 = ticks(pid);
+        const r = await autocannon({ ...spec(servers[b].url, s), connections: c, duration: seconds });
+        res[k].us.push((ticks(pid) - t0) / r.requests.total);
+        res[k].rps.push(r.requests.average);
+        res[k].bytes = Math.round(r.throughput.total / Math.max(1, r.requests.total));
+        res[k].non2xx += r.non2xx;
+      }
+    }
+    const med = (xs) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)];
+    const mean = (xs) => xs.reduce((x, y) => x + y, 0) / xs.length;
+    console.log(`${tool} at ${c} connection(s), ${rounds} rounds × ${seconds} s, load ${loadavg()[0].toFixed(1)}`);
+    for (const k of keys)
+      console.log(
+        `  ${k.padEnd(15)} cpu ${med(res[k].us).toFixed(1).padStart(6)} µs/req  ${String(Math.round(mean(res[k].rps))).padStart(6)} req/s  ~${res[k].bytes} B/answer  non-2xx ${res[k].non2xx}`,
+      );
+    for (const b of ["before", "after"])
+      console.log(
+        `  ${b}: /mcp ÷ /actions  req/s ${(mean(res[`${b} mcp`].rps) / mean(res[`${b} actions`].rps)).toFixed(2)}×  cpu ${(med(res[`${b} actions`].us) / med(res[`${b} mcp`].us)).toFixed(2)}×`,
+      );
+  }
+} finally {
+  for (const s of Object.values(servers)) s.child.kill("SIGKILL");
+  tcp.close();
+  web.close();
+}
