@@ -18,8 +18,29 @@ export interface BenchContext {
   /** Start the server's bundle with this environment (nothing from the developer's shell). */
   start(env: Record<string, string>): Promise<BenchServer>;
   call(server: BenchServer, tool: string, input: Record<string, unknown>): Promise<void>;
-  /** p50/p99 of a tool against the data source underneath, measured the same way, back to back. */
-  pair(name: string, tool: () => Promise<unknown>, sourceLabel: string, source: () => Promise<unknown>): Promise<void>;
+  /**
+   * p50/p95 of a tool against the data source underneath, measured the same way, back to back. `floor`: the
+   * in-process floor, printed for information (no target mark); `withinMs`: the target is the tool's p50 at most
+   * this much over the source's (dns_config_get-class tools against the HTTP floor).
+   */
+  pair(
+    name: string,
+    tool: () => Promise<unknown>,
+    sourceLabel: string,
+    source: () => Promise<unknown>,
+    opts?: { floor?: boolean; withinMs?: number },
+  ): Promise<void>;
+  /**
+   * A tool against the command a user would type (argv, no shell, run as a shell runs it: fork/exec, output
+   * discarded, exit status 0 required); when the program is not installed, a line that says so. `alt`: a second
+   * command tried when the first program is missing (bash's /dev/tcp for `nc -z`).
+   */
+  pairCommand(
+    name: string,
+    tool: () => Promise<unknown>,
+    argv: readonly string[],
+    alt?: readonly string[],
+  ): Promise<void>;
 }
 
 /** One cheap call for the /mcp vs /actions comparison, and what to close after it. */

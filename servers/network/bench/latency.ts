@@ -1,7 +1,8 @@
 /**
- * NetworkDiag's per-tool latency against the data source underneath, measured the same way in the same
- * run: `ip` for the host tools, a raw UDP query, net.connect and undici for the probes. Everything on
- * loopback (a DNS server on 127.53.99.1:53, a web server, a TCP listener). Used by `pnpm bench`.
+ * NetworkDiag's per-tool latency against the command a user would type, measured the same way in the same run:
+ * `ip` for the host tools, `dig`, `nc -z` (or bash's /dev/tcp) and `curl` for the probes; the in-process floor
+ * (a raw UDP query, net.connect, fetch) as a second, informational line. Everything on loopback (a DNS server on
+ * 127.53.99.1:53, a web server, a TCP listener). Used by `pnpm bench`.
  */
 import { createSocket } from "node:dgram";
 import { createServer as createHttpServer } from "node:http";
@@ -66,15 +67,21 @@ export async function benchLatency(b: BenchContext): Promise<void> {
       "ip -j -4/-6 route (parallel)",
       () => Promise.all([exec(ipRoutes[4], undefined, EXEC_OPTIONS), exec(ipRoutes[6], undefined, EXEC_OPTIONS)]),
     );
-    await b.pair(
-      "dns_resolve",
-      () => b.call(srv, "dns_resolve", { qname: "bench.test", server: dns.host }),
-      "one UDP query (dns-packet)",
-      () => udpQuery(dns.host, "bench.test"),
+    const dnsResolve = () => b.call(srv, "dns_resolve", { qname: "bench.test", server: dns.host });
+    await b.pairCommand("dns_resolve", dnsResolve, ["dig", `@${dns.host}`, "-p", "53", "+tries=1", "bench.test", "A"]);
+    await b.pair("dns_resolve", dnsResolve, "one UDP query (dns-packet)", () => udpQuery(dns.host, "bench.test"), {
+      floor: true,
+    });
+    const tcpCheck = () => b.call(srv, "tcp_port_check", { host: "127.0.0.1", port: tcpPort });
+    await b.pairCommand(
+      "tcp_port_check",
+      tcpCheck,
+      ["nc", "-z", "127.0.0.1", String(tcpPort)],
+      ["bash", "-c", `exec 3<>/dev/tcp/127.0.0.1/${tcpPort}`],
     );
     await b.pair(
       "tcp_port_check",
-      () => b.call(srv, "tcp_port_check", { host: "127.0.0.1", port: tcpPort }),
+      tcpCheck,
       "net.connect",
       () =>
         new Promise<void>((resolve, reject) => {
@@ -84,18 +91,22 @@ export async function benchLatency(b: BenchContext): Promise<void> {
           });
           s.once("error", reject);
         }),
+      { floor: true },
     );
-    await b.pair(
-      "http_check",
-      () => b.call(srv, "http_check", { url: `${webUrl}/` }),
-      "fetch GET",
-      async () => (await fetch(`${webUrl}/`)).arrayBuffer(),
-    );
+    const curl = (url: string) => ["curl", "-sS", "-o", "/dev/null", "-w", "%{http_code}", url];
+    const httpCheck = () => b.call(srv, "http_check", { url: `${webUrl}/` });
+    await b.pairCommand("http_check", httpCheck, curl(`${webUrl}/`));
+    await b.pair("http_check", httpCheck, "fetch GET", async () => (await fetch(`${webUrl}/`)).arrayBuffer(), {
+      floor: true,
+    });
+    const captive = () => b.call(srv, "captive_portal_check", { test_url: `${webUrl}/generate_204` });
+    await b.pairCommand("captive_portal_check", captive, curl(`${webUrl}/generate_204`));
     await b.pair(
       "captive_portal_check",
-      () => b.call(srv, "captive_portal_check", { test_url: `${webUrl}/generate_204` }),
+      captive,
       "fetch GET of the probe",
       async () => (await fetch(`${webUrl}/generate_204`)).arrayBuffer(),
+      { floor: true },
     );
     await b.pair(
       "healthz (no tool)",

@@ -1,21 +1,19 @@
 /**
- * Ports's per-tool latency against the sources underneath, measured the same way in the same run: reading
- * /proc/net/{tcp,tcp6,udp,udp6} directly and spawning `ss` (through the kernel's exec, as the tools would).
+ * Ports's per-tool latency against the command a user would type (`ss`, `ps`), measured the same way in the same
+ * run, with the in-process floor (reading /proc/net/{tcp,tcp6,udp,udp6}, /proc/<pid>/*) as an informational line.
  * The server runs twice, with SOCKETS_SOURCE=proc (the default) and =ss, so the choice of source is measured,
  * not assumed. A TCP listener of this process is the port looked up. Used by `pnpm bench`.
  */
 import { readdirSync, readFileSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { type AddressInfo, createServer } from "node:net";
-import { command, slot } from "@roadnerd/conventions";
-import { testExec } from "@roadnerd/conventions/testing";
 import type { BenchCall, BenchContext } from "@roadnerd/testkit";
-import { ssListening } from "../src/listeners.ts";
 
-/** What a user would type to answer "who holds this port": `ss -Hltnp sport = :PORT`. */
-const ssSport = command("ss", ["-Hltnp", "sport", "=", slot("port", /^:\d{1,5}$/)]);
-const exec = testExec([ssListening, ssSport]);
-const EXEC_OPTIONS = { timeoutMs: 5_000 };
+/**
+ * What process_info answers, as `ps` would be asked for it. By name: `ps -eo` (every process, for a grep), since
+ * `ps -C node` finds nothing on Node ≥ 22, whose comm is "MainThread" (the tool also matches argv[0]'s name).
+ */
+const PS_FIELDS = "pid,ppid,user,stat,rss,etime,args";
 const TABLES = ["tcp", "tcp6", "udp", "udp6"].map((t) => `/proc/net/${t}`);
 
 const readTables = () => Promise.all(TABLES.map((t) => readFile(t, "utf8")));
@@ -39,51 +37,30 @@ export async function benchLatency(b: BenchContext): Promise<void> {
   const viaProc = await b.start({});
   const viaSs = await b.start({ SOCKETS_SOURCE: "ss" });
   try {
-    await b.pair(
-      "listening_sockets",
-      () => b.call(viaProc, "listening_sockets", {}),
-      "read /proc/net/{tcp,udp}{,6}",
-      readTables,
-    );
-    await b.pair(
-      "listening_sockets",
-      () => b.call(viaProc, "listening_sockets", {}),
-      "spawn ss -Hltnup",
-      () => exec(ssListening, undefined, EXEC_OPTIONS),
-    );
-    await b.pair(
-      "listening_sockets (ss)",
-      () => b.call(viaSs, "listening_sockets", {}),
-      "spawn ss -Hltnup",
-      () => exec(ssListening, undefined, EXEC_OPTIONS),
-    );
-    await b.pair(
-      "who_uses_port",
-      () => b.call(viaProc, "who_uses_port", { port }),
-      "spawn ss -Hltnp sport = :PORT",
-      () => exec(ssSport, { port: `:${port}` }, EXEC_OPTIONS),
-    );
-    await b.pair(
-      "who_uses_port (ss)",
-      () => b.call(viaSs, "who_uses_port", { port }),
-      "spawn ss -Hltnp sport = :PORT",
-      () => exec(ssSport, { port: `:${port}` }, EXEC_OPTIONS),
-    );
-    await b.pair(
-      "who_uses_port",
-      () => b.call(viaProc, "who_uses_port", { port }),
-      `/proc/*/fd scan (${scanFds()} fds)`,
-      async () => scanFds(),
-    );
+    const ss = ["ss", "-Hltnup"];
+    const ssSport = ["ss", "-Hltnp", "sport", "=", `:${port}`];
+    const listening = () => b.call(viaProc, "listening_sockets", {});
+    await b.pairCommand("listening_sockets", listening, ss);
+    await b.pair("listening_sockets", listening, "read /proc/net/{tcp,udp}{,6}", readTables, { floor: true });
+    await b.pairCommand("listening_sockets (ss)", () => b.call(viaSs, "listening_sockets", {}), ss);
+    const who = () => b.call(viaProc, "who_uses_port", { port });
+    await b.pairCommand("who_uses_port", who, ssSport);
+    await b.pairCommand("who_uses_port (ss)", () => b.call(viaSs, "who_uses_port", { port }), ssSport);
+    await b.pair("who_uses_port", who, `/proc/*/fd scan (${scanFds()} fds)`, async () => scanFds(), { floor: true });
+    const byPid = () => b.call(viaProc, "process_info", { pid: process.pid });
+    await b.pairCommand("process_info {pid}", byPid, ["ps", "-o", PS_FIELDS, "-p", String(process.pid)]);
     await b.pair(
       "process_info {pid}",
-      () => b.call(viaProc, "process_info", { pid: process.pid }),
+      byPid,
       "read /proc/<pid>/stat+status+cmdline",
       async () => ["stat", "status", "cmdline"].map((f) => readFileSync(`/proc/${process.pid}/${f}`, "utf8")),
+      { floor: true },
     );
+    const byName = () => b.call(viaProc, "process_info", { name: "node" });
+    await b.pairCommand("process_info {name}", byName, ["ps", "-eo", PS_FIELDS]);
     await b.pair(
       "process_info {name}",
-      () => b.call(viaProc, "process_info", { name: "node" }),
+      byName,
       "read every /proc/<pid>/stat",
       async () =>
         readdirSync("/proc")
@@ -95,6 +72,7 @@ export async function benchLatency(b: BenchContext): Promise<void> {
               return "";
             }
           }),
+      { floor: true },
     );
   } finally {
     viaProc.kill();

@@ -1,13 +1,18 @@
 /**
- * Proxy's per-tool latency against the same work done with undici directly, in the same run: a GET through
- * the same local forward proxy (ProxyAgent, proxyTunnel off for http, CONNECT for https), the same redirect
- * chain, the same discovery document, the same files read. Everything on loopback. Used by `pnpm bench`.
+ * Proxy's per-tool latency against the command a user would type (`curl -x`, `curl -L`, `cat`), and, as an
+ * informational floor, the same work done with undici directly, in the same run: a GET through the same local
+ * forward proxy (ProxyAgent, proxyTunnel off for http, CONNECT for https), the same redirect chain, the same
+ * discovery document, the same files read. Everything on loopback. Used by `pnpm bench`.
  */
+import { existsSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { createServer, request as httpRequest, type ServerResponse } from "node:http";
 import { type AddressInfo, connect } from "node:net";
 import { type BenchCall, type BenchContext, generateTestCerts, startTestServer } from "@roadnerd/testkit";
 import { Agent, ProxyAgent, request } from "undici";
+
+/** The files proxy_env_status reads besides its environment. */
+const PROXY_FILES = ["/etc/environment", "/etc/apt/apt.conf"];
 
 /**
  * A minimal forward proxy (absolute-form GET and CONNECT). The npm `proxy` package the tests use cannot be
@@ -75,15 +80,21 @@ export async function benchLatency(b: BenchContext): Promise<void> {
   // A fresh connection per request, as the tool makes: the comparison is the tool's overhead, not pooling.
   const fresh = () => ({ reset: true, headers: { connection: "close" } });
   try {
+    const envStatus = () => b.call(srv, "proxy_env_status", {});
+    await b.pairCommand("proxy_env_status", envStatus, ["cat", ...PROXY_FILES.filter((f) => existsSync(f))]);
     await b.pair(
       "proxy_env_status",
-      () => b.call(srv, "proxy_env_status", {}),
+      envStatus,
       "read /etc/environment + apt.conf",
-      () => Promise.allSettled([readFile("/etc/environment", "utf8"), readFile("/etc/apt/apt.conf", "utf8")]),
+      () => Promise.allSettled(PROXY_FILES.map((f) => readFile(f, "utf8"))),
+      { floor: true },
     );
+    const curl = ["curl", "-sS", "-o", "/dev/null", "-w", "%{http_code}"];
+    const connHttp = () => b.call(srv, "proxy_connectivity_test", { url: `${web.url}/`, proxy: proxy.url });
+    await b.pairCommand("proxy_conn http", connHttp, [...curl, "-x", proxy.url, `${web.url}/`]);
     await b.pair(
       "proxy_conn http",
-      () => b.call(srv, "proxy_connectivity_test", { url: `${web.url}/`, proxy: proxy.url }),
+      connHttp,
       "undici ProxyAgent (no tunnel)",
       async () => {
         const agent = new ProxyAgent({ uri: proxy.url, proxyTunnel: false });
@@ -91,10 +102,20 @@ export async function benchLatency(b: BenchContext): Promise<void> {
         await r.body.dump();
         await agent.close();
       },
+      { floor: true },
     );
+    const connHttps = () => b.call(srv, "proxy_connectivity_test", { url: `${secure.url}/`, proxy: proxy.url });
+    await b.pairCommand("proxy_conn https", connHttps, [
+      ...curl,
+      "--cacert",
+      certs.caFile,
+      "-x",
+      proxy.url,
+      `${secure.url}/`,
+    ]);
     await b.pair(
       "proxy_conn https",
-      () => b.call(srv, "proxy_connectivity_test", { url: `${secure.url}/`, proxy: proxy.url }),
+      connHttps,
       "undici ProxyAgent (CONNECT)",
       async () => {
         const agent = new ProxyAgent({ uri: proxy.url, requestTls: { ca } });
@@ -102,10 +123,13 @@ export async function benchLatency(b: BenchContext): Promise<void> {
         await r.body.dump();
         await agent.close();
       },
+      { floor: true },
     );
+    const sso = () => b.call(srv, "sso_probe", { url: `${web.url}/app` });
+    await b.pairCommand("sso_probe (3 hops)", sso, [...curl, "-L", `${web.url}/app`]);
     await b.pair(
       "sso_probe (3 hops)",
-      () => b.call(srv, "sso_probe", { url: `${web.url}/app` }),
+      sso,
       "undici, 3 GETs",
       async () => {
         for (const path of ["/app", "/login", "/oauth/authorize?client_id=a&response_type=code"]) {
@@ -113,10 +137,18 @@ export async function benchLatency(b: BenchContext): Promise<void> {
           await r.body.dump();
         }
       },
+      { floor: true },
     );
+    const openid = () => b.call(srv, "openid_config", { issuer: secure.url });
+    await b.pairCommand("openid_config", openid, [
+      ...curl,
+      "--cacert",
+      certs.caFile,
+      `${secure.url}/.well-known/openid-configuration`,
+    ]);
     await b.pair(
       "openid_config",
-      () => b.call(srv, "openid_config", { issuer: secure.url }),
+      openid,
       "undici GET + JSON.parse",
       async () => {
         const agent = new Agent({ connect: { ca } });
@@ -124,6 +156,7 @@ export async function benchLatency(b: BenchContext): Promise<void> {
         JSON.parse(await r.body.text());
         await agent.close();
       },
+      { floor: true },
     );
   } finally {
     srv.kill();

@@ -1,6 +1,6 @@
 /**
- * Webcheck's latency against what it stands on, on loopback: head vs one fetch HEAD (undici), tls_info vs one
- * raw tls.connect handshake, and the snapshot cold (the first, which launches Chromium) and warm (the 2nd..5th),
+ * Webcheck's latency against the command a user would type, on loopback: head vs `curl -I`, tls_info vs
+ * `openssl s_client` (with one fetch HEAD and one raw tls.connect handshake as informational floors), and the snapshot cold (the first, which launches Chromium) and warm (the 2nd..5th),
  * with the server's and the browser's memory read from /proc. Used by `pnpm bench`.
  */
 import { readdirSync, readFileSync } from "node:fs";
@@ -83,15 +83,28 @@ export async function benchLatency(b: BenchContext): Promise<void> {
     WEBCHECK_CA_FILE: certs.caFile,
   });
   try {
+    const head = () => b.call(srv, "head", { url: `${webUrl}/` });
+    await b.pairCommand("head", head, ["curl", "-sS", "-I", "-o", "/dev/null", "-w", "%{http_code}", `${webUrl}/`]);
     await b.pair(
       "head",
-      () => b.call(srv, "head", { url: `${webUrl}/` }),
+      head,
       "fetch HEAD (undici)",
       async () => (await fetch(`${webUrl}/`, { method: "HEAD" })).arrayBuffer(),
+      { floor: true },
     );
+    const tlsInfo = () => b.call(srv, "tls_info", { url: `${tls.url}/` });
+    await b.pairCommand("tls_info", tlsInfo, [
+      "openssl",
+      "s_client",
+      "-brief",
+      "-CAfile",
+      certs.caFile,
+      "-connect",
+      `127.0.0.1:${tls.port}`,
+    ]);
     await b.pair(
       "tls_info",
-      () => b.call(srv, "tls_info", { url: `${tls.url}/` }),
+      tlsInfo,
       "tls.connect handshake",
       () =>
         new Promise<void>((resolve, reject) => {
@@ -102,6 +115,7 @@ export async function benchLatency(b: BenchContext): Promise<void> {
           });
           s.once("error", reject);
         }),
+      { floor: true },
     );
     const rssBefore = memOf([srv.pid], "Rss");
     const shot = async () => {

@@ -77,14 +77,40 @@ export interface DiagErrorOptions {
 /** Codes whose message may quote a subprocess's stderr or output (`journalctl exited with 1: …`). */
 const PROGRAM_OUTPUT_CODES: ReadonlySet<ErrorCode> = new Set(["E_EXEC_FAILED", "E_UNSUPPORTED"]);
 
+/**
+ * maskText of the last few short messages: the same diagnosis answered again (E_UNSUPPORTED on every call of a
+ * machine without systemd) costs one lookup, not some forty regex passes. Bounded; the masked text is the same.
+ */
+const MASKED_MEMO_MAX = 32;
+const MASKED_MEMO_MAX_CHARS = 512;
+const maskedMemo = new Map<string, string>();
+function maskedMessage(message: string): string {
+  if (message.length > MASKED_MEMO_MAX_CHARS) return maskText(message);
+  let masked = maskedMemo.get(message);
+  if (masked === undefined) {
+    masked = maskText(message);
+    if (maskedMemo.size >= MASKED_MEMO_MAX) maskedMemo.delete(maskedMemo.keys().next().value as string);
+    maskedMemo.set(message, masked);
+  }
+  return masked;
+}
+
 export class DiagError extends Error {
   readonly code: ErrorCode;
   readonly hint: string | undefined;
   readonly retryAfterS: number | undefined;
   constructor(code: ErrorCode, message: string, options?: DiagErrorOptions) {
     // A program's failure quotes what it said (stderr, output): masked like any text we echo.
-    const shown = PROGRAM_OUTPUT_CODES.has(code) ? maskText(message) : message;
-    super(shown, options?.cause === undefined ? undefined : { cause: options.cause });
+    const shown = PROGRAM_OUTPUT_CODES.has(code) ? maskedMessage(message) : message;
+    // A diagnosis is an answer, not a bug: no stack is captured for it (the capture was most of a refused call's
+    // cost, and no answer or log line shows it). E_INTERNAL keeps its stack for the log, beside its cause's.
+    const limit = Error.stackTraceLimit;
+    if (code !== "E_INTERNAL") Error.stackTraceLimit = 0;
+    try {
+      super(shown, options?.cause === undefined ? undefined : { cause: options.cause });
+    } finally {
+      Error.stackTraceLimit = limit;
+    }
     this.name = "DiagError";
     this.code = code;
     this.hint = options?.hint;

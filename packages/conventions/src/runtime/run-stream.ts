@@ -100,7 +100,7 @@ export async function runParsedStream<S extends AnyStream>(
     async emit(data) {
       if (signal.aborted) return false;
       // Messages are checked like tool results: a wrong shape is a bug, not a message.
-      const message = checkAndSummarize(stream, stream.messageSchema, data, ctx.log, "message");
+      const message = checkAndSummarize(stream, stream.messageSchema, data, () => ctx.log, "message");
       if (runId) message.run_id = runId;
       const more = await options.send(message as MessageOf<S>);
       if (!more) stop("closed");

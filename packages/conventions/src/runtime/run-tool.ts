@@ -55,12 +55,13 @@ export function checkAndSummarize(
     safeParse(v: unknown): { success: true; data: unknown } | { success: false; error: { issues: unknown[] } };
   },
   value: unknown,
-  log: Logger,
+  /** The logger, asked for only when the value is wrong (a call's own is made on first use). */
+  log: () => Logger,
   what: "result" | "message",
 ): Stamped {
   const checked = schema.safeParse({ ...(value as object), summary: "-" });
   if (!checked.success) {
-    log.error({ issues: checked.error.issues.slice(0, 5) }, `${what} outside its schema`);
+    log().error({ issues: checked.error.issues.slice(0, 5) }, `${what} outside its schema`);
     throw new DiagError("E_INTERNAL", `${owner.name} produced an invalid ${what}`);
   }
   const stamped = checked.data as Stamped;
@@ -176,8 +177,16 @@ async function execute<T extends AnyTool>(
   if (signal.aborted) onCallerGone();
   signal.addEventListener("abort", onCallerGone, { once: true });
   const remaining = () => Math.max(1, Math.round(timeoutMs - (performance.now() - started)));
+  // The call's logger is made when first used: most calls log nothing at the configured level.
+  let log: Logger | undefined;
+  const callLog = () => {
+    log ??= runtime.log.child({ tool: tool.name, run_id: runId });
+    return log;
+  };
   const ctx: ToolContext<unknown> = {
-    log: runtime.log.child({ tool: tool.name, run_id: runId }),
+    get log() {
+      return callLog();
+    },
     outbound: runtime.outbound,
     config: runtime.config,
     use: (resource) => runtime.use(resource),
@@ -203,15 +212,19 @@ async function execute<T extends AnyTool>(
         );
       }),
     ]);
-    const result = checkAndSummarize(tool, tool.outputSchema, output, ctx.log, "result");
-    ctx.log.info({ duration_ms: Math.round(performance.now() - started) }, "tool done");
+    const result = checkAndSummarize(tool, tool.outputSchema, output, callLog, "result");
+    if (runtime.log.isLevelEnabled("info"))
+      callLog().info({ duration_ms: Math.round(performance.now() - started) }, "tool done");
     return result;
   } catch (err) {
     const diag = toDiagError(err);
     const level = diag.code === "E_INTERNAL" ? "error" : "info";
-    // The reason (masked) says what was refused or failed: a denied target, a missing binary…
-    const why = diag.code === "E_INTERNAL" ? { err } : { reason: maskText(diag.message) };
-    ctx.log[level]({ code: diag.code, ...why }, "tool failed");
+    // The reason (masked) says what was refused or failed: a denied target, a missing binary… Masked only when
+    // it is written: an expected answer (E_UNSUPPORTED, E_NOT_FOUND) at a quieter level costs no regex pass.
+    if (runtime.log.isLevelEnabled(level)) {
+      const why = diag.code === "E_INTERNAL" ? { err } : { reason: maskText(diag.message) };
+      callLog()[level]({ code: diag.code, ...why }, "tool failed");
+    }
     throw diag;
   } finally {
     clearTimeout(deadline);

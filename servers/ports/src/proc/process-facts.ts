@@ -50,8 +50,28 @@ export function parseStat(text: string): { name: string; state: string; ppid: nu
   return { name: text.slice(open + 1, close), state: f[0] ?? "?", ppid: Number(f[1]), startTicks: Number(f[19]) };
 }
 
+/**
+ * Masking a command line (some forty regex passes per argument) was most of a process_info call: the last
+ * few command lines shown are remembered, keyed by the very text read, so the answer is the same.
+ */
+const SHOWN_MEMO_MAX = 256;
+const SHOWN_MEMO_MAX_CHARS = 4096;
+const shownMemo = new Map<string, string>();
+
 /** The command line shown: argv masked then cut; a kernel thread (empty cmdline) as `[name]`, like ps. */
 export function shownCmd(cmdline: string, name: string): string {
+  if (cmdline.length > SHOWN_MEMO_MAX_CHARS) return maskedCmd(cmdline, name);
+  const key = `${name}\0${cmdline}`;
+  let shown = shownMemo.get(key);
+  if (shown === undefined) {
+    shown = maskedCmd(cmdline, name);
+    if (shownMemo.size >= SHOWN_MEMO_MAX) shownMemo.delete(shownMemo.keys().next().value as string);
+    shownMemo.set(key, shown);
+  }
+  return shown;
+}
+
+function maskedCmd(cmdline: string, name: string): string {
   const argv = cmdline.split("\0");
   if (argv.at(-1) === "") argv.pop();
   if (argv.length === 0) return `[${name}]`;

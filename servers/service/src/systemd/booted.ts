@@ -10,7 +10,8 @@ import { DiagError } from "@roadnerd/conventions";
 
 export function isBooted(dir: string): boolean {
   try {
-    return statSync(dir).isDirectory();
+    // No exception built for the common answer (a container: no systemd), which every call here pays for.
+    return statSync(dir, { throwIfNoEntry: false })?.isDirectory() ?? false;
   } catch {
     return false;
   }
