@@ -4,7 +4,7 @@
  * the walk's allocated total and every directory it lists must equal du's to the KiB. Target: ≥ 1.0× du's speed.
  */
 import { execFile } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, statfsSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
@@ -104,18 +104,38 @@ export async function benchDu(srv: Proc, path: string, label: string, pairsN: nu
   );
 }
 
-/** dirs × 10 subdirectories × files: a tree of dirs*10*files files in the temp dir. */
-export function buildTree(files: number): { base: string; path: string; remove(): void } {
+/**
+ * dirs × 10 subdirectories × files: a tree of dirs*10*files files in the temp dir (one in ten holds up to
+ * 3.6 kB), or undefined, said why, when the temp dir's filesystem lacks the room: for 1M files ~0.5 GiB of
+ * blocks and 1M inodes, asked for twice over so the bench never fills a disk others share.
+ */
+export function buildTree(files: number): { base: string; path: string; remove(): void } | undefined {
+  const fs = statfsSync(tmpdir());
+  const needBytes = files * 1024;
+  const needInodes = files * 2;
+  if (fs.bavail * fs.bsize < needBytes || (fs.files > 0 && fs.ffree < needInodes)) {
+    console.log(
+      `  (no ${files}-file tree: ${tmpdir()} has ${Math.round((fs.bavail * fs.bsize) / 2 ** 20)} MiB and ${fs.ffree} inodes free; needs ${Math.round(needBytes / 2 ** 20)} MiB and ${needInodes})`,
+    );
+    return undefined;
+  }
   const base = mkdtempSync(join(tmpdir(), "rn-bench-tree-"));
   const root = join(base, "tree");
   const perDir = 100;
   const dirs = Math.ceil(files / perDir / 10);
-  for (let i = 0; i < dirs; i++) {
-    for (let j = 0; j < 10; j++) {
-      const dir = join(root, `d${i}`, `s${j}`);
-      mkdirSync(dir, { recursive: true });
-      for (let k = 0; k < perDir; k++) writeFileSync(join(dir, `f${k}`), k % 10 ? "" : "x".repeat(k * 40));
+  const remove = () => rmSync(base, { recursive: true, force: true });
+  try {
+    for (let i = 0; i < dirs; i++) {
+      for (let j = 0; j < 10; j++) {
+        const dir = join(root, `d${i}`, `s${j}`);
+        mkdirSync(dir, { recursive: true });
+        for (let k = 0; k < perDir; k++) writeFileSync(join(dir, `f${k}`), k % 10 ? "" : "x".repeat(k * 40));
+      }
     }
+  } catch (err) {
+    // A tree half made (ENOSPC, EDQUOT) is removed, not left in the temp dir.
+    remove();
+    throw err;
   }
-  return { base, path: root, remove: () => rmSync(base, { recursive: true, force: true }) };
+  return { base, path: root, remove };
 }

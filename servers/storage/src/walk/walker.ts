@@ -225,10 +225,11 @@ export async function walk(o: WalkOptions): Promise<WalkResult> {
         const fd = openFrame(frame);
         if (fd === undefined) continue;
         try {
-          // Names only (no d_type): every entry is lstat'ed anyway. One call per directory is the fastest read.
-          current = { names: readdirSync(fdPath(fd)), i: 0, frame, fd };
-          p.dirs += 1;
+          // Names only (no d_type): every entry is lstat'ed anyway. One call per directory is the fastest read;
+          // listed as "." once entered through its descriptor: no second open through procfs (ADR 0050).
           enter(fd);
+          current = { names: readdirSync(prefix === "" ? "." : fdPath(fd)), i: 0, frame, fd };
+          p.dirs += 1;
         } catch (err) {
           closeSync(fd);
           listFailed(err);
