@@ -16,6 +16,7 @@ import { parseAllDocuments } from "yaml";
 import { KUBERNETES_FILE } from "../scripts/lib/kubernetes.ts";
 
 const text = readFileSync(join(REPO_ROOT, KUBERNETES_FILE), "utf8");
+const dockerfile = readFileSync(join(REPO_ROOT, "Dockerfile"), "utf8");
 const docs: unknown[] = parseAllDocuments(text).map((d) => d.toJS());
 const servers = readRegistry();
 
@@ -55,7 +56,11 @@ describe("Kubernetes manifests", () => {
       const ds = daemonSets.find((d) => d.metadata?.name === `roadnerd-${s.name}`);
       const container = ds?.spec?.template.spec?.containers[0];
       expect(container?.ports?.[0]?.containerPort).toBe(s.defaultPort);
-      expect(container?.args).toEqual([s.entry]);
+      // The image is the Dockerfile stage of the server's name, whose entrypoint runs the server itself.
+      expect(container?.image).toBe(`roadnerd-${s.name}:latest`);
+      expect(container?.args).toBeUndefined();
+      const stage = dockerfile.split(/^FROM /m).find((part) => part.includes(` AS ${s.name}\n`));
+      expect(stage, `Dockerfile stage ${s.name}`).toContain(`ENTRYPOINT ["node","${s.entry}"]`);
       expect(ds?.spec?.template.metadata?.annotations).toEqual({
         "prometheus.io/scrape": "true",
         "prometheus.io/port": String(s.defaultPort),

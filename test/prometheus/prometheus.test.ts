@@ -4,9 +4,11 @@
  * loads the example alerting rules, which promtool checks too (deploy/prometheus/).
  */
 import { execFile } from "node:child_process";
+import { readFileSync } from "node:fs";
 import { rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { promisify } from "node:util";
+import { readRegistry } from "@roadnerd/registry";
 import { REAL_PROBE_HOSTS_DENY, REPO_ROOT, type SpawnedServer, spawnServer } from "@roadnerd/testkit";
 import { request } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -162,5 +164,18 @@ describe("promtool", () => {
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
+  });
+});
+
+describe("the example configuration", () => {
+  it("scrapes every registered server's default port, as its header says", () => {
+    const text = readFileSync(join(REPO_ROOT, "deploy/prometheus/prometheus.yml"), "utf8");
+    const job = /job_name: roadnerd\s+static_configs:\s+- targets:\s*\[([^\]]*)\]/.exec(text)?.[1] ?? "";
+    const ports = [...job.matchAll(/:(\d+)"/g)].map((m) => Number(m[1])).sort();
+    expect(ports).toEqual(
+      readRegistry()
+        .map((s) => s.defaultPort)
+        .sort(),
+    );
   });
 });
