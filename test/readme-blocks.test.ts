@@ -111,7 +111,9 @@ function inNamespace(line: string): string[] {
 function run(line: string): Promise<Run> {
   return new Promise((resolve) => {
     // Its own process group, so a line that never ends is ended whole (a server left behind would keep running).
-    const child = spawn("nsenter", inNamespace(line), { cwd: repo, env, detached: true });
+    // `roadnerd call`'s deadline as the machine has it now: a spawned `ip` can pass 2 s at load 25 on 2 cores.
+    const deadline = { ROADNERD_TIMEOUT_MS: String(Math.min(15_000, scaledMs(2000))) };
+    const child = spawn("nsenter", inNamespace(line), { cwd: repo, env: { ...env, ...deadline }, detached: true });
     let out = "";
     const collect = (d: Buffer) => {
       if (out.length < 16 << 20) out += d.toString();

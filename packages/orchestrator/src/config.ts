@@ -1,6 +1,7 @@
 /** The orchestrator's env, read in one place through zod, defaulted once and frozen. */
 import { join } from "node:path";
-import { baseEnvShape } from "@roadnerd/conventions/internal";
+import { MAX_TIMEOUT_MS } from "@roadnerd/conventions";
+import { baseEnvShape, MIN_TIMEOUT_MS } from "@roadnerd/conventions/internal";
 import { z } from "zod";
 import { UsageError } from "./errors.ts";
 import { PROFILE_NAMES } from "./planners/prompts.ts";
@@ -35,6 +36,16 @@ export const orchestratorEnv = z.object({
   HOME: z.string().startsWith("/").optional().catch(undefined),
   ROADNERD_IDLE_MS: ms(DEFAULT_IDLE_MS, 86_400_000).describe("detach an attached server after this idle time"),
   ROADNERD_ATTACH_TIMEOUT_MS: ms(DEFAULT_ATTACH_TIMEOUT_MS, 120_000).describe("spawn → listening → /healthz"),
+  // A slow machine (a Raspberry Pi, a laptop busy with a model) needs more than the servers' 2 s default.
+  ROADNERD_TIMEOUT_MS: z.coerce
+    .number()
+    .int()
+    .min(MIN_TIMEOUT_MS)
+    .max(MAX_TIMEOUT_MS)
+    .optional()
+    .describe(
+      `the timeout_ms \`roadnerd call\` and \`roadnerd triage\` send when none is given (${MIN_TIMEOUT_MS}-${MAX_TIMEOUT_MS}; default: the servers' 2000)`,
+    ),
   ROADNERD_PLANNER: z.enum(["rules", "openai", "scripted"]).default("rules").describe("default planner"),
   ROADNERD_OPENAI_URL: z
     .string()

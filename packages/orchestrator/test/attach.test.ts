@@ -10,7 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { liveSupervised } from "@roadnerd/conventions/supervise";
 import { readRegistry } from "@roadnerd/registry";
-import { type SpawnedServer, spawnServer } from "@roadnerd/testkit";
+import { type SpawnedServer, scaledDeadline, spawnServer } from "@roadnerd/testkit";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { type AttachEvent, Attacher } from "../src/attach.ts";
 import { AttachError } from "../src/errors.ts";
@@ -55,8 +55,8 @@ describe("attach on request", () => {
     const a = attacher({ onEvent: (e) => events.push(e) });
     expect(a.isRunning("network")).toBe(false);
     const [first, second] = await Promise.all([
-      a.call("network", "route_info", {}),
-      a.call("network", "iface_info", {}),
+      a.call("network", "route_info", scaledDeadline()),
+      a.call("network", "iface_info", scaledDeadline()),
     ]);
     // Two calls at once share one spawn.
     expect(events.filter((e) => e.kind === "attached")).toHaveLength(1);
@@ -65,7 +65,7 @@ describe("attach on request", () => {
     expect(pid).toBeGreaterThan(0);
     expect(first.result).toHaveProperty("default_gateway");
     expect(second.result).toHaveProperty("interfaces");
-    const third = await a.call("network", "route_info", { run_id: "attach-test-1" });
+    const third = await a.call("network", "route_info", { run_id: "attach-test-1", ...scaledDeadline() });
     expect(third.attached).toBe(false);
     expect(third.result.run_id).toBe("attach-test-1");
     expect(a.pidOf("network")).toBe(pid);
@@ -78,11 +78,11 @@ describe("attach on request", () => {
   it("detaches after the idle time and attaches again on the next call", async () => {
     const events: string[] = [];
     const a = attacher({ idleMs: 200, onEvent: (e) => events.push(e.kind) });
-    await a.call("network", "route_info", {});
+    await a.call("network", "route_info", scaledDeadline());
     const pid = a.pidOf("network");
     await until(() => !a.isRunning("network"), "idle detach");
     expect(events).toEqual(["attached", "detached"]);
-    const again = await a.call("network", "route_info", {});
+    const again = await a.call("network", "route_info", scaledDeadline());
     expect(again).toMatchObject({ attached: true, restarted: false });
     expect(a.pidOf("network")).not.toBe(pid);
   });
@@ -90,11 +90,11 @@ describe("attach on request", () => {
   it("restarts a server that died, once, and says so", async () => {
     const events: string[] = [];
     const a = attacher({ onEvent: (e) => events.push(e.kind) });
-    await a.call("network", "route_info", {});
+    await a.call("network", "route_info", scaledDeadline());
     const pid = a.pidOf("network") as number;
     process.kill(-pid, "SIGKILL");
     await until(() => !a.isRunning("network"), "the crash to be noticed");
-    const r = await a.call("network", "route_info", {});
+    const r = await a.call("network", "route_info", scaledDeadline());
     expect(r).toMatchObject({ attached: true, restarted: true });
     expect(a.pidOf("network")).not.toBe(pid);
     expect(events).toEqual(["attached", "exited", "restarted"]);
@@ -172,8 +172,8 @@ describe("servers running elsewhere", () => {
     running = await spawnServer("network", { env: { AUTH_TOKEN: token } });
     const events: AttachEvent[] = [];
     const a = attacher({ remote: new Map([["network", { url: running.url, token }]]), onEvent: (e) => events.push(e) });
-    const first = await a.call("network", "route_info", {});
-    const second = await a.call("network", "route_info", {});
+    const first = await a.call("network", "route_info", scaledDeadline());
+    const second = await a.call("network", "route_info", scaledDeadline());
     expect([first.attached, second.attached]).toEqual([true, false]);
     expect(a.isRunning("network")).toBe(false);
     expect(liveSupervised()).toBe(0);

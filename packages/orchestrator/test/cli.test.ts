@@ -127,11 +127,17 @@ describe("one exit-code table", () => {
   let standIn: Server;
   let answer = { status: 200, body: {} };
   let env: Record<string, string>;
+  /** The bodies of the tool calls the stand-in was sent, newest last. */
+  const sent: unknown[] = [];
 
   beforeAll(async () => {
     standIn = createServer((req, res) => {
-      req.resume();
+      let body = "";
+      req.on("data", (d: Buffer) => {
+        body += d.toString();
+      });
       req.on("end", () => {
+        if (req.url?.startsWith("/actions/")) sent.push(JSON.parse(body));
         const reply = req.url === "/healthz" ? { status: 200, body: { ok: true, name: "roadnerd-ports" } } : answer;
         res.writeHead(reply.status, { "content-type": "application/json" }).end(JSON.stringify(reply.body));
       });
@@ -158,6 +164,28 @@ describe("one exit-code table", () => {
     expect(timeout.code).toBe(1);
     expect(JSON.parse(timeout.stdout)).toEqual({ error: { code: "E_TIMEOUT", message: "ss did not answer" } });
     // Three runs of the bin: room for a loaded machine (the assertions are about exit codes, not time).
+  }, 150_000);
+
+  it("ROADNERD_TIMEOUT_MS is the timeout_ms call sends when none is given; the args' own wins; a bad one exits 2", async () => {
+    const free = { port: 8080, in_use: false, pids: [], unowned: [], note: null, connections: {}, source: "proc" };
+    answer = { status: 200, body: { ...free, netns: "net:[1]", summary: "nothing listens on port 8080" } };
+    sent.length = 0;
+    expect(
+      (await roadnerd(["call", "ports/who_uses_port", "port=8080"], { ...env, ROADNERD_TIMEOUT_MS: "4321" })).code,
+    ).toBe(0);
+    expect(
+      (
+        await roadnerd(["call", "ports/who_uses_port", "port=8080", "timeout_ms=900"], {
+          ...env,
+          ROADNERD_TIMEOUT_MS: "4321",
+        })
+      ).code,
+    ).toBe(0);
+    expect((await roadnerd(["call", "ports/who_uses_port", "port=8080"], env)).code).toBe(0);
+    expect(sent).toEqual([{ port: 8080, timeout_ms: 4321 }, { port: 8080, timeout_ms: 900 }, { port: 8080 }]);
+    const bad = await roadnerd(["call", "ports/who_uses_port", "port=8080"], { ...env, ROADNERD_TIMEOUT_MS: "20" });
+    expect([bad.code, bad.stderr]).toEqual([2, expect.stringMatching(/ROADNERD_TIMEOUT_MS/)]);
+    expect(sent).toHaveLength(3);
   }, 150_000);
 
   it("--json: every failure is one error object on stdout, stderr keeps no copy; the same exit codes", async () => {

@@ -37,7 +37,7 @@ const EXIT_TEXT = `exit: 0 done · 1 the work failed · 2 usage or invalid input
 --json: the result on stdout as one JSON document; a failure too, as {"error":{"code","message","hint"}}
       (the servers' error body), with the exit code above; progress and notes stay on stderr`;
 
-const ENV_TEXT = `env: ROADNERD_LOG_DIR, ROADNERD_IDLE_MS, ROADNERD_ATTACH_TIMEOUT_MS, ROADNERD_PLANNER,
+const ENV_TEXT = `env: ROADNERD_LOG_DIR, ROADNERD_IDLE_MS, ROADNERD_ATTACH_TIMEOUT_MS, ROADNERD_TIMEOUT_MS, ROADNERD_PLANNER,
      ROADNERD_OPENAI_URL, ROADNERD_OPENAI_MODEL, ROADNERD_OPENAI_KEY, ROADNERD_MODEL_PROFILE (3b|13b|20b),
      ROADNERD_EVAL_MODELS (3b=…,13b=…,20b=…), ROADNERD_PROBE_HOST, ROADNERD_GATEWAY_TOKEN,
      ROADNERD_SERVERS_FILE, ROADNERD_SERVER_<NAME>_URL / _TOKEN, ROADNERD_HOSTS (a fleet: hosts.json),

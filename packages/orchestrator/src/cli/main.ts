@@ -113,7 +113,13 @@ async function dispatch(line: OrchestratedLine, o: Orchestrator): Promise<number
       return listCommand(o, line.json);
     case "call": {
       const [name, ...pairs] = line.args;
-      return await callCommand(o, name, pairs, line.json, hostOf(line.host, o));
+      const deadline = o.config.ROADNERD_TIMEOUT_MS;
+      // The args' own timeout_ms wins over ROADNERD_TIMEOUT_MS.
+      const withDeadline =
+        deadline === undefined || pairs.some(([k]) => k === "timeout_ms")
+          ? pairs
+          : [...pairs, ["timeout_ms", deadline] as [string, unknown]];
+      return await callCommand(o, name, withDeadline, line.json, hostOf(line.host, o));
     }
     case "triage":
       return await triageCommand(o, {
@@ -121,7 +127,7 @@ async function dispatch(line: OrchestratedLine, o: Orchestrator): Promise<number
         symptom: line.symptom,
         script: line.script,
         budget: line.budget,
-        timeoutMs: line["timeout-ms"],
+        timeoutMs: line["timeout-ms"] ?? o.config.ROADNERD_TIMEOUT_MS,
         runId: line["run-id"],
         logDir: triageLogDir(o.config),
         host: hostOf(line.host, o),

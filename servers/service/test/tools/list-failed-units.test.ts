@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { callTool } from "@roadnerd/conventions/testing";
+import { scaledDeadline } from "@roadnerd/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseListUnits } from "../../src/parse/list-units.ts";
 import { server } from "../../src/server.ts";
@@ -21,7 +22,7 @@ describe("list_failed_units against a booted systemd", () => {
   });
 
   it("lists the one failed unit with when it failed", async () => {
-    const r = await createClient(booted.server.url).call("list_failed_units", {});
+    const r = await createClient(booted.server.url).call("list_failed_units", scaledDeadline());
     expect(r).toEqual({
       failed: [{ name: "rn-broken.service", since: expect.stringMatching(ISO), description: "RoadNerd broken" }],
       truncated: false,
@@ -41,7 +42,7 @@ describe("list_failed_units against a booted systemd", () => {
       () => booted.harness.run(["systemctl", "is-failed", "rn-sleeper.service"]).stdout.trim() === "failed",
     );
     const client = createClient(booted.server.url);
-    const all = await client.call("list_failed_units", {});
+    const all = await client.call("list_failed_units", scaledDeadline());
     expect((all.failed as Array<{ name: string }>).map((u) => u.name)).toEqual([
       "rn-sleeper.service",
       "rn-broken.service",
