@@ -25,7 +25,8 @@ REGISTRY=${REGISTRY%/}
 # server and the booted-systemd test harness; chromium: webcheck's headless browser; prometheus (with promtool)
 # and prometheus-blackbox-exporter: the tests that scrape the servers and probe side by side (started by the
 # tests on loopback, never as services); git: the docs test copies the checkout's files as git lists them;
-# openssl and ca-certificates: the README's certificates section (run by a test) and trusting registries over TLS.
+# openssl: the README's certificates section (run by a test). ca-certificates (trusting registries over TLS) only
+# where no bundle is there yet: see install_packages.
 # Each server's run-time packages (roadnerd.debian) must be here too.
 # One package per line, so a list can grow without conflicts.
 DEB_PACKAGES=(
@@ -38,7 +39,6 @@ DEB_PACKAGES=(
   prometheus-blackbox-exporter
   git
   openssl
-  ca-certificates
 )
 
 # The supported Node lines, package.json's engines field: LTS lines only, each as ^<first LTS release>
@@ -121,9 +121,10 @@ main() {
   local prefix=${ROADNERD_NODE_PREFIX:-/usr/local} need_node=false
   node_ok || need_node=true
   local packages=("${DEB_PACKAGES[@]}")
-  # Fetching Node over HTTPS needs the CA certificates (curl only recommends them), unless a bundle is already
-  # there (a machine that re-signs TLS may provide its own, even mounted where the package cannot replace it).
-  if $need_node && ! [ -s /etc/ssl/certs/ca-certificates.crt ]; then packages+=(ca-certificates); fi
+  # Fetching Node and packages over HTTPS needs the CA certificates (curl only recommends them), unless a bundle
+  # is already there: a machine that re-signs TLS may provide its own, even mounted read-only where the package's
+  # postinst cannot rewrite it (installing it there fails the whole apt-get).
+  if ! [ -s /etc/ssl/certs/ca-certificates.crt ]; then packages+=(ca-certificates); fi
 
   local missing=() pkg
   for pkg in "${packages[@]}"; do
