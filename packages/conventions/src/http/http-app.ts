@@ -166,7 +166,7 @@ export async function buildHttpApp(runtime: Runtime<unknown>): Promise<FastifyIn
   });
   registerMeta(app, runtime);
   registerMetrics(app, runtime);
-  registerProbe(app, runtime);
+  await registerProbe(app, runtime);
   registerActions(app, runtime);
   registerSse(app, runtime, tracker);
   registerMcpHttp(app, runtime);

@@ -3,8 +3,7 @@
  * http: {…} } }`, YAML or JSON), checked once at start-up against each prober's own options; without a file, the
  * probers' defaults. A module naming an unknown prober, or options its prober refuses, stops the server.
  */
-import { readFileSync } from "node:fs";
-import { parse } from "yaml";
+import { readFile } from "node:fs/promises";
 import { z } from "zod";
 import { MAX_TIMEOUT_MS } from "../define/fields.ts";
 import { DiagError } from "../errors/errors.ts";
@@ -46,7 +45,10 @@ function bad(message: string): DiagError {
   return new DiagError("E_INVALID_INPUT", `PROBE_CONFIG: ${message}`);
 }
 
-export function loadProbeModules(probers: readonly Prober[], file: string | undefined): Map<string, ProbeModule> {
+export async function loadProbeModules(
+  probers: readonly Prober[],
+  file: string | undefined,
+): Promise<Map<string, ProbeModule>> {
   const byName = new Map(probers.map((p) => [p.name, p]));
   const modules = new Map<string, ProbeModule>();
   if (file === undefined) {
@@ -59,7 +61,10 @@ export function loadProbeModules(probers: readonly Prober[], file: string | unde
   }
   let raw: unknown;
   try {
-    raw = parse(readFileSync(file, "utf8"));
+    // yaml only when a file names modules: nothing a server without PROBE_CONFIG loads at start (ADR 0049).
+    // A split chunk of a CommonJS package exports only `default`.
+    const [text, yaml] = await Promise.all([readFile(file, "utf8"), import("yaml")]);
+    raw = yaml.default.parse(text);
   } catch (err) {
     throw bad(`cannot read ${file}: ${err instanceof Error ? err.message : String(err)}`);
   }

@@ -7,7 +7,6 @@ import { z } from "zod";
 import { loadProbeModules } from "../../src/probe/modules.ts";
 import { defineProber } from "../../src/probe/prober.ts";
 import { probeTimeoutMs } from "../../src/probe/run-probe.ts";
-import { thrown } from "../../src/testing/thrown.ts";
 
 const echo = defineProber({
   name: "echo",
@@ -31,25 +30,28 @@ async function file(text: string): Promise<string> {
 }
 
 describe("loadProbeModules", () => {
-  it("serves the probers' defaults without a file", () => {
-    const modules = loadProbeModules([echo], undefined);
+  it("serves the probers' defaults without a file", async () => {
+    const modules = await loadProbeModules([echo], undefined);
     expect([...modules.keys()]).toEqual(["echo_quiet", "echo_loud"]);
     expect(modules.get("echo_loud")?.options).toEqual({ loud: true });
   });
 
   it("reads modules, their timeouts and options (YAML or JSON)", async () => {
-    const yaml = loadProbeModules(
+    const yaml = await loadProbeModules(
       [echo],
       await file("modules:\n  a: { prober: echo, timeout: 1.5s, echo: { loud: true } }\n"),
     );
     expect(yaml.get("a")).toMatchObject({ timeoutMs: 1500, options: { loud: true } });
-    const json = loadProbeModules([echo], await file('{"modules":{"b":{"prober":"echo","timeout":"250ms"}}}'));
+    const json = await loadProbeModules([echo], await file('{"modules":{"b":{"prober":"echo","timeout":"250ms"}}}'));
     expect(json.get("b")).toMatchObject({ timeoutMs: 250, options: { loud: false } });
   });
 
   it("refuses an unknown prober, bad options, a bad duration or an unreadable file", async () => {
     const message = async (path: string) => {
-      const err = thrown(() => loadProbeModules([echo], path));
+      const err = await loadProbeModules([echo], path).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
       if (!(err instanceof Error)) throw new Error("the file was accepted");
       return err.message;
     };

@@ -19,11 +19,11 @@ const query = z.object({
   target: z.string().min(1).max(2048),
 });
 
-export function registerProbe(app: FastifyInstance, runtime: Runtime<unknown>): void {
+export async function registerProbe(app: FastifyInstance, runtime: Runtime<unknown>): Promise<void> {
   const { probers } = runtime.def;
   if (probers.length === 0) return;
   const { PROBE_CONFIG } = z.object(probeEnv).parse(runtime.config);
-  const modules = loadProbeModules(probers, PROBE_CONFIG);
+  const modules = await loadProbeModules(probers, PROBE_CONFIG);
   const known = [...modules.keys()].join(", ");
   app.get("/probe", async (request, reply) => {
     const asked = query.safeParse(request.query);
