@@ -2,9 +2,9 @@
 // autocannon at 50 connections: the A/B of a kernel change (copy a server's dist/ aside before the change).
 //   unshare -n sh -c 'ip link set lo up; node scripts/bench/healthz-ab.mjs <before/main.js> <after/main.js> <bare/main.mjs> [rounds]'
 // (the bare bundle: scripts/bench/bare-bundle.ts builds it into a temp dir).
-import { spawn } from "node:child_process";
 import { createRequire } from "node:module";
 import { loadavg } from "node:os";
+import { startBuilt as start } from "./built-server.mjs";
 
 const require = createRequire(new URL("../../package.json", import.meta.url));
 const autocannon = require("autocannon");
@@ -12,22 +12,6 @@ const [before, after, bare, roundsArg] = process.argv.slice(2);
 if (!before || !after || !bare) {
   console.error("usage: healthz-ab.mjs <before/main.js> <after/main.js> <bare/main.mjs> [rounds]");
   process.exit(2);
-}
-function start(main) {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [main], {
-      env: { PATH: process.env.PATH, HOST: "127.0.0.1", PORT: "0", LOG_LEVEL: "warn" },
-      stdio: ["ignore", "pipe", "inherit"],
-    });
-    const timer = setTimeout(() => reject(new Error(`${main} did not start`)), 30_000);
-    child.stdout.on("data", (d) => {
-      const m = /"url":"([^"]+)"/.exec(d.toString());
-      if (m) {
-        clearTimeout(timer);
-        resolve({ child, url: m[1] });
-      }
-    });
-  });
 }
 const servers = { before: await start(before), after: await start(after), bare: await start(bare) };
 const rps = { before: [], after: [], bare: [] };

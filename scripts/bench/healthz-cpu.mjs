@@ -3,10 +3,9 @@
 // CPU per request moves far less with the machine's load than req/s does. ADR 0037.
 //   unshare -n sh -c 'ip link set lo up; node scripts/bench/healthz-cpu.mjs 6 /healthz A/main.js B/main.js BARE/main.mjs'
 // Env: METHOD, BODY (JSON), CONNS (default 50), SENV (JSON env for the servers).
-import { spawn } from "node:child_process";
-import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { loadavg } from "node:os";
+import { startBuilt as start, cpuMicros as ticks } from "./built-server.mjs";
 
 const require = createRequire(new URL("../../package.json", import.meta.url));
 const autocannon = require("autocannon");
@@ -14,33 +13,6 @@ const [roundsArg, path, ...mains] = process.argv.slice(2);
 const method = process.env.METHOD ?? "GET";
 const body = process.env.BODY;
 const conns = Number(process.env.CONNS ?? 50);
-function start(main) {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [main], {
-      env: {
-        PATH: process.env.PATH,
-        HOST: "127.0.0.1",
-        PORT: "0",
-        LOG_LEVEL: "warn",
-        ...(process.env.SENV ? JSON.parse(process.env.SENV) : {}),
-      },
-      stdio: ["ignore", "pipe", "inherit"],
-    });
-    const timer = setTimeout(() => reject(new Error(`${main} did not start`)), 30000);
-    child.stdout.on("data", (d) => {
-      const m = /"url":"([^"]+)"/.exec(d.toString());
-      if (m) {
-        clearTimeout(timer);
-        resolve({ child, url: m[1] });
-      }
-    });
-  });
-}
-const ticks = (pid) => {
-  const s = readFileSync(`/proc/${pid}/stat`, "utf8");
-  const f = s.slice(s.lastIndexOf(")") + 2).split(" ");
-  return (Number(f[11]) + Number(f[12])) * 10000;
-}; // µs (CLK_TCK 100)
 const servers = [];
 for (const m of mains) servers.push(await start(m));
 const opts = (s) => ({

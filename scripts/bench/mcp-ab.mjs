@@ -4,12 +4,11 @@
 //   unshare -n sh -c 'ip link set lo up; node scripts/bench/mcp-ab.mjs <before/main.js> <after/main.js> <tool> [argsJson] [rounds]'
 // In argsJson, "$TCP" is replaced by the port of a local listener and "$HTTP" by the URL of a local web page.
 // Env: CONNS (default "1,16"), SECONDS (per round, default 2), NODEARGS, SENV (JSON env for the servers).
-import { spawn } from "node:child_process";
-import { readFileSync } from "node:fs";
 import { createServer as createHttpServer } from "node:http";
 import { createRequire } from "node:module";
 import { createServer as createTcpServer } from "node:net";
 import { loadavg } from "node:os";
+import { startBuilt, cpuMicros as ticks } from "./built-server.mjs";
 
 const require = createRequire(new URL("../../package.json", import.meta.url));
 const autocannon = require("autocannon");
@@ -28,29 +27,6 @@ const argsJson = argsRaw
 const conns = (process.env.CONNS ?? "1,16").split(",").map(Number);
 const seconds = Number(process.env.SECONDS ?? 2);
 
-function start(main) {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [...(process.env.NODEARGS ? process.env.NODEARGS.split(" ") : []), main], {
-      env: {
-        PATH: process.env.PATH,
-        HOST: "127.0.0.1",
-        PORT: "0",
-        LOG_LEVEL: "warn",
-        OUTBOUND_ALLOW: "127.0.0.0/8",
-        ...(process.env.SENV ? JSON.parse(process.env.SENV) : {}),
-      },
-      stdio: ["ignore", "pipe", "inherit"],
-    });
-    const timer = setTimeout(() => reject(new Error(`${main} did not start`)), 30_000);
-    child.stdout.on("data", (d) => {
-      const m = /"url":"([^"]+)"/.exec(d.toString());
-      if (m) {
-        clearTimeout(timer);
-        resolve({ child, url: m[1] });
-      }
-    });
-  });
-}
 const spec = (url, surface) =>
   surface === "actions"
     ? { url: `${url}/actions/${tool}`, method: "POST", headers: { "content-type": "application/json" }, body: argsJson }
@@ -69,11 +45,7 @@ const spec = (url, surface) =>
           params: { name: tool, arguments: JSON.parse(argsJson) },
         }),
       };
-const ticks = (pid) => {
-  const s = readFileSync(`/proc/${pid}/stat`, "utf8");
-  const f = s.slice(s.lastIndexOf(")") + 2).split(" ");
-  return (Number(f[11]) + Number(f[12])) * 10_000;
-};
+const start = (main) => startBuilt(main, { OUTBOUND_ALLOW: "127.0.0.0/8" });
 const servers = { before: await start(before), after: await start(after) };
 const keys = [];
 for (const b of ["before", "after"]) for (const s of ["actions", "mcp"]) keys.push(`${b} ${s}`);

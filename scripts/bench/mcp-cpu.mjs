@@ -2,32 +2,16 @@
 // request and req/s at 16 connections (section 4 of pnpm bench runs each side once, in order). ADR 0037.
 //   unshare -n sh -c 'ip link set lo up; node scripts/bench/mcp-cpu.mjs 6 servers/proxy/dist/main.js proxy_env_status'
 // Env: CONNS, NODEARGS, SENV (JSON env for the server).
-import { spawn } from "node:child_process";
-import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { loadavg } from "node:os";
+import { cpuMicros, startBuilt } from "./built-server.mjs";
 
 const require = createRequire(new URL("../../package.json", import.meta.url));
 const autocannon = require("autocannon");
 const [roundsArg, main, tool, argsJson = "{}"] = process.argv.slice(2);
 const args = JSON.parse(argsJson);
 const conns = Number(process.env.CONNS ?? 16);
-const child = spawn(process.execPath, [...(process.env.NODEARGS ? process.env.NODEARGS.split(" ") : []), main], {
-  env: {
-    PATH: process.env.PATH,
-    HOST: "127.0.0.1",
-    PORT: "0",
-    LOG_LEVEL: "warn",
-    ...(process.env.SENV ? JSON.parse(process.env.SENV) : {}),
-  },
-  stdio: ["ignore", "pipe", "inherit"],
-});
-const url = await new Promise((res) =>
-  child.stdout.on("data", (d) => {
-    const m = /"url":"([^"]+)"/.exec(d.toString());
-    if (m) res(m[1]);
-  }),
-);
+const { child, url } = await startBuilt(main);
 const specs = {
   actions: {
     url: `${url}/actions/${tool}`,
@@ -46,11 +30,7 @@ const specs = {
     body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: tool, arguments: args } }),
   },
 };
-const ticks = () => {
-  const s = readFileSync(`/proc/${child.pid}/stat`, "utf8");
-  const f = s.slice(s.lastIndexOf(")") + 2).split(" ");
-  return (Number(f[11]) + Number(f[12])) * 10000;
-};
+const ticks = () => cpuMicros(child.pid);
 for (const k of Object.keys(specs)) await autocannon({ ...specs[k], connections: conns, duration: 3 });
 const res = { actions: { us: [], rps: [] }, mcp: { us: [], rps: [] } };
 for (let i = 0; i < Number(roundsArg); i++)
