@@ -45,8 +45,15 @@ function manifest(fields: Record<string, unknown>, deps: Record<string, string>)
   return `${JSON.stringify({ version: "0.1.0", type: "module", license: "MIT", engines: root.engines, ...fields, ...runtime }, null, 2)}\n`;
 }
 
+/** pnpm's own settings, which it passes to scripts as npm_config_*: npm warns about each one it does not know. */
+const npmEnv = Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^npm_config_/i.test(k)));
+
 function npmPack(dir: string): string {
-  const out = execFileSync("npm", ["pack", "--pack-destination", PACK_DIR, "--json"], { cwd: dir, encoding: "utf8" });
+  const out = execFileSync("npm", ["pack", "--pack-destination", PACK_DIR, "--json", "--loglevel=warn"], {
+    cwd: dir,
+    encoding: "utf8",
+    env: npmEnv,
+  });
   const [info] = JSON.parse(out) as Array<{ filename: string }>;
   if (!info) throw new Error(`npm pack in ${dir} said nothing`);
   return join(PACK_DIR, info.filename.replace(/^@/, "").replace(/\//, "-"));
