@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# A real container engine for the tests (test/containers), where no image registry is reachable: only Debian's
-# mirror and the npm registry. Modelled on ../shared/tools/containers-here.sh.
+# A real container engine on a Debian 12 machine, for the tests (test/containers) and for compose without
+# Docker: podman from Debian, and base images built here, so no image registry is needed (only Debian's mirror
+# and the npm registry).
 #   bash scripts/containers.sh engine           podman + runc + docker-compose + debootstrap (Debian) and the
 #                                               podman settings these machines need
 #   bash scripts/containers.sh base [major]     localhost/roadnerd-node-base:<major> (default 24): a stand-in for
@@ -11,8 +12,9 @@
 #                                               base (podman's layer cache: the build stage runs once)
 #   bash scripts/containers.sh compose <args…>  docker-compose <args…> here, against `podman system service`
 #                                               (started for the call, stopped by PID after it)
-# Why these settings: crun trips on this kernel's hybrid cgroups (runtime runc); no CAP_SYS_RESOURCE (ulimits at
-# the host's hard limits); the egress re-signs TLS, so the base trusts the machine's CA bundle.
+# Why these settings: crun trips on kernels with hybrid cgroups (runtime runc); a container without
+# CAP_SYS_RESOURCE cannot raise ulimits (set at the host's hard limits); a network that re-signs TLS needs the
+# base to trust the machine's CA bundle, so it is copied in.
 set -euo pipefail
 W=${ROADNERD_CONTAINERS_DIR:-/var/tmp/roadnerd-containers}
 mkdir -p "$W"
