@@ -118,6 +118,9 @@ install_node() {
 
 main() {
   cd "$(dirname "$0")/.."
+  # The versions are pinned here (NODE_MAJOR, PNPM_VERSION, the lockfile): npm's and pnpm's "update available"
+  # boxes would only invite unpinning them.
+  export NPM_CONFIG_UPDATE_NOTIFIER=false npm_config_update_notifier=false
   local prefix=${ROADNERD_NODE_PREFIX:-/usr/local} need_node=false
   node_ok || need_node=true
   local packages=("${DEB_PACKAGES[@]}")
@@ -132,8 +135,10 @@ main() {
   done
   if ((${#missing[@]})); then
     if [ "$(id -u)" = 0 ]; then
+      echo "setup: installing Debian packages: ${missing[*]}"
       apt-get update -qq
-      DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}"
+      # dpkg's line per unpacked file is noise here; errors still go to stderr.
+      DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
     else
       echo "missing Debian packages (install them as root): ${missing[*]}" >&2
     fi
@@ -154,7 +159,7 @@ main() {
   fi
 
   if [ "$(pnpm --version 2>/dev/null)" != "$PNPM_VERSION" ]; then
-    npm install -g --no-audit --no-fund "pnpm@$PNPM_VERSION"
+    npm install -g --no-audit --no-fund --loglevel=error "pnpm@$PNPM_VERSION"
     hash -r
   fi
   if [ "${CI:-}" = "true" ]; then
@@ -165,6 +170,7 @@ main() {
   # An installed lockfile skips resolution, so pnpm caches no registry metadata; `pnpm new-server` then links
   # its package offline (docs/adding-a-server.md, run sealed by its test) and needs what resolution reads.
   # Resolve once now, while the registry is reachable: the lockfile stays as it is.
+  echo "setup: caching the registry's metadata, so \`pnpm new-server\` can link a package offline later"
   pnpm install --resolution-only --no-frozen-lockfile --prefer-offline >/dev/null
   if [ "${1:-}" = "--containers" ]; then bash scripts/containers.sh engine; fi
 }
