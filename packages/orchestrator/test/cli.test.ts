@@ -162,7 +162,12 @@ describe("one exit-code table", () => {
     answer = { status: 504, body: { error: { code: "E_TIMEOUT", message: "ss did not answer" } } };
     const timeout = await roadnerd(["call", "ports/who_uses_port", "port=8080", "--json"], env);
     expect(timeout.code).toBe(1);
-    expect(JSON.parse(timeout.stdout)).toEqual({ error: { code: "E_TIMEOUT", message: "ss did not answer" } });
+    // Without a deadline of its own, the call is told how to give it more room (ADR 0054).
+    expect(JSON.parse(timeout.stdout)).toEqual({
+      error: { code: "E_TIMEOUT", message: "ss did not answer", hint: expect.stringContaining("ROADNERD_TIMEOUT_MS") },
+    });
+    const given = await roadnerd(["call", "ports/who_uses_port", "port=8080", "timeout_ms=900", "--json"], env);
+    expect(JSON.parse(given.stdout)).toEqual({ error: { code: "E_TIMEOUT", message: "ss did not answer" } });
     // Three runs of the bin: room for a loaded machine (the assertions are about exit codes, not time).
   }, 150_000);
 

@@ -10,6 +10,7 @@ import { outboundHint } from "./outbound-hint.ts";
 import { err, errorJson, oneLine, out, status, stepLine } from "./output.ts";
 import { makePlanner, type PlannerName } from "./planner.ts";
 import { notesOf, renderResult } from "./render.ts";
+import { timeoutHint } from "./timeout-hint.ts";
 import { triageText } from "./triage-text.ts";
 
 export function listCommand(o: Orchestrator, json: boolean): number {
@@ -48,7 +49,8 @@ export async function callCommand(
     return EXIT.ok;
   } catch (e) {
     const server = parsed.call.server;
-    const error = host ? errorInfo(e) : outboundHint(errorInfo(e), server, o.attacher.isRemote(server));
+    const found = host ? errorInfo(e) : outboundHint(errorInfo(e), server, o.attacher.isRemote(server));
+    const error = timeoutHint(found, parsed.call.params);
     if (json) out(errorJson(error));
     else err(oneLine(error));
     return exitCodeFor(error.code);
