@@ -11,7 +11,8 @@
 #   bash scripts/containers.sh images [major]   every target of the Dockerfile as roadnerd-<target>, on that
 #                                               base (podman's layer cache: the build stage runs once)
 #   bash scripts/containers.sh compose <args…>  docker-compose <args…> here, against `podman system service`
-#                                               (started for the call, stopped by PID after it)
+#                                               (started for the call, stopped by PID after it); builds use
+#                                               the local base (NODE_BASE, else roadnerd-node-base:24 if built)
 # Why these settings: crun trips on kernels with hybrid cgroups (runtime runc); a container without
 # CAP_SYS_RESOURCE cannot raise ulimits (set at the host's hard limits); a network that re-signs TLS needs the
 # base to trust the machine's CA bundle, so it is copied in.
@@ -105,7 +106,12 @@ compose() {
   podman system service --time=0 "unix://$sock" >"$W/podman-service-$$.log" 2>&1 &
   svc=$!
   for _ in $(seq 100); do [ -S "$sock" ] && break; sleep 0.1; done
-  DOCKER_HOST=unix://$sock docker-compose "$@" || status=$?
+  # docker-compose 1.29 builds through a `docker` CLI by default, which Debian's podman does not bring: its own
+  # builder over the API instead. The base is the local one when it is built and NODE_BASE does not say another.
+  local base=${NODE_BASE:-}
+  if [ -z "$base" ] && podman image exists localhost/roadnerd-node-base:24; then base=localhost/roadnerd-node-base:24; fi
+  env COMPOSE_DOCKER_CLI_BUILD=0 DOCKER_BUILDKIT=0 DOCKER_HOST="unix://$sock" ${base:+"NODE_BASE=$base"} \
+    docker-compose "$@" || status=$?
   kill "$svc" 2>/dev/null || true
   wait "$svc" 2>/dev/null || true
   rm -f "$sock" "$W/podman-service-$$.log"

@@ -64,7 +64,7 @@ export const PAGE_HTML = `<!doctype html>
     <div id="shots" class="shots"></div>
   </section>
 </main>
-<footer class="muted">Everything here is read-only and stays on this machine (127.0.0.1).</footer>
+<footer class="muted">Everything here is read-only. The page and its answers stay on this machine (127.0.0.1); Diagnose, Watch and Check TLS send their DNS, HTTP and TLS checks out to the network, as the tools do.</footer>
 </body>
 </html>
 `;

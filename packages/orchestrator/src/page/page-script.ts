@@ -110,7 +110,8 @@ export const PAGE_JS = String.raw`"use strict";
     }, function (name, data) {
       if (name === "step" && data.requested_tool) {
         var li = el("li", null, data.requested_tool + " ");
-        li.appendChild(el("span", data.call_ok ? "ok-text" : "bad-text", data.call_ok ? "ok" : (data.error_code || "failed")));
+        // "answered", not a green "ok": an answer may be the failure it found (a DNS timeout); the evidence says.
+        li.appendChild(el("span", data.call_ok ? "muted" : "bad-text", data.call_ok ? "answered" : (data.error_code || "failed")));
         li.appendChild(el("span", "muted", " " + data.duration_ms + " ms" + (data.attached ? " (started its server)" : "")));
         steps.appendChild(li);
       } else if (name === "result") {
