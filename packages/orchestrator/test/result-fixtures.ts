@@ -13,10 +13,13 @@ import type { diskUsage } from "@roadnerd/storage/tools/disk-usage";
 
 const uncut = { truncated: false, omitted: 0 };
 
+type Neighbor = NonNullable<ResultOf<typeof routeInfo>["default_gateway"]>["neighbor"];
+
 export function routeResult(
-  gateway: { via: string; dev: string; linkdown: boolean } | null,
+  gateway: { via: string; dev: string; linkdown: boolean; neighbor?: Neighbor } | null,
 ): ResultOf<typeof routeInfo> {
-  return { default_gateway: gateway && { ...gateway, family: 4 }, routes: [], ...uncut, summary: "route" };
+  const gw = gateway && { neighbor: "known" as const, ...gateway, family: 4 as const };
+  return { default_gateway: gw, routes: [], ...uncut, summary: "route" };
 }
 
 export function ifaceResult(
