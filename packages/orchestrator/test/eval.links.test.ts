@@ -22,6 +22,7 @@ import type { LoggedLine } from "../src/triage-log.ts";
 const SCRIPTED_REPAIRS: Record<string, number> = {
   wifi_basic: 1,
   dns_basic: 1,
+  gateway_dead: 0,
   iface_up_no_net: 0,
   ambiguous_inet: 1,
   port_conflict_8080: 1,
@@ -37,7 +38,9 @@ const SCRIPTED_REPAIRS: Record<string, number> = {
 /** Tools the rules planner calls per scenario, in order. */
 const RULES_PATH: Record<string, string[]> = {
   wifi_basic: ["network/route_info"],
-  dns_basic: ["network/route_info", "network/dns_resolve"],
+  // The gateway's ARP entry read again after the failed query (none before it: nothing had gone that way).
+  dns_basic: ["network/route_info", "network/dns_resolve", "network/route_info"],
+  gateway_dead: ["network/route_info", "network/dns_resolve", "network/route_info"],
   iface_up_no_net: ["network/route_info", "network/iface_info"],
   ambiguous_inet: ["network/route_info", "network/dns_resolve", "network/captive_portal_check"],
   port_conflict_8080: ["ports/who_uses_port"],
@@ -52,6 +55,8 @@ const RULES_PATH: Record<string, string[]> = {
 
 /** What the rules planner's reason must say in the new worlds: the world's own fault, not another one. */
 const RULES_REASON: Record<string, RegExp> = {
+  dns_basic: /^the gateway 198\.51\.100\.1 has answered ARP but example\.com does not resolve \(E_DNS_FAIL/,
+  gateway_dead: /^the default gateway 198\.51\.100\.1 does not answer \(no link-layer address: /,
   proxy_407: /E_CONN_REFUSED \(the proxy answered 407\): the proxy wants credentials \(Basic realm="corp"\)/,
   proxy_dead: /^through the proxy: E_CONN_REFUSED: .*203\.0\.113\.31/,
   service_failed: /^failed units: nginx\.service$/,

@@ -13,10 +13,19 @@ import type { diskUsage } from "@roadnerd/storage/tools/disk-usage";
 
 const uncut = { truncated: false, omitted: 0 };
 
+type Neighbor = NonNullable<ResultOf<typeof routeInfo>["default_gateway"]>["neighbor"];
+
+type Route = ResultOf<typeof routeInfo>["routes"][number];
+
+/** route_info's result; `onLink` adds a directly connected IPv4 prefix per entry (dev wlan0). */
 export function routeResult(
-  gateway: { via: string; dev: string; linkdown: boolean } | null,
+  gateway: { via: string; dev: string; linkdown: boolean; neighbor?: Neighbor } | null,
+  onLink: string[] = [],
 ): ResultOf<typeof routeInfo> {
-  return { default_gateway: gateway && { ...gateway, family: 4 }, routes: [], ...uncut, summary: "route" };
+  const gw = gateway && { neighbor: "known" as const, ...gateway, family: 4 as const };
+  const link = { via: null, dev: "wlan0", family: 4, metric: 0, type: "unicast", linkdown: false } as const;
+  const routes: Route[] = onLink.map((dst) => ({ dst, ...link }));
+  return { default_gateway: gw, routes, ...uncut, summary: "route" };
 }
 
 export function ifaceResult(
@@ -29,12 +38,13 @@ export function ifaceResult(
 export function dnsResult(
   answers: string[],
   failure?: { error: "E_DNS_FAIL"; detail: "TIMEOUT" },
+  resolver = "192.0.2.53",
 ): ResultOf<typeof dnsResolve> {
   return {
     qname: "example.com",
     type: "A",
     answers: answers.map((data) => ({ name: "example.com", type: "A", ttl: 60, data })),
-    resolver: "192.0.2.53",
+    resolver,
     resolver_from: "resolv_conf",
     ...failure,
     ...uncut,

@@ -43,8 +43,8 @@ const step = (tool: string, result: Record<string, unknown>, n = 1): StepRecord 
   ok: true,
   result,
 });
-const next = async (symptom: string, history: StepRecord[], cat = catalog) => {
-  const reply = await planner.next({ symptom, catalog: cat, history });
+const next = async (symptom: string, history: StepRecord[], cat = catalog, final = false) => {
+  const reply = await planner.next({ symptom, catalog: cat, history, final });
   // Whatever the rules say must pass the same strict parser as a model's reply.
   const parsed = parseReply(reply, cat);
   expect(parsed.kind).not.toBe("invalid");
@@ -116,7 +116,82 @@ describe("network path", () => {
       call: { id: "network/dns_resolve", params: { qname: "example.com" } },
     });
     const dns = step("network/dns_resolve", dnsResult([], { error: "E_DNS_FAIL", detail: "TIMEOUT" }), 2);
-    expect(await next("", [route, dns])).toMatchObject({ kind: "label", label: "dns" });
+    expect(await next("", [route, dns])).toEqual({
+      kind: "label",
+      label: "dns",
+      reason: "the gateway 192.0.2.1 has answered ARP but example.com does not resolve (E_DNS_FAIL: TIMEOUT)",
+    });
+  });
+
+  // A new user's review: a veth going nowhere, the default route via 192.168.77.1 (nothing answers there), the
+  // resolver off-link; the rules said "dns: route via 192.168.77.1 is fine but example.com does not resolve".
+  describe("a gateway that does not answer (its ARP entry after the DNS query)", () => {
+    const gwAt = (neighbor: "known" | "incomplete" | "none", n: number, onLink = ["192.168.77.0/24"]) =>
+      step(
+        "network/route_info",
+        routeResult({ via: "192.168.77.1", dev: "wlan0", linkdown: false, neighbor }, onLink),
+        n,
+      );
+    const failed = (resolver = "192.0.2.53") =>
+      step("network/dns_resolve", dnsResult([], { error: "E_DNS_FAIL", detail: "TIMEOUT" }, resolver), 2);
+
+    it("no entry before the query: route_info once more (the third call), incomplete after it is routing", async () => {
+      expect(await next("", [gwAt("none", 1), failed()])).toMatchObject({
+        kind: "call",
+        call: { id: "network/route_info", params: {} },
+      });
+      expect(await next("", [gwAt("none", 1), failed(), gwAt("incomplete", 3)])).toEqual({
+        kind: "label",
+        label: "routing",
+        reason:
+          "the default gateway 192.168.77.1 does not answer (no link-layer address: ARP incomplete), so example.com does not resolve (E_DNS_FAIL: TIMEOUT)",
+      });
+    });
+
+    it("still no entry after a query that had to go through the gateway is routing", async () => {
+      expect(await next("", [gwAt("none", 1), failed(), gwAt("none", 3)])).toMatchObject({
+        label: "routing",
+        reason: expect.stringMatching(
+          /^the default gateway 192\.168\.77\.1 does not answer \(no link-layer address: no ARP entry after a DNS query to 192\.0\.2\.53 through it\)/,
+        ),
+      });
+    });
+
+    it("no entry is no evidence when the resolver is not behind the gateway (on-link, loopback)", async () => {
+      const onLink = (await next("", [gwAt("none", 1), failed("192.168.77.53"), gwAt("none", 3)])) as {
+        label?: string;
+        reason?: string;
+      };
+      expect(onLink).toMatchObject({ label: "dns" });
+      expect(onLink.reason).toBe(
+        "a route via 192.168.77.1 is set but example.com does not resolve (E_DNS_FAIL: TIMEOUT)",
+      );
+      expect(await next("", [gwAt("none", 1), failed("127.0.0.53"), gwAt("none", 3)])).toMatchObject({
+        label: "dns",
+      });
+    });
+
+    it("the gateway answered after the query: dns, and nothing calls an untested route fine", async () => {
+      const r = await next("", [gwAt("none", 1), failed(), gwAt("known", 3)]);
+      expect(r).toEqual({
+        kind: "label",
+        label: "dns",
+        reason: "the gateway 192.168.77.1 has answered ARP but example.com does not resolve (E_DNS_FAIL: TIMEOUT)",
+      });
+    });
+
+    it("an incomplete entry already in the first read is routing without another call", async () => {
+      expect(await next("", [gwAt("incomplete", 1), failed()])).toMatchObject({ kind: "label", label: "routing" });
+    });
+
+    it("budget spent after two calls: the first read decides, and no entry before the query is no evidence", async () => {
+      expect(await next("", [gwAt("none", 1), failed()], catalog, true)).toEqual({
+        kind: "label",
+        label: "dns",
+        reason: "a route via 192.168.77.1 is set but example.com does not resolve (E_DNS_FAIL: TIMEOUT)",
+      });
+      expect(await next("", [gwAt("incomplete", 1), failed()], catalog, true)).toMatchObject({ label: "routing" });
+    });
   });
 
   it("names resolve: the captive check decides portal, dead HTTP (routing) or ok", async () => {

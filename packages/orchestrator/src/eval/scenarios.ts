@@ -75,13 +75,15 @@ export interface Scenario {
 /** Laptop ⟷ upstream over wlan0/gw0, the laptop's resolver pointing at the upstream DNS address. */
 function baseWorld(
   lab: NetnsLab,
-  options: { carrier?: boolean; defaultRoute?: boolean; blackholeWeb?: boolean } = {},
+  options: { carrier?: boolean; defaultRoute?: boolean; blackholeWeb?: boolean; gatewayAnswers?: boolean } = {},
 ): World {
   const laptop = lab.addNs();
   const upstream = lab.addNs();
+  // Without the gateway's address on the far end, the link is up but nothing answers ARP for the gateway.
+  const gwAddrs = (options.gatewayAnswers ?? true) ? [`${ADDR.gateway}/24`] : [];
   lab.veth(
     { ns: laptop, name: "wlan0", addrs: [`${ADDR.laptop}/24`], ipv6: "off" },
-    { ns: upstream, name: "gw0", addrs: [`${ADDR.gateway}/24`], ipv6: "off", up: options.carrier ?? true },
+    { ns: upstream, name: "gw0", addrs: gwAddrs, ipv6: "off", up: options.carrier ?? true },
   );
   if (options.defaultRoute ?? true) lab.ip(laptop, "route", "add", "default", "via", ADDR.gateway, "dev", "wlan0");
   lab.ip(upstream, "addr", "add", `${ADDR.dns}/32`, "dev", "lo");
@@ -183,6 +185,20 @@ export const SCENARIOS: readonly Scenario[] = [
       'Sure. {"tool":"dns/resolve","params":{"qname":"example.com"}}',
       '{"tool":"dns/resolve","params":{"qname":"example.com"}}',
       '{"label":"dns","reason":"gateway fine, example.com does not resolve"}',
+    ],
+  },
+  {
+    name: "gateway_dead",
+    symptom: "connected but nothing works",
+    expected: "routing",
+    // A new user's review: the default route points at an address nothing holds, the resolver is off-link; the
+    // DNS query makes the laptop's kernel ask for the gateway and nobody answers.
+    build: (lab) => ({ ...baseWorld(lab, { gatewayAnswers: false }), upstreamSpec: dnsAndWeb("open") }),
+    scripted: [
+      '{"tool":"network/route_info","params":{}}',
+      '{"tool":"network/dns_resolve","params":{"qname":"example.com"}}',
+      '{"tool":"network/route_info","params":{}}',
+      '{"label":"routing","reason":"the gateway has not answered ARP"}',
     ],
   },
   {

@@ -9,6 +9,7 @@ import type { Catalog } from "../catalog.ts";
 import { DEFAULT_PROBE_HOST } from "../config.ts";
 import type { Label } from "../labels.ts";
 import { followNext } from "./follow-next.ts";
+import { gatewaySilence, readAfter } from "./gateway-answers.ts";
 import { RULES_TOOLS as T } from "./known-tools.ts";
 import type { Decision, Planner, PlannerInput } from "./planner.ts";
 import { latestResult } from "./results.ts";
@@ -115,7 +116,7 @@ export class RulesPlanner implements Planner {
     return verdict("ok", "the proxy answers");
   }
 
-  #network({ history, catalog }: PlannerInput): Decision {
+  #network({ history, catalog, final }: PlannerInput): Decision {
     const route = latestResult(history, T.routeInfo);
     if (!route) return this.#need(catalog, T.routeInfo);
     const gw = route.default_gateway;
@@ -132,7 +133,16 @@ export class RulesPlanner implements Planner {
     if (!dns) return this.#need(catalog, T.dnsResolve, { qname: this.#probeHost });
     if (dns.error || dns.answers.length === 0) {
       const why = `${dns.error ?? "no answer"}${dns.detail ? `: ${dns.detail}` : ""}`;
-      return verdict("dns", `route via ${gw.via ?? gw.dev} is fine but ${this.#probeHost} does not resolve (${why})`);
+      const via = gw.via ?? gw.dev ?? "?";
+      // The query made the kernel ask for the gateway's address, so with no entry before it one more route_info
+      // reads the entry after it (nothing sent by us); when the budget is spent, the first read is all there is.
+      const after = readAfter(history, T.routeInfo.id, T.dnsResolve.id);
+      if (!after && !final && gw.neighbor === "none") return this.#need(catalog, T.routeInfo);
+      const fails = `${this.#probeHost} does not resolve (${why})`;
+      const silence = gatewaySilence(route, after, dns.resolver);
+      if (silence) return verdict("routing", `the default gateway ${via} does not answer (${silence}), so ${fails}`);
+      const way = gw.neighbor === "known" ? `the gateway ${via} has answered ARP` : `a route via ${via} is set`;
+      return verdict("dns", `${way} but ${fails}`);
     }
     const portal = latestResult(history, T.captivePortalCheck);
     if (!portal) return this.#need(catalog, T.captivePortalCheck);

@@ -1,13 +1,16 @@
 /**
  * route_info: the default gateway and the main routing table, IPv4 and IPv6. From the kernel's files by default
  * (read/routes.ts: no process); `ip` (netlink) when those cannot say it exactly or the caller asks for `detail`:
- * the routes' protocol, an IPv4 multipath route's every nexthop with its weight (ADR 0033).
+ * the routes' protocol, an IPv4 multipath route's every nexthop with its weight (ADR 0033). The default gateway's
+ * ARP entry comes from /proc/net/arp either way (read/neighbors.ts): whether it ever answered, with nothing sent.
  */
 import { capList, command, type ExecResult, limitInput, truncationFields } from "@roadnerd/conventions";
 import { z } from "zod";
 import { defineTool } from "../kit.ts";
 import { parseIpJson } from "../parse/ip-result.ts";
 import { defaultGateway, parseIpRoute, type RouteRow } from "../parse/ip-route.ts";
+import { NEIGHBOR_STATES } from "../parse/proc-arp.ts";
+import { gatewayNeighbor } from "../read/neighbors.ts";
 import { routesFromKernel } from "../read/routes.ts";
 
 /** iproute2's JSON output of the main routing table, per family. */
@@ -39,6 +42,12 @@ const gateway = z
     dev: z.string().nullable().describe("interface towards it"),
     family,
     linkdown: z.boolean().describe("the interface has no carrier"),
+    neighbor: z
+      .enum(NEIGHBOR_STATES)
+      .nullable()
+      .describe(
+        "the kernel's ARP entry for the gateway, read from /proc/net/arp (nothing sent): known (it answered), incomplete (asked, no answer yet or ever), none (no entry); after traffic off-link, incomplete or none means the gateway does not answer. null: an IPv6 or address-less gateway",
+      ),
   })
   .nullable()
   .describe("lowest-metric IPv4 default route, else IPv6; null when there is none");
@@ -68,6 +77,7 @@ export const routeInfo = defineTool({
     gateway: r.default_gateway?.via ?? null,
     dev: r.default_gateway?.dev,
     linkdown: r.default_gateway?.linkdown,
+    neighbor: r.default_gateway?.neighbor,
   }),
   summarize: (r) => {
     const gw = r.default_gateway;
@@ -75,7 +85,9 @@ export const routeInfo = defineTool({
     if (!gw) return `no default route (IPv4 or IPv6): only local networks are reachable; ${count}`;
     const via = gw.via ? `via ${gw.via} ` : "";
     const down = gw.linkdown ? " but its link is down" : "";
-    return `default ${via}dev ${gw.dev ?? "?"} (IPv${gw.family})${down}; ${count}`;
+    // No entry is what a gateway nothing was sent to yet looks like: only an unanswered ask is news.
+    const unanswered = gw.neighbor === "incomplete" ? ", the gateway has not answered ARP (incomplete)" : "";
+    return `default ${via}dev ${gw.dev ?? "?"} (IPv${gw.family})${down}${unanswered}; ${count}`;
   },
   async handler(input, ctx) {
     // The kernel's files answer in ~0.1 ms where `ip` costs two forks and execs.
@@ -87,6 +99,8 @@ export const routeInfo = defineTool({
     // Defaults first (stable sort) so a small `limit` never cuts the routes that matter most.
     rows.sort((a, b) => Number(b.dst === "default") - Number(a.dst === "default"));
     const { items, omitted } = capList(rows, input.limit);
-    return { default_gateway: defaultGateway(rows), routes: items, truncated: omitted > 0, omitted };
+    const gw = defaultGateway(rows);
+    const default_gateway = gw && { ...gw, neighbor: await gatewayNeighbor(gw) };
+    return { default_gateway, routes: items, truncated: omitted > 0, omitted };
   },
 });

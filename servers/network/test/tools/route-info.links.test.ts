@@ -43,6 +43,13 @@ describe.skipIf(skip)(`route_info in a network namespace${skip ? ` (skipped: ${s
   let noIp: RoadNerdClient;
   let emptyPath: string;
   let net30: string;
+  /** One UDP datagram from the host namespace (to the discard port): the kernel resolves its next hop. */
+  const send = (to: string) =>
+    lab.exec(host, [
+      process.execPath,
+      "-e",
+      `const s=require("node:dgram").createSocket("udp4");s.send("x",9,${JSON.stringify(to)},()=>s.close())`,
+    ]);
   const call = () => client.call<RouteInfo>("route_info", { detail: true });
   const fromFiles = () => noIp.call<RouteInfo>("route_info");
   /** netlink's answer as the kernel's files give it (the summary's count aside). */
@@ -109,7 +116,13 @@ describe.skipIf(skip)(`route_info in a network namespace${skip ? ` (skipped: ${s
   it("only an IPv6 default: the gateway is the IPv6 one", async () => {
     lab.ip(host, "-6", "route", "add", "default", "via", "2001:db8:10::1", "dev", "wan0");
     const res = await call();
-    expect(res.default_gateway).toEqual({ via: "2001:db8:10::1", dev: "wan0", family: 6, linkdown: false });
+    expect(res.default_gateway).toEqual({
+      via: "2001:db8:10::1",
+      dev: "wan0",
+      family: 6,
+      linkdown: false,
+      neighbor: null,
+    });
     expect(res.routes[0]).toEqual(r("default", "2001:db8:10::1", "wan0", 6));
     expect(asFiles(await fromFiles())).toEqual(asFiles(res));
   });
@@ -124,7 +137,13 @@ describe.skipIf(skip)(`route_info in a network namespace${skip ? ` (skipped: ${s
     );
     lab.ip(host, "route", "add", "unreachable", "198.18.0.0/15");
     const res = await call();
-    expect(res.default_gateway).toEqual({ via: "192.0.2.1", dev: "wan0", family: 4, linkdown: false });
+    expect(res.default_gateway).toEqual({
+      via: "192.0.2.1",
+      dev: "wan0",
+      family: 4,
+      linkdown: false,
+      neighbor: "none",
+    });
     expect(res.routes).toEqual([
       r("default", "192.0.2.1", "wan0", 4, { metric: 100 }),
       r("default", "198.51.100.1", "wan1", 4, { metric: 200 }),
@@ -159,7 +178,13 @@ describe.skipIf(skip)(`route_info in a network namespace${skip ? ` (skipped: ${s
     lab.ip(router, "link", "set", "wan0p", "down");
     try {
       const res = await call();
-      expect(res.default_gateway).toEqual({ via: "192.0.2.1", dev: "wan0", family: 4, linkdown: true });
+      expect(res.default_gateway).toEqual({
+        via: "192.0.2.1",
+        dev: "wan0",
+        family: 4,
+        linkdown: true,
+        neighbor: "none",
+      });
       expect(res.summary).toBe("default via 192.0.2.1 dev wan0 (IPv4) but its link is down; 11 routes");
       // The kernel keeps the routes; every one through wan0 (and only those) is flagged.
       const down = res.routes.filter((x) => x.linkdown).map((x) => `${x.dst} ${x.dev}`);
@@ -187,10 +212,36 @@ describe.skipIf(skip)(`route_info in a network namespace${skip ? ` (skipped: ${s
     try {
       const down = await fromFiles();
       expect(asFiles(down)).toEqual(asFiles(await call()));
-      expect(down.default_gateway).toEqual({ via: "192.0.2.1", dev: "wan0", family: 4, linkdown: true });
+      expect(down.default_gateway).toEqual({
+        via: "192.0.2.1",
+        dev: "wan0",
+        family: 4,
+        linkdown: true,
+        neighbor: "none",
+      });
       expect(down.routes.filter((x) => x.linkdown).length).toBe(6);
     } finally {
       lab.ip(router, "link", "set", "wan0p", "up");
+    }
+  });
+
+  it("the gateway's ARP entry, read and never sent: known once it answered, incomplete when nothing does", async () => {
+    // A datagram to the gateway itself makes the kernel ask for it; 192.0.2.1 (the router) answers.
+    send("192.0.2.1");
+    const known = await fromFiles();
+    expect(known.default_gateway).toMatchObject({ via: "192.0.2.1", neighbor: "known" });
+    expect((await call()).default_gateway?.neighbor).toBe("known");
+    // A better default through an address nobody holds on wan1: no entry until something goes that way.
+    lab.ip(host, "route", "add", "default", "via", "198.51.100.99", "dev", "wan1", "metric", "50");
+    try {
+      expect((await fromFiles()).default_gateway).toMatchObject({ via: "198.51.100.99", neighbor: "none" });
+      send("100.64.0.1");
+      const dead = await fromFiles();
+      expect(dead.default_gateway).toMatchObject({ via: "198.51.100.99", dev: "wan1", neighbor: "incomplete" });
+      expect(dead.summary).toMatch(/^default via 198\.51\.100\.99 dev wan1 \(IPv4\), the gateway has not answered ARP/);
+      expect((await call()).default_gateway?.neighbor).toBe("incomplete");
+    } finally {
+      lab.ip(host, "route", "del", "default", "via", "198.51.100.99", "dev", "wan1", "metric", "50");
     }
   });
 });
