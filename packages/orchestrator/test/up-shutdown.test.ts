@@ -9,8 +9,7 @@
  */
 import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
 import { once } from "node:events";
-import { createServer, type Socket } from "node:net";
-import type { AddressInfo } from "node:net";
+import { type AddressInfo, createServer, type Socket } from "node:net";
 import { join } from "node:path";
 import { SHUTDOWN_FLUSH_MS, SHUTDOWN_GRACE_MS } from "@roadnerd/conventions/internal";
 import { REPO_ROOT } from "@roadnerd/registry";
