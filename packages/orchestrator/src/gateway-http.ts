@@ -33,6 +33,7 @@ import { orchestratorEnv } from "./config.ts";
 import { type GatewayOptions, gatewaySource } from "./gateway.ts";
 import { GatewayInFlight } from "./gateway-in-flight.ts";
 import { answerText } from "./gateway-requests.ts";
+import { closeIfNeverRead, closeIfRefused } from "./gateway-unread-body.ts";
 import { answerPage } from "./page/page-routes.ts";
 import { tokenRefusal } from "./page/page-token.ts";
 
@@ -49,6 +50,7 @@ type GatewayAnswer = NonNullable<McpAnswer> & { cacheResult?: boolean };
 function send(res: ServerResponse, answer: GatewayAnswer): void {
   // Already answered (a shutdown answer won the race): the late answer is dropped, never a second reply.
   if (res.headersSent) return;
+  closeIfRefused(res, answer.status);
   // A tools/call that asked for progress: the kernel's SSE stream of notifications, then the result.
   if (answer.stream) {
     res.writeHead(answer.status, answer.headers);
@@ -66,6 +68,12 @@ function send(res: ServerResponse, answer: GatewayAnswer): void {
 const refused = (message: string, hint?: string) => ({
   status: 403,
   body: { error: { code: "E_FORBIDDEN", message, ...(hint ? { hint } : {}) } },
+});
+
+/** 413 E_TOO_LARGE as JSON-RPC, the connection closed after it (closeIfRefused). */
+const tooLarge = (): GatewayAnswer => ({
+  status: ERROR_STATUS.E_TOO_LARGE,
+  body: rpcError(null, RPC.InvalidRequest, `body larger than ${MAX_BODY} bytes`, "E_TOO_LARGE"),
 });
 
 /**
@@ -149,9 +157,8 @@ async function answerPost(
 ): Promise<GatewayAnswer | undefined> {
   const text = await readBody(req);
   if (text === undefined) {
-    const tooLarge = rpcError(null, RPC.InvalidRequest, `body larger than ${MAX_BODY} bytes`, "E_TOO_LARGE");
     res.once("finish", () => req.socket.destroySoon());
-    return { status: ERROR_STATUS.E_TOO_LARGE, body: tooLarge, headers: { connection: "close" } };
+    return tooLarge();
   }
   let body: unknown;
   if (/^application\/json\b/i.test(req.headers["content-type"] ?? "")) {
@@ -220,12 +227,17 @@ export async function serveGatewayHttp(
   const inFlight = new GatewayInFlight();
   let allowedHosts: Set<string> = new Set();
   const http = createServer({ ...HTTP_SERVER_BOUNDS, requireHostHeader: false }, (req, res) => {
+    // Whatever the path and method: an answer before the body is read closes the connection, and a body
+    // announced over the gateway's largest limit is refused before any of it is read (ADR 0055).
+    closeIfNeverRead(req, res, (req.url ?? "").split("?")[0] ?? "");
+    if (Number(req.headers["content-length"]) > MAX_BODY) return send(res, tooLarge());
     // A RoadNerd tool's own request (a server's probe or browser) runs nothing here either (ADR 0047).
     if (isToolHop(req.headers)) return send(res, refused(HOP_REFUSAL));
     if (hostHeaderCount(req.rawHeaders) > 1) {
       return send(res, {
         status: 400,
         body: { error: { code: "E_INVALID_INPUT", message: "more than one Host header" } },
+        headers: { connection: "close" },
       });
     }
     // DNS rebinding: only our own loopback names.

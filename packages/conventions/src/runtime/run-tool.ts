@@ -176,6 +176,10 @@ async function execute<T extends AnyTool>(
   const { lost: lostSlot, release: stopWatchingSlot } = onSlotLost(preempted, controller);
   if (signal.aborted) onCallerGone();
   signal.addEventListener("abort", onCallerGone, { once: true });
+  // The server closed (its shutdown answer, if any, is out): the work stops now, not at the call's deadline.
+  const onClosed = () => controller.abort(new DiagError("E_BUSY", `${tool.name} cancelled: the server has closed`));
+  if (runtime.closed.aborted) onClosed();
+  runtime.closed.addEventListener("abort", onClosed, { once: true });
   const remaining = () => Math.max(1, Math.round(timeoutMs - (performance.now() - started)));
   // The call's logger is made when first used: most calls log nothing at the configured level.
   let log: Logger | undefined;
@@ -230,6 +234,7 @@ async function execute<T extends AnyTool>(
     clearTimeout(deadline);
     clearTimeout(hardStop);
     signal.removeEventListener("abort", onCallerGone);
+    runtime.closed.removeEventListener("abort", onClosed);
     stopWatchingSlot();
     // The call has answered: whatever the handler still has in flight (a probe, a process) stops now.
     controller.abort(new DiagError("E_TIMEOUT", `${tool.name} already answered`));

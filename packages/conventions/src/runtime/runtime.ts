@@ -44,6 +44,12 @@ export interface Runtime<C = BaseConfig> {
   execFor(owner: AnyTool | AnyStream): Exec;
   /** This runtime's instance of a resource, made on first use (E_BUSY once closing). */
   use<T>(resource: Resource<T, C>): T;
+  /**
+   * Aborts when the runtime closes, after the grace period and the shutdown answers (HTTP: the app's onClose):
+   * every call still running is cancelled, so its outbound work (a probe, a connect, a process) does not hold
+   * the process up to the call's own deadline.
+   */
+  readonly closed: AbortSignal;
   /** Start shutting down: every open stream is told to end. */
   shutdown(): void;
   /** Shut down and close every resource made, latest first (HTTP: when the app closes). */
@@ -83,6 +89,9 @@ export function createRuntime<C extends BaseConfig>(def: ServerDef<C>, options: 
   const closing = new AbortController();
   // Every open stream listens for the shutdown: up to MAX_STREAMS listeners on one signal is the design, not a leak.
   setMaxListeners(config.MAX_STREAMS + 16, closing.signal);
+  const closed = new AbortController();
+  // Every call in flight listens (up to MAX_CALLS, each fanning out): bounded by the call slots, not a leak.
+  setMaxListeners(0, closed.signal);
   const resources = createResourceScope<C>({ config, log });
   const runtime: Runtime<C> = {
     def,
@@ -96,6 +105,7 @@ export function createRuntime<C extends BaseConfig>(def: ServerDef<C>, options: 
     metrics,
     hub: createStreamHub(() => runtime),
     closing: closing.signal,
+    closed: closed.signal,
     tool: (name) => tools.get(ownName(name)),
     stream: (name) => streams.get(ownName(name)),
     execFor(owner) {
@@ -110,6 +120,7 @@ export function createRuntime<C extends BaseConfig>(def: ServerDef<C>, options: 
     shutdown: () => closing.abort(),
     close() {
       closing.abort();
+      closed.abort();
       return resources.close();
     },
   };

@@ -10,6 +10,7 @@ import { z } from "zod";
 import { shownUrl } from "../attach.ts";
 import { errorInfo, httpStatusOf } from "../errors.ts";
 import type { GatewayOptions } from "../gateway.ts";
+import { closeIfRefused } from "../gateway-unread-body.ts";
 import { runTriage } from "../triage.ts";
 import { FAVICON_SVG } from "./favicon.ts";
 import { PAGE_CSS, PAGE_HTML } from "./page-html.ts";
@@ -33,6 +34,7 @@ const STATIC: Record<string, { type: string; body: string }> = {
 
 function json(res: ServerResponse, status: number, body: unknown): void {
   if (res.headersSent) return; // answered at shutdown already (gateway-in-flight.ts)
+  closeIfRefused(res, status);
   res.writeHead(status, { "content-type": "application/json", "cache-control": "no-store" });
   res.end(JSON.stringify(body));
 }

@@ -158,7 +158,10 @@ export async function upCommand(line: UpLine, env: NodeJS.ProcessEnv): Promise<n
     'Try, in another terminal: pnpm exec roadnerd triage   (or: pnpm exec roadnerd triage --symptom "port 8080 in use")',
   );
   await untilSignal();
-  await http.close();
+  // One grace period for everyone: the gateway and the servers drain at once (in turn, a server's direct
+  // callers waited for the gateway's 2 s and then their server's: E_BUSY at 4 s). Each server's close then
+  // cancels what its calls still run, so `up` exits within the grace period, not at the calls' own deadline.
+  await Promise.all([http.close(), hosting.close()]);
   await stop();
   err("stopped.");
   return failed.length === 0 ? EXIT.ok : EXIT.failed;
