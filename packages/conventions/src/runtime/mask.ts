@@ -169,8 +169,11 @@ const PROGRAM_WORD = new RegExp(
   `(?<=^|[\\s"'\`(=/;|&])(?:${RULED_PROGRAMS.map((p) => p.replace(/[.+-]/g, "\\$&")).join("|")})(?=[ \\t]+\\S)`,
   "g",
 );
-/** Quotes and brackets that close a word in a text (`"mysql -pX"`): kept when the word is masked. */
-const WORD_END = /["'`)\],;]+$/;
+/**
+ * Quotes and brackets that close a word in a text (`"mysql -pX"`): kept when the word is masked. The `]` of a
+ * word already masked is its own (a second pass over `-p[masked]` must not show `-p[masked]]`).
+ */
+const WORD_END = /(?<!\[masked)["'`)\],;]+$/;
 
 /**
  * A command line inside a text (`backup[31]: running mysqldump -uroot -pX app`): the words after each program
@@ -329,6 +332,12 @@ const SECRET_FLAG =
 const STDIN_FLAG = /^--?[A-Za-z0-9_.-]*(password|passwd|passphrase|pass|secret|token)[-_]stdin$/i;
 /** `--key`/`-key`: its next argument is masked unless it names a file (KEY_PATH). */
 const KEY_FLAG = /^--?key$/i;
+/**
+ * openssl's pass phrase options (`-pass`, `-passin`, `-passout`): `env:VAR`, `file:PATH`, `fd:N` and `stdin` say
+ * where the secret is and stay readable; only `pass:X` holds one.
+ */
+const PASS_PHRASE_FLAG = /^-pass(?:in|out)?$/;
+const PASS_PHRASE_SOURCE = /^(?:(?:env|file|fd):.+|stdin)$/;
 
 /** A setting's value, not a secret (`-o PasswordAuthentication=no`, `--password-auth=off`). */
 const SETTING_VALUE = /^(yes|no|true|false|on|off|none|null|0|1)$/i;
@@ -345,6 +354,13 @@ const USER_FLAGS = new Set(["-U", "-u", "--user", "--auth"]);
 
 /** An authorization scheme alone, or ending an argument (`Authorization: Bearer`): the next word is the secret. */
 const SCHEME = /^(Bearer|Basic|Digest|Token|Negotiate)$/i;
+/** A scheme as its own argument with no header before it (`tool Basic <base64>`): as it is written in headers. */
+const SCHEME_WORD = /^(Bearer|Basic|Negotiate|Token)$/;
+/**
+ * A word that looks like a credential after a scheme word: token characters only, with a digit or a symbol of a
+ * token, or long (the rule SCHEME_CREDENTIAL applies in text, so `Bearer token missing` stays).
+ */
+const TOKEN_WORD = /^(?!-)(?=[A-Za-z0-9._~+/=-]*[0-9._~+/=-]|[A-Za-z0-9._~+/=-]{12})[A-Za-z0-9._~+/=-]+$/;
 /** A secret header's name as a whole argument (`-H Authorization: Bearer X` unquoted): its value follows. */
 const HEADER_NAME_ARG = /^([A-Za-z0-9-]+):$/;
 const HEADER_AND_SCHEME = /^([A-Za-z0-9-]+):\s*(Bearer|Basic|Digest|Token|Negotiate)$/i;
@@ -387,16 +403,30 @@ export function maskArgv(argv: readonly string[]): string[] {
   let headerValueNext = false;
   let credentialNext = false;
   let keyNext = false;
+  let passPhraseNext = false;
+  let schemeNext = false;
   for (const arg of byRule) {
     const afterSecretFlag = maskNext;
     const afterStdinFlag = stdinNext;
     const afterUserFlag = userNext;
     const afterKeyFlag = keyNext;
+    const afterPassPhraseFlag = passPhraseNext;
+    const afterScheme = schemeNext;
     maskNext = false;
     stdinNext = false;
     userNext = false;
     keyNext = false;
+    passPhraseNext = false;
+    schemeNext = false;
     if (afterKeyFlag && !arg.startsWith("-") && !KEY_PATH.test(arg)) {
+      out.push(MASK);
+      continue;
+    }
+    if (afterPassPhraseFlag && (PASS_PHRASE_SOURCE.test(arg) || arg.startsWith("pass:"))) {
+      out.push(PASS_PHRASE_SOURCE.test(arg) ? arg : `pass:${MASK}`);
+      continue;
+    }
+    if (afterScheme && TOKEN_WORD.test(arg)) {
       out.push(MASK);
       continue;
     }
@@ -455,10 +485,21 @@ export function maskArgv(argv: readonly string[]): string[] {
       keyNext = true;
       continue;
     }
+    if (out.length > 0 && PASS_PHRASE_FLAG.test(arg)) {
+      out.push(arg);
+      passPhraseNext = true;
+      maskNext = SECRET_FLAG.test(arg);
+      continue;
+    }
     if (out.length > 0 && (SECRET_FLAG.test(arg) || STDIN_FLAG.test(arg))) {
       out.push(arg);
       maskNext = SECRET_FLAG.test(arg);
       stdinNext = !maskNext;
+      continue;
+    }
+    if (out.length > 0 && SCHEME_WORD.test(arg)) {
+      out.push(arg);
+      schemeNext = true;
       continue;
     }
     const eq = arg.indexOf("=");
