@@ -106,11 +106,16 @@ const JWT = /\beyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]*/g;
 /**
  * Userinfo in a URL anywhere in a text: the user (no / ? # @), then an optional password that may hold any of
  * those but spaces (`https://svc:a/b#c@host`), and @ too when another @ follows before any `/`
- * (`https://bob:p@ss@host`), then the @. A path with an @ further on is left alone.
+ * (`https://bob:p@ss@host`), then the @. A path with an @ further on is left alone. Each part is at most 256
+ * characters, so a long line of `a://` costs linear time, not quadratic.
  */
-const TEXT_USERINFO = /\b([a-z][a-z0-9+.-]*:\/\/)[^\s/?#@:]*(?::[^\s@]*(?:@[^\s@/?#]*(?=@))*)?@/gi;
-/** `user:password@host` with no scheme (a proxy setting as often written): the password, up to the last @. */
-const BARE_USERINFO = /(?<![\w/:.%-])([^\s:/@]+):(?!\/\/|\[masked\])[^\s@]+@(?=[A-Za-z0-9[])/g;
+const TEXT_USERINFO = /\b([a-z][a-z0-9+.-]*:\/\/)[^\s/?#@:]{0,256}(?::[^\s@]{0,256}(?:@[^\s@/?#]{0,256}(?=@))*)?@/gi;
+/**
+ * `user:password@host` with no scheme (a proxy setting as often written): the password, up to the @. The user
+ * starts a word (after a space, a quote, a bracket, `=`, `,`, `;`, `|`) and holds none of those, and a password
+ * is at most 256 characters, so a long line of `a;b:` costs linear time, not quadratic.
+ */
+const BARE_USERINFO = /(?<=^|[\s"'`=(<[{,;|])([^\s:/@"'`=(<[{,;|]+):(?!\/\/|\[masked\])[^\s@]{1,256}@(?=[A-Za-z0-9[])/g;
 /** A PEM private key: its body masked, to its END line or to the end of a text cut before it. */
 const PEM_KEY = /(-----BEGIN [A-Z ]*PRIVATE KEY-----)[\s\S]*?(-----END [A-Z ]*PRIVATE KEY-----|$)/g;
 /** Providers' tokens, recognisable by their prefix whatever surrounds them. */
@@ -170,6 +175,13 @@ const PROGRAM_WORD = new RegExp(
   "g",
 );
 /**
+ * The words after a program named inside a text or an argv its rule reads (to the end of the line, at most 64):
+ * a line of thousands of program names costs each one its window, not the rest of the line (a journal line and
+ * a process's argv are anyone's to write).
+ */
+const COMMAND_WINDOW_WORDS = 64;
+const COMMAND_WINDOW = new RegExp(`(?:[^\\S\\n]+\\S+){1,${COMMAND_WINDOW_WORDS}}`, "y");
+/**
  * Quotes and brackets that close a word in a text (`"mysql -pX"`): kept when the word is masked. The `]` of a
  * word already masked is its own (a second pass over `-p[masked]` must not show `-p[masked]]`).
  */
@@ -186,13 +198,17 @@ function maskCommandsIn(text: string): string {
   // Each round moves past one program word: at most one round per character.
   for (let m = PROGRAM_WORD.exec(out); m !== null; m = PROGRAM_WORD.exec(out)) {
     const from = m.index + m[0].length;
-    const eol = out.indexOf("\n", from);
-    const stop = eol < 0 ? out.length : eol;
+    COMMAND_WINDOW.lastIndex = from;
+    const stop = from + (COMMAND_WINDOW.exec(out)?.[0].length ?? 0);
     const parts = out.slice(from, stop).split(/(\s+)/);
     const ends = parts.map((p) => WORD_END.exec(p)?.[0] ?? "");
     const words = parts.map((p, k) => p.slice(0, p.length - (ends[k]?.length ?? 0)));
     const argv = [m[0], ...words.filter((_, k) => k % 2 === 0).slice(1)];
     const masked = maskCommandWords(argv);
+    if (masked.every((word, k) => word === argv[k])) {
+      PROGRAM_WORD.lastIndex = from;
+      continue;
+    }
     let w = 1;
     const rebuilt = parts.map((p, k) => {
       if (k % 2 === 1 || k === 0) return p;
@@ -374,7 +390,8 @@ function maskedUser(value: string): string {
 
 /**
  * The command table's rules (mask-commands.ts) for the program and for every program named further on (`sudo
- * mysql -pX`, `ssh -o ProxyCommand=sshpass -p X`): each applied to the words from its name on.
+ * mysql -pX`, `ssh -o ProxyCommand=sshpass -p X`): each applied to the words from its name on, at most
+ * COMMAND_WINDOW_WORDS of them (an argv of 100,000 program names is anyone's to start: linear, not quadratic).
  */
 function maskByCommandRules(argv: readonly string[]): string[] {
   const out = maskCommandWords(argv);
@@ -382,7 +399,7 @@ function maskByCommandRules(argv: readonly string[]): string[] {
     const word = out[i] ?? "";
     const program = programOf(word.slice(word.lastIndexOf("=") + 1));
     if (!program || !RULED_PROGRAMS.includes(program)) continue;
-    const masked = maskCommandWords([program, ...out.slice(i + 1)]);
+    const masked = maskCommandWords([program, ...out.slice(i + 1, i + 1 + COMMAND_WINDOW_WORDS)]);
     for (let k = 1; k < masked.length; k++) out[i + k] = masked[k] ?? "";
   }
   return out;

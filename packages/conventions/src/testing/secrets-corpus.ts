@@ -695,6 +695,7 @@ export const READABLE_SAMPLES: readonly string[] = [
   "net user bob /domain",
   "lftp -u bob sftp://files.example",
   'lftp -e "set net:timeout 5; mirror /pub /tmp/pub" ftp.example',
+  "lftp[88]: login failed for user bob, retrying; user count 3",
   "http --auth-type Basic https://api.example/",
   "nginx: auth_basic Basic realm off",
   "Bearer token missing for user bob",
