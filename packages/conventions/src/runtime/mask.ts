@@ -35,7 +35,7 @@ const CHALLENGE = /^(www|proxy)-authenticate$/i;
 
 /** A challenge's parameter that carries a credential (`Bearer realm="x", token=X`); realm and scope stay. */
 const CHALLENGE_SECRET =
-  /\b((?:[\w-]*token|code|key|secret|password|signature|sig)=)(?!\[masked\])("[^"]*"|[^\s,;]+)/gi;
+  /\b((?:[\w-]{0,128}token|code|key|secret|password|signature|sig)=)(?!\[masked\])("[^"]*"|[^\s,;]+)/gi;
 
 /** Headers whose value holds a URL: an OAuth redirect's `?code=` or `#access_token=` must not be echoed. */
 const URL_HEADER = /^(location|content-location|refresh|link)$/i;
@@ -109,7 +109,8 @@ const JWT = /\beyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]*/g;
  * (`https://bob:p@ss@host`), then the @. A path with an @ further on is left alone. Each part is at most 256
  * characters, so a long line of `a://` costs linear time, not quadratic.
  */
-const TEXT_USERINFO = /\b([a-z][a-z0-9+.-]*:\/\/)[^\s/?#@:]{0,256}(?::[^\s@]{0,256}(?:@[^\s@/?#]{0,256}(?=@))*)?@/gi;
+const TEXT_USERINFO =
+  /\b([a-z][a-z0-9+.-]{0,32}:\/\/)[^\s/?#@:]{0,256}(?::[^\s@]{0,256}(?:@[^\s@/?#]{0,256}(?=@))*)?@/gi;
 /**
  * `user:password@host` with no scheme (a proxy setting as often written): the password, up to the @. The user
  * starts a word (after a space, a quote, a bracket, `=`, `,`, `;`, `|`) and holds none of those, and a password
@@ -247,13 +248,13 @@ function maskHeaderLines(text: string): string {
 
 /** `name = value` where the name says secret; a quoted value whole, a bare one up to a separator (`&;,<>`). */
 const KEY_EQUALS =
-  /\b([A-Za-z0-9_.-]*(?:token|secret|password|passwd|passphrase|pass|pwd|pw|psk|credentials?|api[_-]?key|apikey|session|sessid|sid|auth|signature|sig|key))(\s*=(?!=)\s*|%3D)(?!\[masked\])("[^"\n]*"|'[^'\n]*'|(?:(?!%26)[^\s&;,<>"'])+)/gi;
+  /\b([A-Za-z0-9_.-]{0,128}(?:token|secret|password|passwd|passphrase|pass|pwd|pw|psk|credentials?|api[_-]?key|apikey|session|sessid|sid|auth|signature|sig|key))(\s*=(?!=)\s*|%3D)(?!\[masked\])("[^"\n]*"|'[^'\n]*'|(?:(?!%26)[^\s&;,<>"'])+)/gi;
 /** The same names as JSON or a dict (`"password": "x"`, `'api_key': 'x'`). */
 const QUOTED_KEY =
   /((["'])[A-Za-z0-9_.-]*(?:token|secret|password|passwd|pass|pwd|api[_-]?key|apikey|access[_-]?key|auth|credential)[A-Za-z0-9_.-]*\2\s*:\s*)(["'])(?:(?!\3)[^\\\n]|\\.)*\3/gi;
 /** A `name: value` line (`secret: x`, `api_key: "x"`), the value bare or quoted; `scheme://` is not a value. */
 const KEY_COLON =
-  /\b([A-Za-z0-9_.-]*(?:token|secret|password|passwd|passphrase|pwd|(?<![A-Za-z])pw|psk|credentials?|api[_-]?key|apikey|access[_-]?key|client[_-]?key|private[_-]?key(?:[_-]id)?)\s*:\s*)(?!\/\/|\[masked\])("[^"\n]*"|'[^'\n]*'|[^\s"',;]+)/gi;
+  /\b([A-Za-z0-9_.-]{0,128}(?:token|secret|password|passwd|passphrase|pwd|(?<![A-Za-z])pw|psk|credentials?|api[_-]?key|apikey|access[_-]?key|client[_-]?key|private[_-]?key(?:[_-]id)?)\s*:\s*)(?!\/\/|\[masked\])("[^"\n]*"|'[^'\n]*'|[^\s"',;]+)/gi;
 /** Prose: a secret word, then a quoted value (`with password 'x'`, `password is "x"`). */
 const PROSE_QUOTED =
   /\b(password|passphrase|passwd|pwd|secret|token|api[ _-]?key|psk|pin)(\s+(?:for\s+[\w@.-]+\s+)?(?:is|was|of|set to|is now|now)?\s*[:=]?\s*)(["'‘“])(?!\[masked\])[^"'’”\n]+(["'’”])/gi;
