@@ -8,7 +8,7 @@
  */
 import { READABLE_SAMPLES, SECRET_SAMPLES } from "@roadnerd/conventions/testing";
 import { describe, expect, it } from "vitest";
-import { MASK, maskArgv, maskText } from "../src/runtime/mask.ts";
+import { MASK, maskArgv, maskCommandLine, maskText } from "../src/runtime/mask.ts";
 
 const M = MASK;
 
@@ -45,6 +45,17 @@ describe("argv: the command table and the generic rules", () => {
     ["app --hmac-key Hm9 --port 80", `app --hmac-key ${M} --port 80`],
     ["app --otp 493817 --user bob", `app --otp ${M} --user bob`],
     ["app bob:Bare9pw https://api.example/", `app bob:${M} https://api.example/`],
+    // Stop 26's sealed review through process_info (3 leaks, 1 over-masked of 70).
+    ["rar a -hpRar9 b.rar docs", `rar a -hp${M} b.rar docs`],
+    ["unrar x -pUnr9 b.rar", `unrar x -p${M} b.rar`],
+    ["net use \\\\fs\\share /user:bob Net9", `net use \\\\fs\\share /user:bob ${M}`],
+    ["net use Z: \\\\fs\\share Net9 /user:corp\\bob", `net use Z: \\\\fs\\share ${M} /user:corp\\bob`],
+    ["net user bob Net9 /add", `net user bob ${M} /add`],
+    ["net rpc user add bob Net9 -U admin", `net rpc user add bob ${M} -U admin`],
+    ["net rpc password bob Net9 -S dc", `net rpc password bob ${M} -S dc`],
+    ["openssl enc -aes256 -pass pass:Os9 -in a", `openssl enc -aes256 -pass pass:${M} -in a`],
+    ["tool Basic Ym9iOkJhc2ljOVB3", `tool Basic ${M}`],
+    ["tool Bearer Tk9.x --verbose", `tool Bearer ${M} --verbose`],
   ])("%s", (line, shown) => {
     expect(maskArgv(line.split(" ")).join(" ")).toBe(shown);
   });
@@ -70,8 +81,54 @@ describe("argv: the command table and the generic rules", () => {
     "docker run node:20-alpine",
     "docker run nginx:latest",
     "app --spin 3",
+    "openssl s_client -connect host.example:443 -pass env:NOTSECRET",
+    "openssl pkcs12 -in c.p12 -passin file:/run/pw -passout fd:3",
+    "openssl enc -d -pass stdin -in b.enc",
+    "unrar x -p- b.rar",
+    "net use Z: \\\\fs\\share * /user:bob",
+    "net use Z: /delete",
+    "lftp -u bob sftp://files.example",
+    "curl -u alice https://api.example/",
+    "app Bearer token missing",
   ])("%s stays readable", (line) => {
     expect(maskArgv(line.split(" ")).join(" ")).toBe(line);
+  });
+
+  // The argv /proc shows: a script after `lftp -e` is one word holding spaces, masked by lftp's own rules.
+  it.each([
+    [
+      ["lftp", "-e", "open -u bob,Lft9 ftp.example"],
+      ["lftp", "-e", `open -u bob,${M} ftp.example`],
+    ],
+    [
+      ["lftp", "-c", "open -u bob,Lft9 sftp://h;  mirror /pub /tmp/pub"],
+      ["lftp", "-c", `open -u bob,${M} sftp://h;  mirror /pub /tmp/pub`],
+    ],
+    [
+      ["lftp", "-e", "set net:timeout 5; mirror /pub /tmp/pub", "ftp.example"],
+      ["lftp", "-e", "set net:timeout 5; mirror /pub /tmp/pub", "ftp.example"],
+    ],
+    [
+      ["lftp", "-c", "user bob Lft9; open ftp.example"],
+      ["lftp", "-c", `user bob ${M}; open ftp.example`],
+    ],
+    [
+      ["net", "use", "\\\\fs\\share", "/user:bob", "Net9"],
+      ["net", "use", "\\\\fs\\share", "/user:bob", M],
+    ],
+    [
+      ["net", "use", "//fs/share", "/user:bob", "Net9"],
+      ["net", "use", "//fs/share", "/user:bob", M],
+    ],
+  ])("%j", (argv, shown) => {
+    expect(maskArgv(argv)).toEqual(shown);
+    expect(maskCommandLine(argv)).toBe(shown.join(" "));
+  });
+
+  it("a word masked once is not masked again with a stray bracket (`-p[masked]]`)", () => {
+    expect(maskCommandLine("rar a -pRar9 b.rar")).toBe(`rar a -p${M} b.rar`);
+    expect(maskCommandLine("lftp -u bob,Lft9 h")).toBe(`lftp -u bob,${M} h`);
+    expect(maskText(`mysql -uroot -p${M}, then`)).toBe(`mysql -uroot -p${M}, then`);
   });
 });
 

@@ -27,11 +27,19 @@ interface Rules {
   userSep?: string;
   /** Options whose value is `file:password` (curl's `-E client.pem:PW`): after the first `:`; a file alone stays. */
   paired?: readonly string[];
+  /** Options whose value is a script of this program's own commands (`lftp -e "open -u bob,PW host"`). */
+  script?: readonly string[];
+  /** A value that names no secret where one could stand (rar's `-p-`: no password; net's `*`: prompt for it). */
+  notSecret?: RegExp;
+  /** Words starting with `/` are options, not positional words (Windows' `net use … /user:bob PW`). */
+  slashOptions?: boolean;
 }
 
 interface CommandRule extends Rules {
   /** Rules that hold only under a subcommand (docker's -p publishes a port except in `docker login`). */
   sub?: Readonly<Record<string, Rules>>;
+  /** The subcommand is among the first this many words (`net use`, `net rpc user add`), not anywhere. */
+  subWithin?: number;
 }
 
 const sameRule = (names: readonly string[], rule: CommandRule): Record<string, CommandRule> =>
@@ -43,6 +51,24 @@ const SQL_P: CommandRule = { next: ["-P"], glued: ["-P"] };
 const MONGO: CommandRule = { next: ["-p"], glued: ["-p"] };
 const LDAP: CommandRule = { next: ["-w"], glued: ["-w"] };
 const FREERDP: CommandRule = { prefixed: ["/p:", "/password:", "/gp:", "/pth:"] };
+// RAR's -p and -hp (headers encrypted too) glued; `-p-` says there is no password.
+const RAR: CommandRule = { glued: ["-p", "-hp"], notSecret: /^-$/ };
+/**
+ * Windows' `net use [Z:] \\srv\share PW /user:bob` and `net user bob PW /add`, with `*` for "prompt"; Samba's
+ * `net rpc user add bob PW`, `net rpc password bob PW` (its `-U user%PW` is the generic rule's).
+ */
+const NET: CommandRule = {
+  subWithin: 3,
+  slashOptions: true,
+  notSecret: /^\*$/,
+  takesValue: ["-U", "-S", "-W", "-I", "-p", "-w"],
+  sub: {
+    add: { positional: [2] },
+    password: { positional: [2] },
+    use: { after: /^(\\\\|\/\/)/ },
+    user: { positional: [2] },
+  },
+};
 
 /** The table: a program's basename → how it takes its secrets. */
 const COMMAND_RULES: Readonly<Record<string, CommandRule>> = {
@@ -67,7 +93,14 @@ const COMMAND_RULES: Readonly<Record<string, CommandRule>> = {
   ngrok: { sub: { authtoken: { positional: [1] }, "add-authtoken": { positional: [1] } } },
   // Consul's and Nomad's gossip encryption key (`-encrypt=K`, `-encrypt K`).
   ...sameRule(["consul", "nomad"], { next: ["-encrypt"] }),
-  lftp: { next: ["-u"], userSep: "," },
+  // lftp's -u user,password, also inside the scripts -e and -c run (`open -u bob,PW host; user bob PW`).
+  lftp: {
+    next: ["-u"],
+    userSep: ",",
+    script: ["-e", "-c"],
+    subWithin: 1,
+    sub: { user: { positional: [2], userSep: undefined } },
+  },
   ...sameRule(["docker", "podman", "buildah", "skopeo", "nerdctl"], LOGIN_P),
   helm: { sub: { login: { next: ["-p"] } } },
   ...sameRule(["ldapsearch", "ldapmodify", "ldapadd", "ldapdelete", "ldapwhoami", "ldapcompare", "ldapmodrdn"], LDAP),
@@ -78,7 +111,9 @@ const COMMAND_RULES: Readonly<Record<string, CommandRule>> = {
   // unixODBC's isql DSN USER PASSWORD; Sybase's isql -P.
   isql: { next: ["-P"], glued: ["-P"], positional: [3] },
   ...sameRule(["zip", "unzip", "zipcloak"], { next: ["-P"] }),
-  ...sameRule(["7z", "7za", "7zr", "rar", "unrar"], { glued: ["-p"] }),
+  ...sameRule(["7z", "7za", "7zr"], { glued: ["-p"] }),
+  ...sameRule(["rar", "unrar"], RAR),
+  net: NET,
   "ssh-keygen": { next: ["-N", "-P"] },
   ...sameRule(
     ["mongo", "mongosh", "mongodump", "mongorestore", "mongoexport", "mongoimport", "mongostat", "mongotop"],
@@ -135,10 +170,15 @@ export function hasCommandRule(program: string): boolean {
 /** Every program the table names, for text masking's search. */
 export const RULED_PROGRAMS: readonly string[] = Object.keys(COMMAND_RULES);
 
-/** `user<sep>secret` → `user<sep>[masked]`; with no user part, the whole value. */
+/**
+ * `user<sep>secret` → `user<sep>[masked]`; a value with no separator is the whole secret, or, where the program
+ * takes `user<sep>secret`, a user alone (`lftp -u bob host`, `curl -u bob`: the password is asked for).
+ */
 function maskedValue(value: string, sep: string | undefined): string {
-  const at = sep ? value.indexOf(sep) : -1;
-  return sep && at > 0 ? `${value.slice(0, at + sep.length)}${MASK}` : MASK;
+  if (!sep) return MASK;
+  const at = value.indexOf(sep);
+  if (at < 0) return value;
+  return at > 0 ? `${value.slice(0, at + sep.length)}${MASK}` : MASK;
 }
 
 /** The rules in force for these words: the program's, with its subcommand's when that word is present. */
@@ -147,9 +187,28 @@ function rulesFor(words: readonly string[]): { rules: Rules; start: number } | u
   if (!rule) return undefined;
   for (const [name, extra] of Object.entries(rule.sub ?? {})) {
     const at = words.indexOf(name, 1);
-    if (at > 0) return { rules: { ...rule, ...extra }, start: at };
+    if (at > 0 && at <= (rule.subWithin ?? words.length)) return { rules: { ...rule, ...extra }, start: at };
   }
   return { rules: rule, start: 0 };
+}
+
+/**
+ * A script given to an option (`lftp -e "open -u bob,PW host; user bob PW"`): each of its commands (split at
+ * `;`) masked word by word by the same program's rules; the spacing and separators stay as they were.
+ */
+function maskScript(program: string, script: string): string {
+  return script
+    .split(/(;)/)
+    .map((command, c) => {
+      if (c % 2 === 1) return command;
+      const parts = command.split(/(\s+)/);
+      const words = parts.filter((_, k) => k % 2 === 0);
+      // A command's first word is its name, as a subcommand is after a program (a leading space: an empty word).
+      const masked = maskCommandWords([program, ...words.filter(Boolean)]);
+      let w = 1;
+      return parts.map((p, k) => (k % 2 === 1 || p === "" ? p : (masked[w++] ?? p))).join("");
+    })
+    .join("");
 }
 
 /**
@@ -170,13 +229,20 @@ export function maskCommandWords(words: readonly string[]): string[] {
     if (word === MASK) continue;
     const next = rules.next?.includes(word) && i >= start;
     if (next && i + 1 < words.length) {
-      out[i + 1] = maskedValue(words[i + 1] ?? "", rules.userSep);
+      const value = words[i + 1] ?? "";
+      if (!rules.notSecret?.test(value)) out[i + 1] = maskedValue(value, rules.userSep);
+      i += 1;
+      continue;
+    }
+    if (rules.script?.includes(word) && i + 1 < words.length) {
+      out[i + 1] = maskScript(words[0] ?? "", words[i + 1] ?? "");
       i += 1;
       continue;
     }
     const glued = rules.glued?.find((g) => word.startsWith(g) && word.length > g.length && !word.startsWith("--"));
     if (glued && i >= start && !word.startsWith(`${glued}${MASK}`)) {
-      out[i] = `${glued}${maskedValue(word.slice(glued.length), rules.userSep)}`;
+      const value = word.slice(glued.length);
+      if (!rules.notSecret?.test(value)) out[i] = `${glued}${maskedValue(value, rules.userSep)}`;
       continue;
     }
     const prefix = rules.prefixed?.find((p) => word.toLowerCase().startsWith(p) && word.length > p.length);
@@ -204,7 +270,8 @@ export function maskCommandWords(words: readonly string[]): string[] {
       optionsEnded = true;
       continue;
     }
-    if (!optionsEnded && word.startsWith("-")) {
+    const slashOption = rules.slashOptions && word.startsWith("/") && !word.startsWith("//");
+    if (!optionsEnded && (word.startsWith("-") || slashOption)) {
       if (rules.takesValue?.includes(word)) i += 1;
       continue;
     }
@@ -212,8 +279,9 @@ export function maskCommandWords(words: readonly string[]): string[] {
     position += 1;
     // A positional `user/password` with no user part (`sqlplus /nolog`) is not one.
     const userless = rules.userSep !== undefined && !(word.indexOf(rules.userSep) > 0);
-    if (rules.positional?.includes(position) && !userless) out[i] = maskedValue(word, rules.userSep);
-    if (rules.after?.test(previous)) out[i] = MASK;
+    const secret = !rules.notSecret?.test(word);
+    if (rules.positional?.includes(position) && !userless && secret) out[i] = maskedValue(word, rules.userSep);
+    if (rules.after?.test(previous) && secret) out[i] = MASK;
     previous = word;
   }
   if (rules.lastWhen && words.some((w) => rules.lastWhen?.test(w)) && words.length > 2) {

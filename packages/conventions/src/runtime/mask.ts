@@ -35,7 +35,7 @@ const CHALLENGE = /^(www|proxy)-authenticate$/i;
 
 /** A challenge's parameter that carries a credential (`Bearer realm="x", token=X`); realm and scope stay. */
 const CHALLENGE_SECRET =
-  /\b((?:[\w-]*token|code|key|secret|password|signature|sig)=)(?!\[masked\])("[^"]*"|[^\s,;]+)/gi;
+  /\b((?:[\w-]{0,128}token|code|key|secret|password|signature|sig)=)(?!\[masked\])("[^"]*"|[^\s,;]+)/gi;
 
 /** Headers whose value holds a URL: an OAuth redirect's `?code=` or `#access_token=` must not be echoed. */
 const URL_HEADER = /^(location|content-location|refresh|link)$/i;
@@ -106,11 +106,17 @@ const JWT = /\beyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]*/g;
 /**
  * Userinfo in a URL anywhere in a text: the user (no / ? # @), then an optional password that may hold any of
  * those but spaces (`https://svc:a/b#c@host`), and @ too when another @ follows before any `/`
- * (`https://bob:p@ss@host`), then the @. A path with an @ further on is left alone.
+ * (`https://bob:p@ss@host`), then the @. A path with an @ further on is left alone. Each part is at most 256
+ * characters, so a long line of `a://` costs linear time, not quadratic.
  */
-const TEXT_USERINFO = /\b([a-z][a-z0-9+.-]*:\/\/)[^\s/?#@:]*(?::[^\s@]*(?:@[^\s@/?#]*(?=@))*)?@/gi;
-/** `user:password@host` with no scheme (a proxy setting as often written): the password, up to the last @. */
-const BARE_USERINFO = /(?<![\w/:.%-])([^\s:/@]+):(?!\/\/|\[masked\])[^\s@]+@(?=[A-Za-z0-9[])/g;
+const TEXT_USERINFO =
+  /\b([a-z][a-z0-9+.-]{0,32}:\/\/)[^\s/?#@:]{0,256}(?::[^\s@]{0,256}(?:@[^\s@/?#]{0,256}(?=@))*)?@/gi;
+/**
+ * `user:password@host` with no scheme (a proxy setting as often written): the password, up to the @. The user
+ * starts a word (after a space, a quote, a bracket, `=`, `,`, `;`, `|`) and holds none of those, and a password
+ * is at most 256 characters, so a long line of `a;b:` costs linear time, not quadratic.
+ */
+const BARE_USERINFO = /(?<=^|[\s"'`=(<[{,;|])([^\s:/@"'`=(<[{,;|]+):(?!\/\/|\[masked\])[^\s@]{1,256}@(?=[A-Za-z0-9[])/g;
 /** A PEM private key: its body masked, to its END line or to the end of a text cut before it. */
 const PEM_KEY = /(-----BEGIN [A-Z ]*PRIVATE KEY-----)[\s\S]*?(-----END [A-Z ]*PRIVATE KEY-----|$)/g;
 /** Providers' tokens, recognisable by their prefix whatever surrounds them. */
@@ -169,8 +175,18 @@ const PROGRAM_WORD = new RegExp(
   `(?<=^|[\\s"'\`(=/;|&])(?:${RULED_PROGRAMS.map((p) => p.replace(/[.+-]/g, "\\$&")).join("|")})(?=[ \\t]+\\S)`,
   "g",
 );
-/** Quotes and brackets that close a word in a text (`"mysql -pX"`): kept when the word is masked. */
-const WORD_END = /["'`)\],;]+$/;
+/**
+ * The words after a program named inside a text or an argv its rule reads (to the end of the line, at most 64):
+ * a line of thousands of program names costs each one its window, not the rest of the line (a journal line and
+ * a process's argv are anyone's to write).
+ */
+const COMMAND_WINDOW_WORDS = 64;
+const COMMAND_WINDOW = new RegExp(`(?:[^\\S\\n]+\\S+){1,${COMMAND_WINDOW_WORDS}}`, "y");
+/**
+ * Quotes and brackets that close a word in a text (`"mysql -pX"`): kept when the word is masked. The `]` of a
+ * word already masked is its own (a second pass over `-p[masked]` must not show `-p[masked]]`).
+ */
+const WORD_END = /(?<!\[masked)["'`)\],;]+$/;
 
 /**
  * A command line inside a text (`backup[31]: running mysqldump -uroot -pX app`): the words after each program
@@ -183,13 +199,17 @@ function maskCommandsIn(text: string): string {
   // Each round moves past one program word: at most one round per character.
   for (let m = PROGRAM_WORD.exec(out); m !== null; m = PROGRAM_WORD.exec(out)) {
     const from = m.index + m[0].length;
-    const eol = out.indexOf("\n", from);
-    const stop = eol < 0 ? out.length : eol;
+    COMMAND_WINDOW.lastIndex = from;
+    const stop = from + (COMMAND_WINDOW.exec(out)?.[0].length ?? 0);
     const parts = out.slice(from, stop).split(/(\s+)/);
     const ends = parts.map((p) => WORD_END.exec(p)?.[0] ?? "");
     const words = parts.map((p, k) => p.slice(0, p.length - (ends[k]?.length ?? 0)));
     const argv = [m[0], ...words.filter((_, k) => k % 2 === 0).slice(1)];
     const masked = maskCommandWords(argv);
+    if (masked.every((word, k) => word === argv[k])) {
+      PROGRAM_WORD.lastIndex = from;
+      continue;
+    }
     let w = 1;
     const rebuilt = parts.map((p, k) => {
       if (k % 2 === 1 || k === 0) return p;
@@ -228,13 +248,13 @@ function maskHeaderLines(text: string): string {
 
 /** `name = value` where the name says secret; a quoted value whole, a bare one up to a separator (`&;,<>`). */
 const KEY_EQUALS =
-  /\b([A-Za-z0-9_.-]*(?:token|secret|password|passwd|passphrase|pass|pwd|pw|psk|credentials?|api[_-]?key|apikey|session|sessid|sid|auth|signature|sig|key))(\s*=(?!=)\s*|%3D)(?!\[masked\])("[^"\n]*"|'[^'\n]*'|(?:(?!%26)[^\s&;,<>"'])+)/gi;
+  /\b([A-Za-z0-9_.-]{0,128}(?:token|secret|password|passwd|passphrase|pass|pwd|pw|psk|credentials?|api[_-]?key|apikey|session|sessid|sid|auth|signature|sig|key))(\s*=(?!=)\s*|%3D)(?!\[masked\])("[^"\n]*"|'[^'\n]*'|(?:(?!%26)[^\s&;,<>"'])+)/gi;
 /** The same names as JSON or a dict (`"password": "x"`, `'api_key': 'x'`). */
 const QUOTED_KEY =
   /((["'])[A-Za-z0-9_.-]*(?:token|secret|password|passwd|pass|pwd|api[_-]?key|apikey|access[_-]?key|auth|credential)[A-Za-z0-9_.-]*\2\s*:\s*)(["'])(?:(?!\3)[^\\\n]|\\.)*\3/gi;
 /** A `name: value` line (`secret: x`, `api_key: "x"`), the value bare or quoted; `scheme://` is not a value. */
 const KEY_COLON =
-  /\b([A-Za-z0-9_.-]*(?:token|secret|password|passwd|passphrase|pwd|(?<![A-Za-z])pw|psk|credentials?|api[_-]?key|apikey|access[_-]?key|client[_-]?key|private[_-]?key(?:[_-]id)?)\s*:\s*)(?!\/\/|\[masked\])("[^"\n]*"|'[^'\n]*'|[^\s"',;]+)/gi;
+  /\b([A-Za-z0-9_.-]{0,128}(?:token|secret|password|passwd|passphrase|pwd|(?<![A-Za-z])pw|psk|credentials?|api[_-]?key|apikey|access[_-]?key|client[_-]?key|private[_-]?key(?:[_-]id)?)\s*:\s*)(?!\/\/|\[masked\])("[^"\n]*"|'[^'\n]*'|[^\s"',;]+)/gi;
 /** Prose: a secret word, then a quoted value (`with password 'x'`, `password is "x"`). */
 const PROSE_QUOTED =
   /\b(password|passphrase|passwd|pwd|secret|token|api[ _-]?key|psk|pin)(\s+(?:for\s+[\w@.-]+\s+)?(?:is|was|of|set to|is now|now)?\s*[:=]?\s*)(["'‘“])(?!\[masked\])[^"'’”\n]+(["'’”])/gi;
@@ -329,6 +349,12 @@ const SECRET_FLAG =
 const STDIN_FLAG = /^--?[A-Za-z0-9_.-]*(password|passwd|passphrase|pass|secret|token)[-_]stdin$/i;
 /** `--key`/`-key`: its next argument is masked unless it names a file (KEY_PATH). */
 const KEY_FLAG = /^--?key$/i;
+/**
+ * openssl's pass phrase options (`-pass`, `-passin`, `-passout`): `env:VAR`, `file:PATH`, `fd:N` and `stdin` say
+ * where the secret is and stay readable; only `pass:X` holds one.
+ */
+const PASS_PHRASE_FLAG = /^-pass(?:in|out)?$/;
+const PASS_PHRASE_SOURCE = /^(?:(?:env|file|fd):.+|stdin)$/;
 
 /** A setting's value, not a secret (`-o PasswordAuthentication=no`, `--password-auth=off`). */
 const SETTING_VALUE = /^(yes|no|true|false|on|off|none|null|0|1)$/i;
@@ -345,6 +371,13 @@ const USER_FLAGS = new Set(["-U", "-u", "--user", "--auth"]);
 
 /** An authorization scheme alone, or ending an argument (`Authorization: Bearer`): the next word is the secret. */
 const SCHEME = /^(Bearer|Basic|Digest|Token|Negotiate)$/i;
+/** A scheme as its own argument with no header before it (`tool Basic <base64>`): as it is written in headers. */
+const SCHEME_WORD = /^(Bearer|Basic|Negotiate|Token)$/;
+/**
+ * A word that looks like a credential after a scheme word: token characters only, with a digit or a symbol of a
+ * token, or long (the rule SCHEME_CREDENTIAL applies in text, so `Bearer token missing` stays).
+ */
+const TOKEN_WORD = /^(?!-)(?=[A-Za-z0-9._~+/=-]*[0-9._~+/=-]|[A-Za-z0-9._~+/=-]{12})[A-Za-z0-9._~+/=-]+$/;
 /** A secret header's name as a whole argument (`-H Authorization: Bearer X` unquoted): its value follows. */
 const HEADER_NAME_ARG = /^([A-Za-z0-9-]+):$/;
 const HEADER_AND_SCHEME = /^([A-Za-z0-9-]+):\s*(Bearer|Basic|Digest|Token|Negotiate)$/i;
@@ -358,7 +391,8 @@ function maskedUser(value: string): string {
 
 /**
  * The command table's rules (mask-commands.ts) for the program and for every program named further on (`sudo
- * mysql -pX`, `ssh -o ProxyCommand=sshpass -p X`): each applied to the words from its name on.
+ * mysql -pX`, `ssh -o ProxyCommand=sshpass -p X`): each applied to the words from its name on, at most
+ * COMMAND_WINDOW_WORDS of them (an argv of 100,000 program names is anyone's to start: linear, not quadratic).
  */
 function maskByCommandRules(argv: readonly string[]): string[] {
   const out = maskCommandWords(argv);
@@ -366,7 +400,7 @@ function maskByCommandRules(argv: readonly string[]): string[] {
     const word = out[i] ?? "";
     const program = programOf(word.slice(word.lastIndexOf("=") + 1));
     if (!program || !RULED_PROGRAMS.includes(program)) continue;
-    const masked = maskCommandWords([program, ...out.slice(i + 1)]);
+    const masked = maskCommandWords([program, ...out.slice(i + 1, i + 1 + COMMAND_WINDOW_WORDS)]);
     for (let k = 1; k < masked.length; k++) out[i + k] = masked[k] ?? "";
   }
   return out;
@@ -387,16 +421,30 @@ export function maskArgv(argv: readonly string[]): string[] {
   let headerValueNext = false;
   let credentialNext = false;
   let keyNext = false;
+  let passPhraseNext = false;
+  let schemeNext = false;
   for (const arg of byRule) {
     const afterSecretFlag = maskNext;
     const afterStdinFlag = stdinNext;
     const afterUserFlag = userNext;
     const afterKeyFlag = keyNext;
+    const afterPassPhraseFlag = passPhraseNext;
+    const afterScheme = schemeNext;
     maskNext = false;
     stdinNext = false;
     userNext = false;
     keyNext = false;
+    passPhraseNext = false;
+    schemeNext = false;
     if (afterKeyFlag && !arg.startsWith("-") && !KEY_PATH.test(arg)) {
+      out.push(MASK);
+      continue;
+    }
+    if (afterPassPhraseFlag && (PASS_PHRASE_SOURCE.test(arg) || arg.startsWith("pass:"))) {
+      out.push(PASS_PHRASE_SOURCE.test(arg) ? arg : `pass:${MASK}`);
+      continue;
+    }
+    if (afterScheme && TOKEN_WORD.test(arg)) {
       out.push(MASK);
       continue;
     }
@@ -455,10 +503,21 @@ export function maskArgv(argv: readonly string[]): string[] {
       keyNext = true;
       continue;
     }
+    if (out.length > 0 && PASS_PHRASE_FLAG.test(arg)) {
+      out.push(arg);
+      passPhraseNext = true;
+      maskNext = SECRET_FLAG.test(arg);
+      continue;
+    }
     if (out.length > 0 && (SECRET_FLAG.test(arg) || STDIN_FLAG.test(arg))) {
       out.push(arg);
       maskNext = SECRET_FLAG.test(arg);
       stdinNext = !maskNext;
+      continue;
+    }
+    if (out.length > 0 && SCHEME_WORD.test(arg)) {
+      out.push(arg);
+      schemeNext = true;
       continue;
     }
     const eq = arg.indexOf("=");

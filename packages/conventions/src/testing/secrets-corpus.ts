@@ -15,6 +15,8 @@ export interface SecretSample {
   secret: string;
   /** A command line (its words are a process's argv) rather than a line of text. */
   command?: boolean;
+  /** The process's argv when a word of it holds spaces (a script after `lftp -e`): what /proc shows, not `text`. */
+  argv?: readonly string[];
 }
 
 const PEM_BODY = "MIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQC7VJTUt9Us8cKj";
@@ -547,6 +549,60 @@ export const SECRET_SAMPLES: readonly SecretSample[] = [
   { form: "text: GET /cb?code=PXe1abc&sta", text: "GET /cb?code=PXe1abc&state=xyz HTTP/1.1", secret: "PXe1abc" },
   { form: "text: 2FA code: 845201", text: "2FA code: 845201", secret: "845201" },
   { form: "text: OTP 739104", text: "OTP 739104", secret: "739104" },
+  // Stop 26's sealed review through process_info: 3 leaks of 70 (rar's -hp, Windows' net use, lftp -e).
+  { form: "rar -hpX (headers too)", text: "rar a -hpRarHd9Pw backup.rar docs", secret: "RarHd9Pw", command: true },
+  { form: "rar -pX", text: "rar a -pRarPl9Pw backup.rar docs", secret: "RarPl9Pw", command: true },
+  { form: "unrar -pX", text: "unrar x -pUnRar9Pw backup.rar", secret: "UnRar9Pw", command: true },
+  { form: "7za -pX -mhe=on", text: "7za a -mhe=on -pSevZa9Pw b.7z docs", secret: "SevZa9Pw", command: true },
+  { form: "journal: rar -hpX", text: "backup.sh[12]: rar a -hpRarTx9Pw /srv/b.rar /data", secret: "RarTx9Pw" },
+  {
+    form: "net use /user:U PW",
+    text: "net use \\\\fs\\share /user:bob NetUse9Pw",
+    secret: "NetUse9Pw",
+    command: true,
+  },
+  {
+    form: "net use Z: share PW /user:",
+    text: "net use Z: \\\\fs\\share NetUse8Pw /user:corp\\bob /persistent:no",
+    secret: "NetUse8Pw",
+    command: true,
+  },
+  { form: "net user NAME PW /add", text: "net user bob NetUsr9Pw /add", secret: "NetUsr9Pw", command: true },
+  { form: "journal: net use", text: "logon.cmd: net use \\\\fs\\share /user:bob NetTxt9Pw", secret: "NetTxt9Pw" },
+  {
+    form: "lftp -e script: open -u U,PW",
+    text: 'lftp -e "open -u bob,LftpE9Pw ftp.example"',
+    argv: ["lftp", "-e", "open -u bob,LftpE9Pw ftp.example"],
+    secret: "LftpE9Pw",
+    command: true,
+  },
+  {
+    form: "lftp -c script: open -u U,PW; mirror",
+    text: 'lftp -c "open -u bob,LftpC9Pw sftp://files.example; mirror /pub /tmp/pub"',
+    argv: ["lftp", "-c", "open -u bob,LftpC9Pw sftp://files.example; mirror /pub /tmp/pub"],
+    secret: "LftpC9Pw",
+    command: true,
+  },
+  { form: "lftp -u U,PW", text: "lftp -u bob,LftpU9Pw ftp.example", secret: "LftpU9Pw", command: true },
+  {
+    form: "openssl -pass pass:",
+    text: "openssl enc -aes256 -pass pass:OsPass9Pw -in a -out b",
+    secret: "OsPass9Pw",
+    command: true,
+  },
+  {
+    form: "Basic credential as its own argv word",
+    text: "tool Basic Ym9iOkJhc2ljOVB3",
+    argv: ["tool", "Basic", "Ym9iOkJhc2ljOVB3"],
+    secret: "Ym9iOkJhc2ljOVB3",
+    command: true,
+  },
+  {
+    form: "Bearer token as its own argv word",
+    text: "tool --header-scheme Bearer Tk9BearerWord.x",
+    secret: "Tk9BearerWord.x",
+    command: true,
+  },
 ];
 
 /** Proxy settings whose credentials must not be shown (the value as an env var or a config file holds it). */
@@ -623,4 +679,24 @@ export const READABLE_SAMPLES: readonly string[] = [
   "OTP verification failed",
   "curl -E client.pem https://api.example/",
   "nginx: GET /cb?code=302&state=ok HTTP/1.1",
+  // Stop 26's review: openssl's pass phrase sources name where the secret is (only `pass:X` is one), and the
+  // forms beside the new rows that hold none.
+  "openssl s_client -connect host.example:443 -pass env:NOTSECRET",
+  "openssl rsa -in k.pem -passin file:/run/secrets/pw -out k2.pem",
+  "openssl pkcs12 -export -in c.pem -passout fd:3 -out c.p12",
+  "openssl enc -d -aes256 -pass stdin -in b.enc",
+  "openssl req -new -key host.key -passin env:KEY_PW -out host.csr",
+  "unrar x -p- backup.rar",
+  "rar a -hp backup.rar docs",
+  "7z x -p backup.7z",
+  "net use Z: \\\\fs\\share * /user:corp\\bob",
+  "net use Z: /delete",
+  "net view \\\\fs",
+  "net user bob /domain",
+  "lftp -u bob sftp://files.example",
+  'lftp -e "set net:timeout 5; mirror /pub /tmp/pub" ftp.example',
+  "lftp[88]: login failed for user bob, retrying; user count 3",
+  "http --auth-type Basic https://api.example/",
+  "nginx: auth_basic Basic realm off",
+  "Bearer token missing for user bob",
 ];

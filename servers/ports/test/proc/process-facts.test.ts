@@ -1,6 +1,7 @@
 /** /proc/<pid>/stat and cmdline as process_info and who_uses_port read them: odd names, long and secret argv. */
 import { readFileSync } from "node:fs";
 import { MASK } from "@roadnerd/conventions";
+import { READABLE_SAMPLES, SECRET_SAMPLES } from "@roadnerd/conventions/testing";
 import { describe, expect, it } from "vitest";
 import { createUserNames, parsePasswd } from "../../src/proc/passwd.ts";
 import { bootTime, CMD_MAX_CHARS, parseStat, processFacts, shownCmd, shownName } from "../../src/proc/process-facts.ts";
@@ -30,6 +31,20 @@ describe("shownCmd", () => {
     expect(long.endsWith("…")).toBe(true);
     // The secret sat beyond the cut: masking came first, so nothing of it is left either way.
     expect(shownCmd(`node\0--token\0abc${"x".repeat(400)}\0`, "node")).toBe(`node --token ${MASK}`);
+  });
+
+  // Every command line of the shared corpus as /proc/<pid>/cmdline holds it (NUL-separated argv).
+  it("keeps no secret of the corpus's command lines, and changes none of its readable lines", () => {
+    const commands = SECRET_SAMPLES.filter((s) => s.command === true);
+    const cmdline = (argv: readonly string[]) => `${argv.join("\0")}\0`;
+    const leaks = commands
+      .map((s) => ({ s, shown: shownCmd(cmdline(s.argv ?? s.text.split(" ")), "x") }))
+      .filter(({ s, shown }) => shown.includes(s.secret))
+      .map(({ s, shown }) => `${s.form}: ${shown}`);
+    expect(commands.length).toBeGreaterThan(100);
+    expect(leaks).toEqual([]);
+    const changed = READABLE_SAMPLES.filter((t) => shownCmd(cmdline(t.split(" ")), "x") !== t);
+    expect(changed).toEqual([]);
   });
 
   it("masks a rewritten process title (one string with spaces) and shows a kernel thread as [name]", () => {
