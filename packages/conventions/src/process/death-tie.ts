@@ -28,7 +28,7 @@ export function deathTieWrapper(): { file: string; args: readonly string[] } | u
 
 /**
  * The file `binary` names on `path` (a PATH value), as execvp would find it, or undefined. Self-contained (its
- * helpers are parameters) so the spawn helper thread gets it as source text (spawn-relay.ts).
+ * helpers are parameters) so the spawn helper thread gets it as source text (exec-relay.ts).
  */
 export function findOnPath(
   binary: string,

@@ -3,13 +3,13 @@
  * commands its tool declared (command.ts), there is no shell, the environment is scrubbed, and a timeout
  * or the caller going away kills the whole process group. Two shapes: run to completion and capture
  * (spawnChecked), or stream stdout line by line for a follow mode (spawnLines, over spawnGroup). Every fork/exec
- * is on the spawn helper thread (spawn-relay.ts), so it never stalls the serving thread (ADR 0042, 0051).
+ * is on the spawn helper thread (exec-relay.ts), so it never stalls the serving thread (ADR 0042, 0051).
  */
 import { buildArgv, type Command, checkAllowed, type SlotValues } from "../define/command.ts";
 import { DiagError } from "../errors/errors.ts";
 import type { Limiter } from "../runtime/limiter.ts";
 import { deathTieWrapper } from "./death-tie.ts";
-import { type RelayedChild, relayGroup, relaySpawn } from "./spawn-relay.ts";
+import { type RelayedChild, relayGroup, relaySpawn } from "./exec-relay.ts";
 
 export const DEFAULT_EXEC_MAX_BYTES = 1024 * 1024;
 /** Time between SIGTERM and SIGKILL for a process group that outlives its deadline. */

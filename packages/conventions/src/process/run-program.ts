@@ -25,7 +25,7 @@ export async function runProgram(argv: readonly string[], options: RunProgramOpt
     throw Object.assign(new Error(e.message), { stdout: "", stderr: "" });
   });
   return new Promise((resolve, reject) => {
-    // Text: the helper relays the output decoded (spawn-relay.ts).
+    // Text: the helper relays the output decoded (exec-relay.ts).
     const out: string[] = [];
     const err: string[] = [];
     let bytes = 0;

@@ -1,6 +1,27 @@
-/** The recogniser's table against fixture URLs: strings only, never resolved or requested. */
-import { describe, expect, it } from "vitest";
+/**
+ * The recogniser's table against fixture URLs: strings only, never resolved or requested. The real IdP hosts
+ * (accounts.google.com, login.microsoftonline.com…) are what it must recognise, so the file checks that
+ * recognising them sends nothing: no DNS lookup, no socket, no fetch (and the suite runs sealed besides).
+ */
+import dns from "node:dns";
+import net from "node:net";
+import { afterAll, beforeAll, describe, expect, it, type MockInstance, vi } from "vitest";
 import { recognizeIdp, samlPostAction } from "../../src/sso/idp-recognizer.ts";
+
+const reaches: MockInstance[] = [];
+beforeAll(() => {
+  reaches.push(
+    vi.spyOn(dns, "lookup"),
+    vi.spyOn(dns.promises, "lookup"),
+    vi.spyOn(net.Socket.prototype, "connect"),
+    vi.spyOn(globalThis, "fetch"),
+  );
+});
+afterAll(() => {
+  const calls = reaches.map((spy) => spy.mock.calls.length);
+  for (const spy of reaches) spy.mockRestore();
+  expect(calls, "dns.lookup, dns.promises.lookup, socket connects, fetches").toEqual([0, 0, 0, 0]);
+});
 
 const OIDC = "client_id=app&response_type=code&redirect_uri=https%3A%2F%2Fapp.example%2Fcb";
 

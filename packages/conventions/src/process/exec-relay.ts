@@ -1,5 +1,5 @@
 /**
- * Runs a checked command on the spawn helper thread (spawn-worker.ts), so fork/exec never stalls the serving
+ * Runs a checked command on the spawn helper thread (exec-worker.ts), so fork/exec never stalls the serving
  * thread (ADR 0042). One helper per process, shared by every server `roadnerd up` hosts, started on the first
  * spawn (attach pays nothing), unref'd while idle and ended after SPAWN_HELPER_IDLE_MS without a run (its ~9 MiB
  * given back); if it dies, the runs it held fail with E_EXEC_FAILED and the next spawn starts a new one. Timers,
@@ -18,7 +18,7 @@ import {
   type SpawnOutcome,
   spawnWorkerMain,
   type ToSpawnWorker,
-} from "./spawn-worker.ts";
+} from "./exec-worker.ts";
 
 /** An idle helper ends after this long; the next spawn starts another (~20–40 ms, once per burst). */
 export const SPAWN_HELPER_IDLE_MS = 20_000;

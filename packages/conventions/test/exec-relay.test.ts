@@ -17,7 +17,7 @@ import {
   spawnHelperStarted,
   spawnsInFlight,
   stopSpawnHelper,
-} from "../src/process/spawn-relay.ts";
+} from "../src/process/exec-relay.ts";
 import { isLive, pidsWhere } from "../src/testing/procfs.ts";
 
 let dir: string;

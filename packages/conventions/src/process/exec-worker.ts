@@ -1,5 +1,6 @@
 /**
- * The body of the spawn helper thread (spawn-relay.ts). libuv forks on the calling thread and waits there until
+ * Part of the kernel's exec module (exec.ts checks, exec-relay.ts hands over, this file forks): the body of the
+ * spawn helper thread. It only runs jobs exec.ts has already checked (allowlist, argv template, env). libuv forks on the calling thread and waits there until
  * the child has called execve: on the serving thread that stalls every request for as long (ADR 0042). Here it
  * stalls only this thread. The function is shipped to the thread as its source text, so it must reference
  * nothing but its parameters and globals (no imports, no module constants): the same text then runs from
