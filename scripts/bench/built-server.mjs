@@ -38,3 +38,25 @@ export function cpuMicros(pid) {
   const f = s.slice(s.lastIndexOf(")") + 2).split(" ");
   return (Number(f[11]) + Number(f[12])) * 10_000;
 }
+
+/** autocannon's request for one tool call over each surface: POST /actions/<tool>, and tools/call on /mcp. */
+export function toolCallRequests(url, tool, args) {
+  return {
+    actions: {
+      url: `${url}/actions/${tool}`,
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(args),
+    },
+    mcp: {
+      url: `${url}/mcp`,
+      method: "POST",
+      headers: {
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+        "mcp-protocol-version": "2025-06-18",
+      },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: tool, arguments: args } }),
+    },
+  };
+}

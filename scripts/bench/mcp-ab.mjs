@@ -8,7 +8,7 @@ import { createServer as createHttpServer } from "node:http";
 import { createRequire } from "node:module";
 import { createServer as createTcpServer } from "node:net";
 import { loadavg } from "node:os";
-import { startBuilt, cpuMicros as ticks } from "./built-server.mjs";
+import { startBuilt, cpuMicros as ticks, toolCallRequests } from "./built-server.mjs";
 
 const require = createRequire(new URL("../../package.json", import.meta.url));
 const autocannon = require("autocannon");
@@ -27,24 +27,7 @@ const argsJson = argsRaw
 const conns = (process.env.CONNS ?? "1,16").split(",").map(Number);
 const seconds = Number(process.env.SECONDS ?? 2);
 
-const spec = (url, surface) =>
-  surface === "actions"
-    ? { url: `${url}/actions/${tool}`, method: "POST", headers: { "content-type": "application/json" }, body: argsJson }
-    : {
-        url: `${url}/mcp`,
-        method: "POST",
-        headers: {
-          "content-type": "application/json",
-          accept: "application/json, text/event-stream",
-          "mcp-protocol-version": "2025-06-18",
-        },
-        body: JSON.stringify({
-          jsonrpc: "2.0",
-          id: 1,
-          method: "tools/call",
-          params: { name: tool, arguments: JSON.parse(argsJson) },
-        }),
-      };
+const spec = (url, surface) => toolCallRequests(url, tool, JSON.parse(argsJson))[surface];
 const start = (main) => startBuilt(main, { OUTBOUND_ALLOW: "127.0.0.0/8" });
 const servers = { before: await start(before), after: await start(after) };
 const keys = [];

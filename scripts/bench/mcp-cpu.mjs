@@ -4,7 +4,7 @@
 // Env: CONNS, NODEARGS, SENV (JSON env for the server).
 import { createRequire } from "node:module";
 import { loadavg } from "node:os";
-import { cpuMicros, startBuilt } from "./built-server.mjs";
+import { cpuMicros, startBuilt, toolCallRequests } from "./built-server.mjs";
 
 const require = createRequire(new URL("../../package.json", import.meta.url));
 const autocannon = require("autocannon");
@@ -12,24 +12,7 @@ const [roundsArg, main, tool, argsJson = "{}"] = process.argv.slice(2);
 const args = JSON.parse(argsJson);
 const conns = Number(process.env.CONNS ?? 16);
 const { child, url } = await startBuilt(main);
-const specs = {
-  actions: {
-    url: `${url}/actions/${tool}`,
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify(args),
-  },
-  mcp: {
-    url: `${url}/mcp`,
-    method: "POST",
-    headers: {
-      "content-type": "application/json",
-      accept: "application/json, text/event-stream",
-      "mcp-protocol-version": "2025-06-18",
-    },
-    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: tool, arguments: args } }),
-  },
-};
+const specs = toolCallRequests(url, tool, args);
 const ticks = () => cpuMicros(child.pid);
 for (const k of Object.keys(specs)) await autocannon({ ...specs[k], connections: conns, duration: 3 });
 const res = { actions: { us: [], rps: [] }, mcp: { us: [], rps: [] } };

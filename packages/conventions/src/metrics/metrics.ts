@@ -46,21 +46,25 @@ export function createMetrics(sources: MetricsSources): Metrics {
   const outbound = new Map<string, number>();
   const probes = new Map<string, number>();
   const bump = (m: Map<string, number>, key: string) => m.set(key, (m.get(key) ?? 0) + 1);
-  const split = (key: string) => key.split("\0");
+  /** A counter whose map keys are its label values joined by NUL, in `labels` order. */
+  const counter = (name: string, help: string, m: Map<string, number>, labels: readonly string[]): Series => ({
+    name,
+    help,
+    type: "counter",
+    samples: [...m].map(([key, value]) => {
+      const values = key.split("\0");
+      return { labels: Object.fromEntries(labels.map((label, i) => [label, values[i] ?? ""])), value };
+    }),
+  });
   let processRegistry: Promise<{ metrics(): Promise<string> }> | undefined;
   const ownSeries = (): Series[] => {
     const b = sources.bounds();
     const boundLimits = Object.entries(b).map(([bound, s]) => ({ labels: { bound }, value: s.max }));
     return [
-      {
-        name: "roadnerd_tool_calls_total",
-        help: "Tool calls answered, by tool and outcome (ok or the error code)",
-        type: "counter",
-        samples: [...calls].map(([k, value]) => {
-          const [tool = "", code = ""] = split(k);
-          return { labels: { tool, code }, value };
-        }),
-      },
+      counter("roadnerd_tool_calls_total", "Tool calls answered, by tool and outcome (ok or the error code)", calls, [
+        "tool",
+        "code",
+      ]),
       {
         name: "roadnerd_tool_call_duration_seconds",
         help: "Time from a call's arrival to its answer, by tool",
@@ -76,27 +80,16 @@ export function createMetrics(sources: MetricsSources): Metrics {
           { suffix: "_count", labels: { tool }, value: h.count },
         ]),
       },
-      {
-        name: "roadnerd_bound_refusals_total",
-        help: "Callers turned away at a bound (503 E_BUSY), by bound",
-        type: "counter",
-        samples: [...refusals].map(([bound, value]) => ({ labels: { bound }, value })),
-      },
-      {
-        name: "roadnerd_outbound_refusals_total",
-        help: "Targets the outbound policy refused, by reason",
-        type: "counter",
-        samples: [...outbound].map(([reason, value]) => ({ labels: { reason }, value })),
-      },
-      {
-        name: "roadnerd_probes_total",
-        help: "Probes answered on /probe, by module and result",
-        type: "counter",
-        samples: [...probes].map(([k, value]) => {
-          const [module = "", success = ""] = split(k);
-          return { labels: { module, success }, value };
-        }),
-      },
+      counter("roadnerd_bound_refusals_total", "Callers turned away at a bound (503 E_BUSY), by bound", refusals, [
+        "bound",
+      ]),
+      counter("roadnerd_outbound_refusals_total", "Targets the outbound policy refused, by reason", outbound, [
+        "reason",
+      ]),
+      counter("roadnerd_probes_total", "Probes answered on /probe, by module and result", probes, [
+        "module",
+        "success",
+      ]),
       {
         name: "roadnerd_server_info",
         help: "This server's name and version (always 1)",
