@@ -4,7 +4,7 @@
  * dead resolver: a query to a resolver past the gateway makes the kernel ask for the gateway's link-layer
  * address, so an entry still incomplete, or none at all, means nothing answered at the gateway's address.
  */
-
+import { BlockList, isIPv4 } from "node:net";
 import type { ResultOf } from "@roadnerd/conventions";
 import type { routeInfo } from "@roadnerd/network/tools/route-info";
 import type { StepRecord } from "./planner.ts";
@@ -18,19 +18,14 @@ const lastIndex = (history: readonly StepRecord[], tool: string) => history.find
 export const readAfter = (history: readonly StepRecord[], later: string, earlier: string): boolean =>
   lastIndex(history, later) > lastIndex(history, earlier);
 
-const ipv4 = (text: string): number | undefined => {
-  const parts = text.split(".").map(Number);
-  if (parts.length !== 4 || parts.some((p) => !Number.isInteger(p) || p < 0 || p > 255)) return undefined;
-  return parts.reduce((n, p) => n * 256 + p, 0);
-};
-
-function covers(dst: string, address: number): boolean {
-  const [net, len = "32"] = dst.split("/");
-  const base = ipv4(net ?? "");
+/** Whether the IPv4 route destination `dst` ("10.0.0.0/8", "10.0.0.5") covers `address`: Node's BlockList, as the kernel's outbound policy matches CIDRs. */
+function covers(dst: string, address: string): boolean {
+  const [net = "", len = "32"] = dst.split("/");
   const bits = Number(len);
-  if (base === undefined || !Number.isInteger(bits)) return false;
-  const size = 2 ** (32 - bits);
-  return Math.floor(base / size) === Math.floor(address / size);
+  if (!isIPv4(net) || !Number.isInteger(bits) || bits < 0 || bits > 32) return false;
+  const list = new BlockList();
+  list.addSubnet(net, bits, "ipv4");
+  return list.check(address, "ipv4");
 }
 
 /**
@@ -38,9 +33,8 @@ function covers(dst: string, address: number): boolean {
  * (not on a local network, not behind another gateway, not loopback). Unknown (false) when the list was cut.
  */
 export function viaDefaultGateway(route: Route, resolver: string): boolean {
-  const address = ipv4(resolver);
-  if (address === undefined || route.truncated || resolver.startsWith("127.")) return false;
-  return !route.routes.some((r) => r.family === 4 && r.dst !== "default" && covers(r.dst, address));
+  if (!isIPv4(resolver) || route.truncated || resolver.startsWith("127.")) return false;
+  return !route.routes.some((r) => r.family === 4 && r.dst !== "default" && covers(r.dst, resolver));
 }
 
 /**
