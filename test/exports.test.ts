@@ -225,6 +225,7 @@ const PINNED: Record<string, Record<string, readonly string[]>> = {
       "CertFiles",
       "DEFAULT_BOOT_TIMEOUT_MS",
       "DnsServerOptions",
+      "FloodMode",
       "HARNESS_TARGET",
       "Handler",
       "HarnessUnit",

@@ -4,7 +4,7 @@
 // requests (keep-alive GET /healthz, the next on each answer) — and root makes 20 fresh-connection /healthz
 // requests (5 s each). Prints each answer's ms (or its error) and the server's CPU share. Run sealed:
 //   unshare -n sh -c 'ip link set lo up; node scripts/bench/uid-flood-ab.mjs half 800 A/servers/network/dist/main.js B/…'
-// Stop 26's finding: half and requests floods still reset or stall root's requests (docs/security.md).
+// Stop 26 found half and requests floods reset root; ADR 0058 has the figures before and after (docs/security.md).
 import { spawn } from "node:child_process";
 import { cpuMicros, startBuilt } from "./built-server.mjs";
 

@@ -58,5 +58,5 @@ export {
   systemdSkipReason,
 } from "./systemd-harness.ts";
 export { type CertFiles, createTestCa, type TestCa } from "./test-ca.ts";
-export { type UidFlood, uidFlood } from "./uid-flood.ts";
+export { type FloodMode, type UidFlood, uidFlood } from "./uid-flood.ts";
 export { type UnreadPipe, unreadFullPipe } from "./unread-pipe.ts";

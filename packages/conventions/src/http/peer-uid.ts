@@ -5,6 +5,7 @@
  * this process's own user, root, the user who ran sudo (SUDO_UID), or a uid ALLOWED_UIDS names; anyone else
  * needs the bearer token. Where the tables cannot be read (not Linux), the check is skipped, once logged.
  */
+import { readFileSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { isIP, type Socket } from "node:net";
 
@@ -44,51 +45,101 @@ interface Row {
 /** The tables, rows keyed by `localPort:remotePort`; undefined when neither can be read (not Linux). */
 type Tables = Map<string, Row[]> | undefined;
 
+/** Adds one table's rows (TIME_WAIT left out) to `rows`. */
+function addRows(rows: Map<string, Row[]>, text: string): void {
+  for (const line of text.split("\n").slice(1)) {
+    const f = line.trim().split(/\s+/);
+    // TIME_WAIT (06): a closed connection's leftover, owned by no one (uid 0); it may share a live one's ports.
+    if (f[3] === "06") continue;
+    const [la = "", lp = ""] = (f[1] ?? "").split(":");
+    const [ra = "", rp = ""] = (f[2] ?? "").split(":");
+    const key = `${Number.parseInt(lp, 16)}:${Number.parseInt(rp, 16)}`;
+    const row = { local: la, remote: ra, uid: Number(f[7]) };
+    const list = rows.get(key);
+    if (list) list.push(row);
+    else rows.set(key, [row]);
+  }
+}
+
+const TABLES = ["/proc/net/tcp", "/proc/net/tcp6"];
+
+/** Both tables off the loop (a libuv thread walks the kernel's hash table: ~10–20 ms, whatever it holds). */
 async function readTables(): Promise<Tables> {
   const rows = new Map<string, Row[]>();
   let readable = false;
-  for (const file of ["/proc/net/tcp", "/proc/net/tcp6"]) {
-    let text: string;
+  for (const file of TABLES) {
     try {
-      text = await readFile(file, "utf8");
+      addRows(rows, await readFile(file, "latin1"));
       readable = true;
-    } catch {
-      continue;
-    }
-    for (const line of text.split("\n").slice(1)) {
-      const f = line.trim().split(/\s+/);
-      const [la = "", lp = ""] = (f[1] ?? "").split(":");
-      const [ra = "", rp = ""] = (f[2] ?? "").split(":");
-      const key = `${Number.parseInt(lp, 16)}:${Number.parseInt(rp, 16)}`;
-      const row = { local: la, remote: ra, uid: Number(f[7]) };
-      const list = rows.get(key);
-      if (list) list.push(row);
-      else rows.set(key, [row]);
-    }
+    } catch {}
   }
   return readable ? rows : undefined;
 }
 
-/** A read of the tables not started yet, which lookups join; and the one under way (or done). */
-let queued: Promise<Tables> | undefined;
+/** Both tables on the loop: the same walk, without readFile's round trip per 4 KiB the kernel hands out. */
+function readTablesNow(): Tables {
+  const rows = new Map<string, Row[]>();
+  let readable = false;
+  for (const file of TABLES) {
+    try {
+      addRows(rows, readFileSync(file, "latin1"));
+      readable = true;
+    } catch {}
+  }
+  return readable ? rows : undefined;
+}
+
+/** The next read of the tables, which every lookup made before it starts joins, and how many have. */
+let queued: { tables: Promise<Tables>; joined: number } | undefined;
+/** The read under way (or done): reads never overlap. */
 let running: Promise<unknown> = Promise.resolve();
+/** When the last read on the loop started and what it cost (ms), to space such reads by their cost. */
+let lastStart = Number.NEGATIVE_INFINITY;
+let lastCost = 0;
+/** From this many lookups waiting for one read on, the read is done on the loop (a flood, not a user). */
+const READ_NOW_AT = 32;
+/** A read on the loop starts this many of its costs after the last one started: ≤ 20% of the loop. */
+const SPACING = 5;
 
 /**
- * The tables as they are after this call: every lookup waiting at once shares one read. Reading both tables
- * costs ~10–20 ms of a libuv thread whatever the namespace holds (the kernel walks its whole hash table), so a
- * read per connection let one client that opens and abandons connections fast queue up seconds of reads in
- * front of everyone else's (issue 18: another uid's call took 4–21 s). A lookup joins the next read, never
- * one already under way (which may predate its connection): at most one read runs and one waits.
+ * The tables as they are after this call. Reads are shared: a lookup joins the next read, never one already
+ * under way (which may predate its connection); at most one runs and one waits (issue 18: another uid's call
+ * took 4–21 s when every connection had its own read). A few lookups (a user's calls) are read off the loop.
+ * A flood's batch is read on it: the kernel hands the table out 4 KiB per read, and readFile's round trip per
+ * piece through a loop kept busy by a flood of keep-alive requests took 0.3–2.5 s (stop 26's B1); on the loop
+ * the same read takes ~20 ms, and such reads are spaced by their cost so a flood cannot make the server do
+ * nothing but read.
  */
 function freshTables(): Promise<Tables> {
-  if (queued) return queued;
-  const next: Promise<Tables> = running.then(() => {
-    if (queued === next) queued = undefined;
-    return readTables();
-  });
-  queued = next;
-  running = next.catch(() => undefined);
-  return next;
+  if (queued) {
+    queued.joined += 1;
+    return queued.tables;
+  }
+  const entry: { tables: Promise<Tables>; joined: number } = { tables: Promise.resolve(undefined), joined: 1 };
+  entry.tables = running.then(
+    () =>
+      new Promise<Tables>((resolve, reject) => {
+        const read = (): void => {
+          if (queued === entry) queued = undefined;
+          if (entry.joined < READ_NOW_AT) return void readTables().then(resolve, reject);
+          lastStart = performance.now();
+          try {
+            resolve(readTablesNow());
+          } catch (err) {
+            reject(err);
+          } finally {
+            lastCost = performance.now() - lastStart;
+          }
+        };
+        const wait = lastStart + SPACING * lastCost - performance.now();
+        // setImmediate even without a wait: every lookup of this turn (a batch of connections) joins the read.
+        if (wait > 0) setTimeout(read, wait);
+        else setImmediate(read);
+      }),
+  );
+  queued = entry;
+  running = entry.tables.catch(() => undefined);
+  return entry.tables;
 }
 
 /** The uids owning a socket from `peer` to `local` (normally one); undefined when the tables cannot be read. */
