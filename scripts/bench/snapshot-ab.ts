@@ -23,7 +23,7 @@ import { spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { REPO_ROOT } from "@roadnerd/registry";
+import { REPO_ROOT, readRegistry } from "@roadnerd/registry";
 import { build, type Plugin } from "esbuild";
 import { buildBareBundle } from "./bare-bundle.ts";
 import { f1, loadavg, ms, pct, start } from "./lib.ts";
@@ -32,6 +32,8 @@ const [rounds = "8", serverName = "network"] = process.argv.slice(2);
 const node = process.execPath;
 const serverDir = join(REPO_ROOT, "servers", serverName);
 const kernel = join(REPO_ROOT, "packages/conventions/src");
+/** The server's `roadnerd.runtime` packages stay out of its bundle, as in `pnpm build` (webcheck's playwright-core). */
+const runtimeExternal = readRegistry().find((s) => s.name === serverName)?.runtime ?? [];
 
 /** Builtins whose bindings cannot be in a snapshot: a stand-in that loads the real one on first use after it. */
 const lazyBuiltins: Plugin = {
@@ -116,7 +118,7 @@ async function buildBlob(dir: string, slim: boolean): Promise<{ blob: string; by
     outfile: bundle,
     logLevel: "error",
     plugins: [lazyBuiltins],
-    external: slim ? LAZY_PACKAGES : [],
+    external: [...runtimeExternal, ...(slim ? LAZY_PACKAGES : [])],
   });
   const blob = join(dir, `${name}.blob`);
   const t0 = process.hrtime.bigint();
