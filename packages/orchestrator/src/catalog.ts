@@ -3,7 +3,7 @@
  * parameters, built from the servers' own definitions (the registry and loadServer), never a hand-kept
  * list. `text()` is short enough for a 3B model's prompt.
  */
-import type { AnyTool } from "@roadnerd/conventions";
+import type { AnyTool, BaseConfig, ServerDef } from "@roadnerd/conventions";
 import { loadServer, type RegisteredServer, readRegistry } from "@roadnerd/registry";
 import type { z } from "zod";
 import { errorInfo } from "./errors.ts";
@@ -26,8 +26,23 @@ export interface CatalogEntry {
   definition: AnyTool;
 }
 
+type AnyStream = ServerDef<BaseConfig>["streams"][number];
+
+/** A server's stream (GET /sse/<name> on the server's own port): for people, not in the model's prompt. */
+export interface StreamEntry {
+  /** `<server>/<stream>` */
+  id: string;
+  server: string;
+  stream: string;
+  summary: string;
+  params: string[];
+  /** The server's default port (where `roadnerd up` runs it). */
+  port: number;
+}
+
 export interface Catalog {
   entries: readonly CatalogEntry[];
+  streams: readonly StreamEntry[];
   servers: readonly RegisteredServer[];
   /** Servers whose definition could not be loaded, with why. */
   unavailable: ReadonlyArray<{ server: string; reason: string }>;
@@ -38,8 +53,8 @@ export interface Catalog {
   text(): string;
 }
 
-function paramsOf(tool: AnyTool): string[] {
-  const shape: Record<string, z.ZodType> = tool.input;
+function paramsOf(tool: AnyTool | AnyStream): string[] {
+  const shape: Record<string, z.ZodType> = tool.input ?? {};
   return Object.keys(shape)
     .filter((k) => !COMMON_INPUTS.has(k))
     .map((k) => (shape[k]?.safeParse(undefined).success ? `${k}?` : k));
@@ -49,13 +64,29 @@ export function entryLine(e: CatalogEntry): string {
   return `${e.id} {${e.params.join(", ")}}: ${e.summary}`;
 }
 
+/** `ports/port_watch {port, interval_ms?}: summary — http://127.0.0.1:7103/sse/port_watch` */
+export function streamLine(e: StreamEntry): string {
+  return `${e.id} {${e.params.join(", ")}}: ${e.summary} — http://127.0.0.1:${e.port}/sse/${e.stream}`;
+}
+
 export function catalogFrom(
   servers: readonly RegisteredServer[],
   tools: ReadonlyMap<string, readonly AnyTool[]>,
   unavailable: ReadonlyArray<{ server: string; reason: string }> = [],
   envKeys: ReadonlyMap<string, readonly string[]> = new Map(),
+  streamsOf: ReadonlyMap<string, readonly AnyStream[]> = new Map(),
 ): Catalog {
   const entries: CatalogEntry[] = [];
+  const streams: StreamEntry[] = servers.flatMap((s) =>
+    (streamsOf.get(s.name) ?? []).map((st) => ({
+      id: `${s.name}/${st.name}`,
+      server: s.name,
+      stream: st.name,
+      summary: st.summary,
+      params: paramsOf(st),
+      port: s.defaultPort,
+    })),
+  );
   for (const s of servers) {
     for (const t of tools.get(s.name) ?? []) {
       entries.push({
@@ -71,6 +102,7 @@ export function catalogFrom(
   const byId = new Map(entries.map((e) => [e.id, e]));
   return {
     entries,
+    streams,
     servers,
     unavailable,
     get: (id) => byId.get(id),
@@ -83,6 +115,7 @@ export function catalogFrom(
 export async function loadCatalog(servers: readonly RegisteredServer[] = readRegistry()): Promise<Catalog> {
   const tools = new Map<string, readonly AnyTool[]>();
   const envKeys = new Map<string, readonly string[]>();
+  const streams = new Map<string, readonly AnyStream[]>();
   const unavailable: Array<{ server: string; reason: string }> = [];
   await Promise.all(
     servers.map(async (s) => {
@@ -90,6 +123,7 @@ export async function loadCatalog(servers: readonly RegisteredServer[] = readReg
         const def = await loadServer(s.name);
         tools.set(s.name, def.tools);
         envKeys.set(s.name, Object.keys(def.env));
+        streams.set(s.name, def.streams);
       } catch (err) {
         unavailable.push({ server: s.name, reason: errorInfo(err).message.slice(0, 200) });
       }
@@ -100,5 +134,6 @@ export async function loadCatalog(servers: readonly RegisteredServer[] = readReg
     tools,
     unavailable,
     envKeys,
+    streams,
   );
 }

@@ -39,14 +39,29 @@ function roadnerd(
 }
 
 describe("roadnerd list / call", () => {
-  it("list: one line per tool, `<server>/<tool> {params}: summary`; --json the same as data", async () => {
+  it("list: one line per tool, `<server>/<tool> {params}: summary`, then the streams; --json the same as data", async () => {
     const text = await roadnerd(["list"]);
     expect(text.code).toBe(0);
     expect(text.stdout).toContain("network/dns_resolve {qname, type?, server?}: Look up a DNS name");
+    const [tools = "", streams = ""] = text.stdout.trim().split("\n\nstreams");
+    // Where `roadnerd up` serves each stream, with its params.
+    expect(streams).toMatch(
+      /\nports\/port_watch \{port, interval_ms\?\}: .* http:\/\/127\.0\.0\.1:7103\/sse\/port_watch\n/,
+    );
     const json = await roadnerd(["list", "--json"]);
-    const entries = JSON.parse(json.stdout) as Array<{ tool: string; params: string[] }>;
+    const entries = JSON.parse(json.stdout) as Array<{
+      tool?: string;
+      stream?: string;
+      params: string[];
+      port?: number;
+    }>;
     expect(entries.find((e) => e.tool === "ports/who_uses_port")?.params).toEqual(["port"]);
-    expect(entries).toHaveLength(text.stdout.trim().split("\n").length);
+    expect(entries.find((e) => e.stream === "ports/port_watch")).toMatchObject({
+      params: ["port", "interval_ms?"],
+      port: 7103,
+    });
+    expect(entries.filter((e) => e.tool)).toHaveLength(tools.split("\n").length);
+    expect(entries.filter((e) => e.stream)).toHaveLength(streams.trim().split("\n").length - 1);
   });
 
   it("call --json: the tool's result; key=value params typed (port=9 is a number)", async () => {

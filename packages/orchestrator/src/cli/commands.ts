@@ -1,4 +1,5 @@
 /** The one-shot commands over one Orchestrator: list, call, triage. Each returns its exit code (exit-codes.ts). */
+import { streamLine } from "../catalog.ts";
 import { errorInfo } from "../errors.ts";
 import type { Orchestrator } from "../orchestrator.ts";
 import { checkCall } from "../parse-reply.ts";
@@ -14,11 +15,19 @@ import { timeoutHint } from "./timeout-hint.ts";
 import { triageText } from "./triage-text.ts";
 
 export function listCommand(o: Orchestrator, json: boolean): number {
+  const streams = o.catalog.streams;
   if (json) {
-    out(JSON.stringify(o.catalog.entries.map((e) => ({ tool: e.id, summary: e.summary, params: e.params }))));
+    const tools = o.catalog.entries.map((e) => ({ tool: e.id, summary: e.summary, params: e.params }));
+    const watch = streams.map((e) => ({ stream: e.id, summary: e.summary, params: e.params, port: e.port }));
+    out(JSON.stringify([...tools, ...watch]));
     return EXIT.ok;
   }
   out(o.catalog.text());
+  // Streams are not tools a model calls (not in the catalog's text): a person reads them off the server's port.
+  if (streams.length > 0) {
+    out("\nstreams (server-sent events while `roadnerd up` runs, params as ?key=value):");
+    out(streams.map(streamLine).join("\n"));
+  }
   for (const u of o.catalog.unavailable) err(`(${u.server} not loaded: ${u.reason})`);
   return EXIT.ok;
 }

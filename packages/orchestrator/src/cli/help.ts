@@ -3,7 +3,7 @@
 /** One entry per command: its usage line(s) and what it does, with an example. */
 export const COMMAND_HELP = {
   list: `roadnerd list [--json]
-  every server's tools, one line each (nothing is started)`,
+  every server's tools, one line each, then its streams' URLs (nothing is started)`,
   call: `roadnerd call <server>/<tool> [key=value …] [--host <name>] [--json]
   one tool; its server starts on first use (or the one \`roadnerd up\` runs is used); --host: another
   machine's server, from ROADNERD_HOSTS (local, the default, is this one). Tool params are
