@@ -13,8 +13,9 @@
  * past half, silent ones first); otherwise it waits, parked, for a slot or its headers timeout. A refused
  * socket gets its 403 and is kept, silenced, until that timeout (cut at once, it would reconnect at once). A
  * uid holding half the cap while another uid is connected keeps its extra connections, but they give way first
- * and its parked ones are not let in. The parked are bounded too (by the cap and the descriptors left): when
- * full, the judged that cannot get in are cut first, else the newcomer, never one still waiting for its verdict.
+ * and its parked ones get only slots no one else waits for. The parked are bounded too (by the cap and the
+ * descriptors left): when full, the judged that cannot get in are cut first, else the newcomer, never one still
+ * waiting for its verdict.
  */
 import { readFileSync } from "node:fs";
 import type { Server, Socket } from "node:net";
@@ -106,18 +107,26 @@ export function capByUid(server: Server, maxConnections: number, trust: UidTrust
     book(socket, standing);
     socket.resume();
   };
-  /** Lets parked connections into free slots: judged ones within their share first, then the unjudged. */
+  /**
+   * Lets parked connections into free slots: judged ones within their share first, then the unjudged, then
+   * those past their share (in as spare: first to give way, but not left to time out and reconnect).
+   */
   const fill = (): void => {
     while (open.size < maxConnections && parked.size > 0) {
+      let unjudged: [Socket, Standing] | undefined;
+      let past: [Socket, Standing] | undefined;
       let next: [Socket, Standing] | undefined;
       for (const entry of parked) {
         const standing = entry[1];
-        if (typeof standing === "object" && !pastShare(standing.uid)) {
-          next = entry;
-          break;
-        }
-        if (next === undefined && (standing === "new" || standing === "judging")) next = entry;
+        if (typeof standing === "object") {
+          if (!pastShare(standing.uid)) {
+            next = entry;
+            break;
+          }
+          past ??= entry;
+        } else if (standing !== "refused") unjudged ??= entry;
       }
+      next ??= unjudged ?? past;
       if (next === undefined) return;
       admit(next[0], next[1]);
     }
