@@ -20,6 +20,8 @@ describe("refusalReason", () => {
     expect(reasonOf(() => open.checkTarget("bad.example"))).toBe("denied");
     open.setSelf("127.0.0.1", 7101);
     expect(reasonOf(() => open.checkTarget("127.0.0.1", 7101))).toBe("self");
+    // A sibling's port (7105, proxy) on this machine: the probe said "other" before (stop 27's new-user review).
+    expect(reasonOf(() => open.checkTarget("127.0.0.1", 7105))).toBe("roadnerd_port");
     const listed = createOutboundPolicy({ allow: ["198.51.100.1"], deny: [] });
     expect(reasonOf(() => listed.checkTarget("198.51.100.2"))).toBe("not_allowed");
     const only = createOutboundPolicy({ allow: [], deny: [], allowlistOnly: "proxy" });
