@@ -33,8 +33,9 @@ async function served(url: string, body?: string): Promise<boolean> {
     const res = await request(url, {
       ...(body ? { method: "POST" as const, body } : {}),
       headers: MCP_HEADERS,
-      headersTimeout: scaledMs(5000),
-      bodyTimeout: scaledMs(5000),
+      // Served, however slowly: a keep-alive flood still costs root seconds (ADR 0058, "Left").
+      headersTimeout: scaledMs(10_000),
+      bodyTimeout: scaledMs(10_000),
       reset: true,
     });
     const text = await res.body.text();
