@@ -63,30 +63,29 @@ function addRows(rows: Map<string, Row[]>, text: string): void {
 
 const TABLES = ["/proc/net/tcp", "/proc/net/tcp6"];
 
+/** The rows of the tables read (undefined: that table could not be read); undefined when neither could be. */
+function tablesOf(texts: ReadonlyArray<string | undefined>): Tables {
+  const rows = new Map<string, Row[]>();
+  for (const text of texts) if (text !== undefined) addRows(rows, text);
+  return texts.some((t) => t !== undefined) ? rows : undefined;
+}
+
 /** Both tables off the loop (a libuv thread walks the kernel's hash table: ~10–20 ms, whatever it holds). */
 async function readTables(): Promise<Tables> {
-  const rows = new Map<string, Row[]>();
-  let readable = false;
-  for (const file of TABLES) {
-    try {
-      addRows(rows, await readFile(file, "latin1"));
-      readable = true;
-    } catch {}
-  }
-  return readable ? rows : undefined;
+  return tablesOf(await Promise.all(TABLES.map((file) => readFile(file, "latin1").catch(() => undefined))));
 }
 
 /** Both tables on the loop: the same walk, without readFile's round trip per 4 KiB the kernel hands out. */
 function readTablesNow(): Tables {
-  const rows = new Map<string, Row[]>();
-  let readable = false;
-  for (const file of TABLES) {
-    try {
-      addRows(rows, readFileSync(file, "latin1"));
-      readable = true;
-    } catch {}
-  }
-  return readable ? rows : undefined;
+  return tablesOf(
+    TABLES.map((file) => {
+      try {
+        return readFileSync(file, "latin1");
+      } catch {
+        return undefined;
+      }
+    }),
+  );
 }
 
 /** The next read of the tables, which every lookup made before it starts joins, and how many have. */

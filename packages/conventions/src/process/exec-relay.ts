@@ -1,5 +1,5 @@
 /**
- * Runs a checked command on the spawn helper thread (exec-worker.ts), so fork/exec never stalls the serving
+ * Runs a checked command on the spawn helper thread (spawnWorkerMain, exec.ts), so fork/exec never stalls the serving
  * thread (ADR 0042). One helper per process, shared by every server `roadnerd up` hosts, started on the first
  * spawn (attach pays nothing), unref'd while idle and ended after SPAWN_HELPER_IDLE_MS without a run (its ~9 MiB
  * given back); if it dies, the runs it held fail with E_EXEC_FAILED and the next spawn starts a new one. Timers,
@@ -18,14 +18,15 @@ import {
   type SpawnOutcome,
   spawnWorkerMain,
   type ToSpawnWorker,
-} from "./exec-worker.ts";
+} from "./exec.ts";
 
 /** An idle helper ends after this long; the next spawn starts another (~20–40 ms, once per burst). */
 export const SPAWN_HELPER_IDLE_MS = 20_000;
 
 // getBuiltinModule, not require: an eval'd worker is an ES module when the process was started with
 // --input-type=module. findOnPath goes along as source too: the helper resolves the program for setpriv.
-const SOURCE = `const fs = process.getBuiltinModule("node:fs");
+// Built when the first helper starts, not at import: exec.ts imports this module too.
+const source = (): string => `const fs = process.getBuiltinModule("node:fs");
 (${spawnWorkerMain.toString()})(
   process.getBuiltinModule("node:worker_threads").parentPort,
   process.getBuiltinModule("node:child_process").spawn,
@@ -110,7 +111,7 @@ function onGroupMessage(helper: Helper, msg: Exclude<FromSpawnWorker, { type: "d
 }
 
 function startHelper(): Helper {
-  const worker = new Worker(SOURCE, {
+  const worker = new Worker(source(), {
     eval: true,
     name: "roadnerd-spawn",
     // It needs no environment of its own: each job carries its child's.
