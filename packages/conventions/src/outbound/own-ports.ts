@@ -23,15 +23,34 @@ export function addOwnPort(port: number): void {
 /** `ROADNERD_<NAME>_PORT`: how `roadnerd up` is told a server's port; its children inherit every one. */
 const PORT_VARIABLE = /^ROADNERD_[A-Z0-9_]+_PORT$/;
 
-/**
- * A port the environment names for a RoadNerd server (ROADNERD_NETWORK_PORT=7201…): a sibling moved off the
- * block is still ours. Read per check (a dial's cost dwarfs it), so a variable set later counts too.
- */
-function isNamedPort(port: number, env: NodeJS.ProcessEnv): boolean {
+/** The ports `env`'s ROADNERD_<NAME>_PORT variables name. */
+function namedPorts(env: NodeJS.ProcessEnv): Set<number> {
+  const ports = new Set<number>();
   for (const [name, value] of Object.entries(env)) {
-    if (PORT_VARIABLE.test(name) && value?.trim() === String(port)) return true;
+    const port = PORT_VARIABLE.test(name) ? Number(value?.trim()) : Number.NaN;
+    if (Number.isInteger(port) && port > 0) ports.add(port);
   }
-  return false;
+  return ports;
+}
+
+/**
+ * process.env's named ports, read again when a policy is made (refreshNamedPorts) and at most once a second
+ * otherwise: listing process.env goes through libuv's environment for every variable (~40 µs with a shell's
+ * few dozen), which per dial was 13–18% of a server's CPU for an outbound tool (`head` at 16 connections).
+ */
+const NAMED_PORTS_TTL_MS = 1_000;
+let processNamed: { ports: Set<number>; readAt: number } | undefined;
+
+/** Read process.env's ROADNERD_<NAME>_PORT variables now (a policy being made: a variable set since counts). */
+export function refreshNamedPorts(): void {
+  processNamed = { ports: namedPorts(process.env), readAt: performance.now() };
+}
+
+/** A port the environment names for a RoadNerd server (ROADNERD_NETWORK_PORT=7201…): a sibling moved off the block is still ours. */
+function isNamedPort(port: number, env: NodeJS.ProcessEnv): boolean {
+  if (env !== process.env) return namedPorts(env).has(port);
+  if (!processNamed || performance.now() - processNamed.readAt > NAMED_PORTS_TTL_MS) refreshNamedPorts();
+  return processNamed?.ports.has(port) ?? false;
 }
 
 export function isOwnPort(port: number, env: NodeJS.ProcessEnv = process.env): boolean {

@@ -4,7 +4,7 @@
  * (which has no allowlist) fetch a LAN host. RoadNerd's own ports on this machine are refused unless
  * OUTBOUND_ALLOW names that host:port.
  */
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { createOutboundPolicy } from "../../src/outbound/index.ts";
 import { isOwnPort, ROADNERD_PORT_BLOCK } from "../../src/outbound/own-ports.ts";
 import { thrown } from "../../src/testing/thrown.ts";
@@ -69,6 +69,25 @@ describe("RoadNerd's own ports are never a target unless named", () => {
     } finally {
       if (before === undefined) delete process.env.ROADNERD_STORAGE_PORT;
       else process.env.ROADNERD_STORAGE_PORT = before;
+    }
+  });
+
+  it("a variable set after the policy was made counts within a second (process.env is read at most once a second)", () => {
+    vi.useFakeTimers({ toFake: ["performance"] });
+    const p = policy(["127.0.0.1"]);
+    try {
+      expect(() => p.checkAddress("127.0.0.1", undefined, 7203)).not.toThrow();
+      process.env.ROADNERD_WEBCHECK_PORT = " 7203 ";
+      // Read a moment ago: not yet seen.
+      expect(() => p.checkAddress("127.0.0.1", undefined, 7203)).not.toThrow();
+      vi.advanceTimersByTime(1_001);
+      expect(thrown(() => p.checkAddress("127.0.0.1", undefined, 7203))).toMatchObject({ code: "E_FORBIDDEN" });
+      delete process.env.ROADNERD_WEBCHECK_PORT;
+      vi.advanceTimersByTime(1_001);
+      expect(() => p.checkAddress("127.0.0.1", undefined, 7203)).not.toThrow();
+    } finally {
+      delete process.env.ROADNERD_WEBCHECK_PORT;
+      vi.useRealTimers();
     }
   });
 
