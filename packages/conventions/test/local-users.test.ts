@@ -19,8 +19,8 @@ const NOBODY = 65534;
 const TOKEN = "a-test-token-of-24-chars";
 
 /** GET `path` as uid 65534 from a child process: its status and body. */
-async function asNobody(port: number, path: string, headers: Record<string, string> = {}) {
-  const script = `const h=require("node:http");h.get({host:"127.0.0.1",port:${port},path:${JSON.stringify(path)},headers:${JSON.stringify(headers)}},r=>{let b="";r.on("data",d=>b+=d);r.on("end",()=>{process.stdout.write(JSON.stringify({status:r.statusCode,body:b}))})}).on("error",e=>{process.stdout.write(JSON.stringify({status:0,body:String(e)}))})`;
+async function asNobody(port: number, path: string, headers: Record<string, string> = {}, host = "127.0.0.1") {
+  const script = `const h=require("node:http");h.get({host:${JSON.stringify(host)},port:${port},path:${JSON.stringify(path)},headers:${JSON.stringify(headers)}},r=>{let b="";r.on("data",d=>b+=d);r.on("end",()=>{process.stdout.write(JSON.stringify({status:r.statusCode,body:b}))})}).on("error",e=>{process.stdout.write(JSON.stringify({status:0,body:String(e)}))})`;
   const { stdout } = await run("setpriv", [
     `--reuid=${NOBODY}`,
     `--regid=${NOBODY}`,
@@ -32,9 +32,9 @@ async function asNobody(port: number, path: string, headers: Record<string, stri
   return JSON.parse(stdout) as { status: number; body: string };
 }
 
-async function serve(env: Record<string, string>): Promise<{ app: FastifyInstance; port: number }> {
+async function serve(env: Record<string, string>, host = "127.0.0.1"): Promise<{ app: FastifyInstance; port: number }> {
   const app = await buildHttpApp(testRuntime(demoServer, { env }));
-  await app.listen({ host: "127.0.0.1", port: 0 });
+  await app.listen({ host, port: 0 });
   return { app, port: (app.server.address() as AddressInfo).port };
 }
 
@@ -42,13 +42,16 @@ describe("a root-run server on loopback and the other local users", () => {
   let plain: { app: FastifyInstance; port: number };
   let tokened: { app: FastifyInstance; port: number };
   let open: { app: FastifyInstance; port: number };
+  let dual: { app: FastifyInstance; port: number };
   beforeAll(async () => {
     plain = await serve({});
+    // "::": IPv6 clients and IPv4 ones (the client's socket in tcp6 or in tcp, read only when tcp has no answer).
+    dual = await serve({}, "::");
     tokened = await serve({ AUTH_TOKEN: TOKEN });
     open = await serve({ ALLOWED_UIDS: String(NOBODY) });
   });
   afterAll(async () => {
-    await Promise.all([plain?.app.close(), tokened?.app.close(), open?.app.close()]);
+    await Promise.all([plain?.app.close(), tokened?.app.close(), open?.app.close(), dual?.app.close()]);
   });
 
   it("nobody is refused a tool, 403 E_FORBIDDEN naming its uid; /healthz stays open", async () => {
@@ -72,5 +75,18 @@ describe("a root-run server on loopback and the other local users", () => {
     expect((await asNobody(tokened.port, "/actions", { authorization: `Bearer ${TOKEN}` })).status).toBe(200);
     expect((await asNobody(tokened.port, "/actions")).status).toBe(401);
     expect((await asNobody(open.port, "/actions")).status).toBe(200);
+  });
+
+  it("a client's socket is found in tcp6 as in tcp: nobody over ::1 and over 127.0.0.1 at a dual-stack server", async () => {
+    for (const host of ["127.0.0.1", "::1"]) {
+      const res = await asNobody(dual.port, "/actions", {}, host);
+      expect(res.status, host).toBe(403);
+      expect(JSON.parse(res.body).error.message, host).toBe(`local user uid ${NOBODY} may not call this server`);
+    }
+    for (const host of ["127.0.0.1", "[::1]"]) {
+      const res = await request(`http://${host}:${dual.port}/actions`);
+      expect(res.statusCode, host).toBe(200);
+      await res.body.dump();
+    }
   });
 });
