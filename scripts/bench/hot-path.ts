@@ -2,7 +2,9 @@
  * The hot path: /healthz throughput of a server against the bare Fastify + zod bundle (autocannon, rounds
  * alternating; target ≥ 0.9×), and the spawn stall: a server's own /healthz p99 while eight calls that spawn run
  * in it, against the same server and the bare one while another process spawns the same command eight at a
- * time (the external-contention control; target ≤ 3 ms).
+ * time (the external-contention control). The target is that control, measured in the same run: issue 17 wrote
+ * it as "≤ 3 ms (the external-contention control)", 3 ms being what the bare server showed then; on this machine a
+ * bare server under another process's spawning reaches 7–11 ms, so a fixed 3 ms would measure the machine.
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { f1, load, loadavg, ms, pct } from "./lib.ts";
@@ -75,7 +77,11 @@ export async function benchSpawnStall(
   const la2 = loadavg();
   ext.kill("SIGKILL");
   const bareIdle = await probe(bareUrl, seconds);
-  console.log(`  /healthz while 8 calls spawn ${argv[0]} in the server: ${p99(inside)} (target ≤ 3; ${la1})`);
+  const control = pct(bareExt, 99);
+  const ratio = pct(inside, 99) / control;
+  console.log(
+    `  /healthz while 8 calls spawn ${argv[0]} in the server: ${p99(inside)} → ${ratio.toFixed(2)}×${ratio <= 1 ? "" : "!"} the control's p99 ${f1(control)} ms (target ≤ 1.0×: bare fastify+zod while another process spawns; ${la1})`,
+  );
   console.log(`    same server, idle: ${p99(idle)}; another process spawning 8 at a time: ${p99(oursExt)}`);
   console.log(`    bare fastify+zod: idle ${p99(bareIdle)}; another process spawning: ${p99(bareExt)} (${la2})`);
 }

@@ -3,7 +3,8 @@
  * the default one process and for `--processes` (its baseline: one process per server) in the same run:
  * idle, after `calls` mixed tool calls spread over every server, and after a quiet spell. Run alone:
  * `node scripts/sealed.mjs scripts/run-ts.mjs scripts/bench/up-memory.ts [calls] [quiet seconds]`.
- * For an A/B: UP_MAIN names another build's packages/orchestrator/dist/main.js, UP_NODE_ARGS adds node flags.
+ * For an A/B: UP_MAIN names another build's packages/orchestrator/dist/main.js, UP_NODE_ARGS adds node flags,
+ * UP_ENV adds variables to `up`'s environment (`MALLOC_ARENA_MAX=2 …`, space-separated).
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
@@ -52,10 +53,17 @@ function tree(root: number): number[] {
 const sumUss = (root: number) => tree(root).reduce((s, pid) => s + ussMiB(pid), 0);
 
 async function upAndRows(args: string[]): Promise<{ child: ChildProcess; urls: Map<string, string> }> {
+  const extraEnv = () =>
+    Object.fromEntries(
+      (process.env.UP_ENV ?? "")
+        .split(" ")
+        .filter(Boolean)
+        .map((kv) => [kv.split("=")[0], kv.slice(kv.indexOf("=") + 1)]),
+    );
   const nodeArgs = process.env.UP_NODE_ARGS?.split(" ").filter(Boolean) ?? [];
   const main = process.env.UP_MAIN ?? join(REPO_ROOT, "packages/orchestrator/dist/main.js");
   const child = spawn(process.execPath, [...nodeArgs, main, "up", ...args], {
-    env: { PATH: process.env.PATH ?? "/usr/bin:/bin" },
+    env: { PATH: process.env.PATH ?? "/usr/bin:/bin", ...extraEnv() },
     stdio: ["ignore", "pipe", "ignore"],
   });
   let out = "";
