@@ -54,7 +54,7 @@ export async function listenersFromTables(
   ctx: Pick<ListenerContext, "signal" | "use">,
   port?: number,
 ): Promise<Listener[]> {
-  const { listening } = await ctx.use(procReads).tables(ctx.signal);
+  const { listening } = await ctx.use(procReads).tables(ctx.signal, { connections: false });
   return listening.filter((s) => port === undefined || s.port === port).map(toListener);
 }
 
@@ -66,7 +66,8 @@ function countStates(connections: readonly TcpConnection[], port: number): Recor
 
 async function fromProc(ctx: ListenerContext, port?: number): Promise<ListenerSnapshot> {
   const reads = ctx.use(procReads);
-  const tables = await reads.tables(ctx.signal);
+  // Connections are counted for one port only (who_uses_port); listing every listener needs none of them.
+  const tables = await reads.tables(ctx.signal, { connections: port !== undefined });
   const listeners = tables.listening.filter((s) => port === undefined || s.port === port).map(toListener);
   const connections = port === undefined ? null : countStates(tables.connections, port);
   // Nothing listens: no need to look at every process's descriptors.

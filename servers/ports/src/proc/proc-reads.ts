@@ -11,8 +11,11 @@ import { type NetTables, readAllTables } from "./net-table.ts";
 import { knowsAll, only, SCAN_REUSE_MS, type SocketOwners, scanSocketOwners } from "./socket-owners.ts";
 
 export interface ProcReads {
-  /** Every listening socket and TCP connection of this namespace; the object is shared: do not change it. */
-  tables(signal: AbortSignal): Promise<NetTables>;
+  /**
+   * Every listening socket and TCP connection of this namespace; with `connections: false` the listeners only
+   * (`connections` empty: a cheaper read, net-table.ts). The object is shared: do not change it.
+   */
+  tables(signal: AbortSignal, options?: { connections?: boolean }): Promise<NetTables>;
   /** The pids holding each of `inodes`. */
   owners(inodes: ReadonlySet<number>, signal: AbortSignal): Promise<SocketOwners>;
   close(): Promise<void>;
@@ -44,8 +47,10 @@ export function createProcReads(): ProcReads {
       return { startedAt, owners };
     });
   return {
-    async tables(signal) {
-      const tables = await shared.run("tables", undefined, 0, (s) => orReason(s, readAllTables("/proc/net", s)));
+    async tables(signal, { connections = true } = {}) {
+      const tables = await shared.run(connections ? "tables" : "listeners", undefined, 0, (s) =>
+        orReason(s, readAllTables("/proc/net", s, { connections })),
+      );
       if (signal.aborted) throw new DiagError("E_TIMEOUT", "reading /proc/net took too long");
       return tables;
     },

@@ -3,8 +3,10 @@
  * 127.0.0.1:8080, [::]:8443, [::1]:9090, [::ffff:127.0.0.2]:9091, udp 0.0.0.0:5353 and [::1]:5354, with one
  * established connection to 8080), parsed exactly; and the live tables against a listener this test opens.
  */
-import { readFileSync } from "node:fs";
-import { type AddressInfo, createServer } from "node:net";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { type AddressInfo, connect, createServer, type Server, type Socket } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { decodeHexAddress, formatIpv6, hostPortOf } from "../../src/proc/hex-address.ts";
 import { parseNetTable, parseTcpConnections, readAllTables } from "../../src/proc/net-table.ts";
@@ -89,6 +91,74 @@ describe("readAllTables (live)", () => {
       ]);
     } finally {
       srv.close();
+    }
+  });
+
+  it("listeners only (read up to the first connection) finds every listener the whole read finds", async () => {
+    // Listeners on both families, then connections (the caller's kind: what stops the read), then more listeners.
+    const servers: Server[] = [];
+    const sockets: Socket[] = [];
+    const listen = async (host: string) => {
+      const srv = createServer((s) => sockets.push(s));
+      await new Promise<void>((r) => srv.listen(0, host, r));
+      servers.push(srv);
+      return (srv.address() as AddressInfo).port;
+    };
+    try {
+      const first = [await listen("127.0.0.1"), await listen("::1")];
+      for (const [host, port] of [
+        ["127.0.0.1", first[0]],
+        ["::1", first[1]],
+      ] as const) {
+        const c = connect(port ?? 0, host);
+        await new Promise((r) => c.once("connect", r));
+        sockets.push(c);
+      }
+      const later = [await listen("127.0.0.1"), await listen("::1"), await listen("0.0.0.0")];
+      const whole = await readAllTables();
+      const part = await readAllTables("/proc/net", undefined, { connections: false });
+      const key = (t: { proto: string; local: string }) => `${t.proto} ${t.local}`;
+      expect(part.listening.map(key).sort()).toEqual(whole.listening.map(key).sort());
+      for (const port of [...first, ...later])
+        expect(
+          part.listening.some((t) => t.port === port),
+          String(port),
+        ).toBe(true);
+      expect(part.connections).toEqual([]);
+      expect(whole.connections.length).toBeGreaterThanOrEqual(4);
+    } finally {
+      for (const s of sockets) s.destroy();
+      for (const srv of servers) srv.close();
+    }
+  });
+
+  it("listeners only stops at the first connection's row and keeps whole lines (a table as a file)", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "rn-net-"));
+    try {
+      const tcp = fixture("proc-net-tcp.txt");
+      for (const proto of ["tcp", "tcp6", "udp", "udp6"])
+        writeFileSync(join(dir, proto), fixture(`proc-net-${proto}.txt`));
+      const part = await readAllTables(dir, undefined, { connections: false });
+      const whole = await readAllTables(dir);
+      // The recording lists its listeners before its connections, as the kernel does.
+      expect(part.listening).toEqual(whole.listening);
+      expect(parseTcpConnections(tcp).length).toBeGreaterThan(0);
+      // A listener after a connection row (never so in the kernel's order) is not read: the read did stop there.
+      writeFileSync(
+        join(dir, "tcp"),
+        `${tcp}${
+          tcp
+            .split("\n")
+            .find((l) => / 0A /.test(l))
+            ?.replace(/^(\s*)\d+:/, "$1999:")
+            .replace(/:([0-9A-F]{4}) /, ":FFFE ") ?? ""
+        }\n`,
+      );
+      const after = await readAllTables(dir, undefined, { connections: false });
+      expect(after.listening.some((t) => t.port === 0xfffe)).toBe(false);
+      expect((await readAllTables(dir)).listening.some((t) => t.port === 0xfffe)).toBe(true);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 });
