@@ -17,17 +17,30 @@
  * /tmp): each directory is opened without following a symlink and kept only if its device and inode are the
  * ones its parent's listing saw; it is listed and its entries lstat'ed through its descriptor
  * (/proc/self/fd/<fd>/<name>, like fstatat), so a component swapped for a symlink above it leads nowhere.
+ *
+ * A walk that runs past WALK_CHILD.afterMs also hands whole directories to the walker child (child.ts, ADR 0059),
+ * a process of its own on the other core, in place of the lanes: it walks them the same way and reports in
+ * atomic flushes (sizes by directory, the directories it holds, hard-linked files by device and inode, counted
+ * here once). This side keeps the deadline, the abort, progress and the answer; what a child that dies or
+ * stalls held is walked here again.
  */
 import { closeSync, fstatSync, lstatSync, openSync, readdirSync, type Stats } from "node:fs";
 import { lstat, open, readdir } from "node:fs/promises";
+import { availableParallelism } from "node:os";
 import { setImmediate as yieldToLoop } from "node:timers/promises";
 import { DIR_NOFOLLOW, fdPath } from "@roadnerd/conventions";
+import { leaseWalkChild, WALK_CHILD, type WalkChildLease } from "./child.ts";
+import type { ChildFrame, WalkChildFlush } from "./child-main.ts";
 import { isInside, NEVER_WALKED } from "./scan-path.ts";
 
 export const SLICE_MS = 8;
 /** Async lanes beside the main thread, and the lstat calls each keeps in flight. */
 export const LANES = 2;
 const LANE_BATCH = 16;
+/** The walker child is sent more when it holds fewer directories than this: up to half of those waiting here. */
+const CHILD_LOW = 16;
+const CHILD_BATCH = 256;
+const CORES = availableParallelism();
 const NO_THROW = { throwIfNoEntry: false } as const;
 
 export interface WalkNode {
@@ -111,7 +124,8 @@ export async function walk(o: WalkOptions): Promise<WalkResult> {
   const rootDev = rootStat.dev;
   const p: WalkProgress = { dirs: 0, files: 0, bytes: rootStat.blocks * 512, apparent: rootStat.size };
   const skipped = { unreadable: 0, other_fs: 0, network_fs: 0, vanished: 0, too_deep: 0 };
-  const dirNodes: WalkNode[] = [];
+  /** Directories down to o.depth, by path from the root: found here or in the child's flushes. */
+  const dirNodes = new Map<string, WalkNode>();
   let fileNodes: WalkNode[] = [];
   const seen = new Set<string>();
   const keepFiles = o.n * 2 + 256;
@@ -162,15 +176,42 @@ export async function walk(o: WalkOptions): Promise<WalkResult> {
       const rel = frame.rel ? `${frame.rel}/${name}` : name;
       let chain = frame.chain;
       if (depth <= o.depth) {
-        const node: WalkNode = { name: rel, type: "dir", bytes, apparent };
-        dirNodes.push(node);
+        const node = nodeFor(rel);
+        node.bytes += bytes;
+        node.apparent += apparent;
         chain = [...chain, node];
       }
       stack.push({ path, rel, depth, chain, dev: st.dev, ino: st.ino });
     } else if (depth <= o.depth && st.isFile()) {
-      fileNodes.push({ name: frame.rel ? `${frame.rel}/${name}` : name, type: "file", bytes, apparent });
-      if (fileNodes.length > keepFiles) fileNodes = fileNodes.sort(byBytes).slice(0, o.n);
+      keepFile({ name: frame.rel ? `${frame.rel}/${name}` : name, type: "file", bytes, apparent });
     }
+  }
+
+  function nodeFor(rel: string): WalkNode {
+    let node = dirNodes.get(rel);
+    if (!node) {
+      node = { name: rel, type: "dir", bytes: 0, apparent: 0 };
+      dirNodes.set(rel, node);
+    }
+    return node;
+  }
+
+  /** `bytes` under the directory `bucket` (a path from the root, depth ≤ o.depth): its node and every one above. */
+  function addUnder(bucket: string, bytes: number, apparent: number): void {
+    p.bytes += bytes;
+    p.apparent += apparent;
+    if (bucket === "") return;
+    for (let at = bucket.indexOf("/"); ; at = bucket.indexOf("/", at + 1)) {
+      const node = nodeFor(at < 0 ? bucket : bucket.slice(0, at));
+      node.bytes += bytes;
+      node.apparent += apparent;
+      if (at < 0) return;
+    }
+  }
+
+  function keepFile(node: WalkNode): void {
+    fileNodes.push(node);
+    if (fileNodes.length > keepFiles) fileNodes = fileNodes.sort(byBytes).slice(0, o.n);
   }
 
   /** The directory a frame names, opened, if it is still the one its parent listed (else counted, undefined). */
@@ -276,13 +317,8 @@ export async function walk(o: WalkOptions): Promise<WalkResult> {
 
   /** An async lane: whole directories from the far end of the stack, lstat in the thread pool. */
   async function lane(): Promise<void> {
-    while (!stopped && pending() > 1) {
-      const frame = stack[head] as Frame;
-      head += 1;
-      if (head > 1024 && head * 2 > stack.length) {
-        stack = stack.slice(head);
-        head = 0;
-      }
+    while (!stopped && links.length === 0 && pending() > 1) {
+      const frame = takeHead();
       let dir: Awaited<ReturnType<typeof open>>;
       try {
         dir = await open(frame.path, DIR_NOFOLLOW);
@@ -331,9 +367,20 @@ export async function walk(o: WalkOptions): Promise<WalkResult> {
     }
   }
 
+  /** The shallowest directory waiting (the biggest subtree, likely): for a lane or the child. */
+  function takeHead(): Frame {
+    const frame = stack[head] as Frame;
+    head += 1;
+    if (head > 1024 && head * 2 > stack.length) {
+      stack = stack.slice(head);
+      head = 0;
+    }
+    return frame;
+  }
+
   const lanes = new Set<Promise<void>>();
   function startLanes(): void {
-    while (lanes.size < LANES && pending() > 1) {
+    while (links.length === 0 && lanes.size < LANES && pending() > 1) {
       // Woken once the lane is out of the set, so the main loop sees it gone.
       const l: Promise<void> = lane().finally(() => {
         lanes.delete(l);
@@ -343,10 +390,150 @@ export async function walk(o: WalkOptions): Promise<WalkResult> {
     }
   }
 
-  /** Wait for a lane to report, the deadline or the abort. */
+  // The walker children (ADR 0059), one link each: the directories it holds, by path from the root (a frame's
+  // identity in a walk), and what it last said.
+  interface Link {
+    lease: WalkChildLease;
+    live: boolean;
+    owned: Map<string, Frame>;
+    pending: number;
+    giveAsked: boolean;
+    lastHeard: number;
+  }
+  const links: Link[] = [];
+  let childrenTried = false;
+  const begun = performance.now();
+  const liveLinks = () => links.reduce((k, l) => k + (l.live ? 1 : 0), 0);
+  const heldByChildren = () => links.reduce((k, l) => k + l.owned.size, 0);
+  /** This thread walks while a core is left for it (or it is in the middle of a directory). */
+  const walksHere = () => current !== undefined || liveLinks() < CORES;
+
+  /** A frame from a child: its tracked ancestors (and itself, if tracked) found by path. */
+  function frameOf(f: ChildFrame): Frame {
+    const parts = f.rel.split("/");
+    const chain: WalkNode[] = [];
+    for (let k = 1; k <= Math.min(f.depth, o.depth); k++) chain.push(nodeFor(parts.slice(0, k).join("/")));
+    return { ...f, chain };
+  }
+
+  function onFlush(link: Link, m: WalkChildFlush): void {
+    if (!stopped) merge(link, m);
+  }
+
+  /** One flush, whole: nothing of it was counted before, and what it says the child holds replaces what it held. */
+  function merge(link: Link, m: WalkChildFlush): void {
+    link.lastHeard = performance.now();
+    link.live = true;
+    link.giveAsked = false;
+    link.pending = m.pending;
+    for (const rel of m.done) link.owned.delete(rel);
+    for (const f of m.owned) link.owned.set(f.rel, frameOf(f));
+    for (const f of m.released) {
+      link.owned.delete(f.rel);
+      stack.push(frameOf(f));
+    }
+    p.dirs += m.dirs;
+    p.files += m.files;
+    skipped.unreadable += m.skipped[0];
+    skipped.other_fs += m.skipped[1];
+    skipped.network_fs += m.skipped[2];
+    skipped.vanished += m.skipped[3];
+    skipped.too_deep += m.skipped[4];
+    for (const [bucket, bytes, apparent] of m.sums) addUnder(bucket, bytes, apparent);
+    for (const [key, bucket, bytes, apparent, rel] of m.links) {
+      if (seen.has(key)) continue;
+      seen.add(key);
+      p.files += 1;
+      addUnder(bucket, bytes, apparent);
+      if (rel) keepFile({ name: rel, type: "file", bytes, apparent });
+    }
+    for (const [name, bytes, apparent] of m.top) keepFile({ name, type: "file", bytes, apparent });
+    notify();
+  }
+
+  /** A child is gone (exited, failed to start, stalled): what it held is walked again, here or by another. */
+  function onGone(link: Link): void {
+    const i = links.indexOf(link);
+    if (i >= 0) links.splice(i, 1);
+    if (stopped) return;
+    for (const frame of link.owned.values()) stack.push(frame);
+    link.owned.clear();
+    notify();
+  }
+
+  function takeChildren(now: number): void {
+    childrenTried = true;
+    for (let k = 0; k < WALK_CHILD.count; k++) {
+      const link: Link = {
+        lease: undefined as unknown as WalkChildLease,
+        live: false,
+        owned: new Map(),
+        pending: 0,
+        giveAsked: false,
+        lastHeard: now,
+      };
+      const lease = leaseWalkChild(
+        (m) => onFlush(link, m),
+        () => onGone(link),
+      );
+      if (!lease) break;
+      link.lease = lease;
+      links.push(link);
+      lease.send({
+        t: "walk",
+        walk: 0,
+        rootDev,
+        oneFilesystem: o.oneFilesystem,
+        avoid: [...o.avoid],
+        depth: o.depth,
+        n: o.n,
+      });
+    }
+  }
+
+  /**
+   * Take the children once the walk has run long enough; send a child running low a share of what waits here
+   * (from the shallow end: the biggest subtrees); when nothing waits here and a child is idle, ask the busiest
+   * to hand back half of what it holds.
+   */
+  function tendChildren(): void {
+    const now = performance.now();
+    if (!childrenTried && now - begun >= WALK_CHILD.afterMs && pending() > 1) takeChildren(now);
+    for (const link of [...links]) {
+      if (link.owned.size > 0 && now - link.lastHeard > WALK_CHILD.stallMs) link.lease.fail();
+    }
+    const here = walksHere();
+    const hungry = links.filter((l) => l.pending < CHILD_LOW);
+    for (const link of hungry) {
+      const spare = pending() - (here && !current ? 1 : 0);
+      if (spare <= 0) break;
+      const share = Math.min(CHILD_BATCH, Math.ceil(spare / (here ? 2 : hungry.length)));
+      const frames: ChildFrame[] = [];
+      while (frames.length < share) {
+        const f = takeHead();
+        frames.push({ path: f.path, rel: f.rel, depth: f.depth, dev: f.dev, ino: f.ino });
+        link.owned.set(f.rel, f);
+      }
+      link.pending += frames.length;
+      link.lease.send({ t: "frames", walk: 0, frames });
+    }
+    // Little left here: the busiest child hands back half of what it holds before anyone runs dry (a child
+    // hears only between its slices, so asking once one is idle would leave it idle that long).
+    if (pending() < CHILD_LOW) {
+      const busiest = links.filter((l) => l.live && !l.giveAsked).sort((a, b) => b.pending - a.pending)[0];
+      if (busiest && busiest.pending >= 2 * CHILD_LOW) {
+        busiest.giveAsked = true;
+        busiest.lease.send({ t: "give", walk: 0 });
+      }
+    }
+  }
+
+  /** Wait for a lane or the child to report, the deadline, the abort, or the child's stall limit. */
   function idle(): Promise<void> {
     return new Promise((resolve) => {
-      const t = setTimeout(done, Math.max(0, o.deadline - performance.now()));
+      const heard = links.filter((l) => l.owned.size > 0).map((l) => l.lastHeard + WALK_CHILD.stallMs + 1);
+      const until = Math.min(o.deadline, ...heard);
+      const t = setTimeout(done, Math.max(0, until - performance.now()));
       o.signal.addEventListener("abort", done, { once: true });
       wake = done;
       function done() {
@@ -372,9 +559,12 @@ export async function walk(o: WalkOptions): Promise<WalkResult> {
       stopped = "deadline";
       break;
     }
-    const empty = slice(first ? now + SLICE_MS : Math.min(now + SLICE_MS, o.deadline));
+    // Shorter slices while children walk: this thread then mostly hands out work, and they wait for it.
+    const sliceMs = links.length > 0 ? SLICE_MS / 2 : SLICE_MS;
+    const empty = walksHere() ? slice(first ? now + sliceMs : Math.min(now + sliceMs, o.deadline)) : true;
+    tendChildren();
     startLanes();
-    const finished = empty && !current && lanes.size === 0 && pending() === 0;
+    const finished = empty && !current && lanes.size === 0 && pending() === 0 && heldByChildren() === 0;
     const sinceLast = lastProgress === undefined ? undefined : performance.now() - lastProgress;
     if (o.onProgress && (sinceLast === undefined ? !finished : sinceLast >= (o.progressEveryMs ?? 250))) {
       lastProgress = performance.now();
@@ -389,8 +579,9 @@ export async function walk(o: WalkOptions): Promise<WalkResult> {
   }
   if (current) closeSync(current.fd);
   current = undefined;
+  for (const link of links) link.lease.release();
   // Lanes still in flight drop what they get from now on (and close their directory): the answer is fixed here.
-  const entries = topN([...fileNodes], dirNodes, o.n).map((e) => ({ ...e }));
+  const entries = topN([...fileNodes], [...dirNodes.values()], o.n).map((e) => ({ ...e }));
   // Past PATH_MAX the sizes are lower bounds too, as at a deadline.
   return { ...p, entries, skipped: { ...skipped }, truncated: stopped !== "done" || skipped.too_deep > 0, stopped };
 }
