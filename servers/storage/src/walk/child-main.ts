@@ -180,13 +180,18 @@ export function walkChildMain(): void {
       acc.dirs += 1;
       const depth = f.depth + 1;
       const keepFiles = j.n * 2 + 256;
+      // Per entry only what it needs: its path is built for a directory, a possible mount point or a long name.
+      const base = f.path === "/" ? "/" : `${f.path}/`;
+      const relBase = f.rel ? `${f.rel}/` : "";
+      const checkAvoid = avoid.size > 0;
+      let fileBytes = 0;
+      let fileApparent = 0;
       for (const name of names) {
-        const path = f.path === "/" ? `/${name}` : `${f.path}/${name}`;
-        if (avoid.has(path)) {
+        if (checkAvoid && avoid.has(base + name)) {
           acc.skipped[NETWORK_FS] += 1;
           continue;
         }
-        if (tooLong(path)) {
+        if ((base.length + name.length) * 3 >= PATH_MAX && tooLong(base + name)) {
           acc.skipped[TOO_DEEP] += 1;
           continue;
         }
@@ -201,33 +206,33 @@ export function walkChildMain(): void {
           acc.skipped[VANISHED] += 1;
           continue;
         }
-        const isDir = e.isDirectory();
-        if (e.dev !== j.rootDev && (j.oneFilesystem || NEVER_WALKED.some((n) => isInside(path, n)))) {
+        if (e.dev !== j.rootDev && (j.oneFilesystem || NEVER_WALKED.some((n) => isInside(base + name, n)))) {
           acc.skipped[OTHER_FS] += 1;
           continue;
         }
         const bytes = e.blocks * 512;
         const apparent = e.size;
-        const rel = () => (f.rel ? `${f.rel}/${name}` : name);
-        if (isDir) {
-          const r = rel();
-          const bucket = depth <= j.depth ? r : f.bucket;
+        if (e.isDirectory()) {
+          const rel = relBase + name;
+          const bucket = depth <= j.depth ? rel : f.bucket;
           add(bucket, bytes, apparent);
-          stack.push({ path, rel: r, depth, dev: e.dev, ino: e.ino, bucket, known: false });
+          stack.push({ path: base + name, rel, depth, dev: e.dev, ino: e.ino, bucket, known: false });
           continue;
         }
         const reported = depth <= j.depth && e.isFile();
         if (e.nlink > 1) {
-          acc.links.push([`${e.dev}:${e.ino}`, f.bucket, bytes, apparent, reported ? rel() : ""]);
+          acc.links.push([`${e.dev}:${e.ino}`, f.bucket, bytes, apparent, reported ? relBase + name : ""]);
           continue;
         }
         acc.files += 1;
-        add(f.bucket, bytes, apparent);
+        fileBytes += bytes;
+        fileApparent += apparent;
         if (reported) {
-          acc.top.push([rel(), bytes, apparent]);
+          acc.top.push([relBase + name, bytes, apparent]);
           if (acc.top.length > keepFiles) acc.top = acc.top.sort(byBytes).slice(0, j.n);
         }
       }
+      if (fileBytes > 0 || fileApparent > 0) add(f.bucket, fileBytes, fileApparent);
     } finally {
       if (at.fd !== undefined) fs.closeSync(at.fd);
     }

@@ -1,6 +1,6 @@
 /**
  * The walker children's life (ADR 0059): started by the first walk that runs longer than WALK_CHILD.afterMs (a
- * small walk never pays for them), up to WALK_CHILD.count of them, each lent to one walk at a time (a second
+ * small walk never pays for them), then used by any walk that outlasts its first slice, up to WALK_CHILD.count of them, each lent to one walk at a time (a second
  * walk at once gets what is free, maybe none, and walks alone as before), each ended after WALK_CHILD.idleMs
  * without a walk (~40 MiB each while alive), and dead with their server (spawnNodeChild: setpriv, its own
  * group, killed at exit; it also exits when the channel closes). A child that exits, fails to start or is
@@ -16,8 +16,11 @@ export const WALK_CHILD = {
   enabled: true,
   /** Children one walk may use: one per core (the server then only hands out work), at most two. */
   count: Math.min(2, availableParallelism()),
-  /** A walk still going after this long takes the children: shorter ones never pay for a start or a message. */
-  afterMs: 10,
+  /**
+   * A walk still going after its first slice takes the children already running; one still going after this
+   * long starts the rest: a short walk never pays for a start, nor a message.
+   */
+  afterMs: 25,
   /** A child without a walk for this long is ended. */
   idleMs: 20_000,
   /** A child that holds directories and says nothing for this long is killed, and its part walked again. */
@@ -85,10 +88,17 @@ function hold(p: NodeChild, on: boolean): void {
   }
 }
 
-/** A child for one walk (started if need be), or undefined: off, or all lent to other walks right now. */
-export function leaseWalkChild(onFlush: Holder["onFlush"], onGone: Holder["onGone"]): WalkChildLease | undefined {
+/**
+ * A child for one walk, or undefined: off, or all lent to other walks right now, or (`warmOnly`) none running
+ * and free. Otherwise one is started.
+ */
+export function leaseWalkChild(
+  onFlush: Holder["onFlush"],
+  onGone: Holder["onGone"],
+  warmOnly = false,
+): WalkChildLease | undefined {
   if (!WALK_CHILD.enabled) return undefined;
-  const slot = slots.find((s) => !s.holder) ?? (slots.length < WALK_CHILD.count ? start() : undefined);
+  const slot = slots.find((s) => !s.holder) ?? (!warmOnly && slots.length < WALK_CHILD.count ? start() : undefined);
   if (!slot) return undefined;
   clearTimeout(slot.idleTimer);
   walks += 1;

@@ -401,7 +401,8 @@ export async function walk(o: WalkOptions): Promise<WalkResult> {
     lastHeard: number;
   }
   const links: Link[] = [];
-  let childrenTried = false;
+  let tookWarm = false;
+  let tookCold = false;
   const begun = performance.now();
   const liveLinks = () => links.reduce((k, l) => k + (l.live ? 1 : 0), 0);
   const heldByChildren = () => links.reduce((k, l) => k + l.owned.size, 0);
@@ -461,9 +462,9 @@ export async function walk(o: WalkOptions): Promise<WalkResult> {
     notify();
   }
 
-  function takeChildren(now: number): void {
-    childrenTried = true;
-    for (let k = 0; k < WALK_CHILD.count; k++) {
+  /** Children for this walk, up to WALK_CHILD.count: those already running, or (not `warmOnly`) started. */
+  function takeChildren(now: number, warmOnly: boolean): void {
+    while (links.length < WALK_CHILD.count) {
       const link: Link = {
         lease: undefined as unknown as WalkChildLease,
         live: false,
@@ -475,6 +476,7 @@ export async function walk(o: WalkOptions): Promise<WalkResult> {
       const lease = leaseWalkChild(
         (m) => onFlush(link, m),
         () => onGone(link),
+        warmOnly,
       );
       if (!lease) break;
       link.lease = lease;
@@ -492,13 +494,20 @@ export async function walk(o: WalkOptions): Promise<WalkResult> {
   }
 
   /**
-   * Take the children once the walk has run long enough; send a child running low a share of what waits here
+   * Take the children once the walk outlasts a slice (those running) or WALK_CHILD.afterMs (started); send a child running low a share of what waits here
    * (from the shallow end: the biggest subtrees); when nothing waits here and a child is idle, ask the busiest
    * to hand back half of what it holds.
    */
   function tendChildren(): void {
     const now = performance.now();
-    if (!childrenTried && now - begun >= WALK_CHILD.afterMs && pending() > 1) takeChildren(now);
+    if (pending() > 1 && !tookWarm) {
+      tookWarm = true;
+      takeChildren(now, true);
+    }
+    if (pending() > 1 && !tookCold && now - begun >= WALK_CHILD.afterMs) {
+      tookCold = true;
+      takeChildren(now, false);
+    }
     for (const link of [...links]) {
       if (link.owned.size > 0 && now - link.lastHeard > WALK_CHILD.stallMs) link.lease.fail();
     }
