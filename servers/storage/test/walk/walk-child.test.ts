@@ -132,6 +132,34 @@ describe("walk with the walker children", () => {
     expect(walkChildPids()).not.toContain(stopped);
   });
 
+  it("answers at its deadline with what it has while a child holds directories and says nothing", async () => {
+    WALK_CHILD.afterMs = 0;
+    WALK_CHILD.count = 1;
+    const full = await alone();
+    let stopped = 0;
+    const started = performance.now();
+    const r = await walk(
+      options({
+        deadline: performance.now() + 400,
+        progressEveryMs: 0,
+        onProgress: () => {
+          const [pid] = walkChildPids();
+          if (pid && stopped === 0) {
+            stopped = pid;
+            process.kill(pid, "SIGSTOP");
+          }
+        },
+      }),
+    );
+    expect(stopped).toBeGreaterThan(0);
+    expect(r.stopped).toBe("deadline");
+    expect(r.truncated).toBe(true);
+    expect(r.bytes).toBeLessThan(full.bytes);
+    // At the deadline (give or take a slice and a loaded machine), not after the child's stall limit (5 s).
+    expect(performance.now() - started).toBeLessThan(WALK_CHILD.stallMs);
+    process.kill(stopped, "SIGCONT");
+  });
+
   it("ends an idle child after idleMs, and the next walk starts another", async () => {
     WALK_CHILD.afterMs = 0;
     WALK_CHILD.idleMs = 100;
