@@ -280,6 +280,16 @@ export function walkChildMain(): void {
     }
     flush(j);
     if (stack.length > 0) schedule();
+    else leave();
+  }
+
+  /** Out of the last directory entered: an idle child must not hold a filesystem busy (umount's EBUSY). */
+  function leave(): void {
+    try {
+      process.chdir("/");
+    } catch {
+      // "/" is always there.
+    }
   }
 
   function schedule(): void {
@@ -301,6 +311,7 @@ export function walkChildMain(): void {
     if (m.t === "stop") {
       job = undefined;
       stack = [];
+      leave();
       return;
     }
     if (m.t === "give") give = true;

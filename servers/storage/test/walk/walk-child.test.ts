@@ -4,7 +4,7 @@
  * or stopped mid-walk costs time, never a byte (its part is walked again); an idle child is ended; a short walk
  * never starts one.
  */
-import { linkSync, lstatSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { linkSync, lstatSync, mkdirSync, mkdtempSync, readlinkSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
@@ -158,6 +158,14 @@ describe("walk with the walker children", () => {
     // At the deadline (give or take a slice and a loaded machine), not after the child's stall limit (5 s).
     expect(performance.now() - started).toBeLessThan(WALK_CHILD.stallMs);
     process.kill(stopped, "SIGCONT");
+  });
+
+  it("leaves an idle child in /, not in the last directory it walked (which it would hold busy)", async () => {
+    WALK_CHILD.afterMs = 0;
+    await walk(options());
+    const pids = walkChildPids();
+    expect(pids.length).toBeGreaterThan(0);
+    expect(await until(() => pids.every((pid) => readlinkSync(`/proc/${pid}/cwd`) === "/"))).toBe(true);
   });
 
   it("ends an idle child after idleMs, and the next walk starts another", async () => {
