@@ -48,6 +48,8 @@ builds.forEach((_, k) => {
   );
 });
 console.log(`rounds ${rounds}; per round: ${loads.join(" | ")}`);
-console.log(`walls (ms): ${sides.map((k, i) => `${k < 0 ? "du" : mains[k]} [${(wall[i] ?? []).map((x) => Math.round(x)).join(" ")}]`).join("; ")}`);
+console.log(
+  `walls (ms): ${sides.map((k, i) => `${k < 0 ? "du" : mains[k]} [${(wall[i] ?? []).map((x) => Math.round(x)).join(" ")}]`).join("; ")}`,
+);
 for (const b of builds) b.kill();
 process.exit(0);

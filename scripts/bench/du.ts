@@ -64,7 +64,10 @@ export function compare(path: string, walk: Walk, sizes: Map<string, number>): s
 export function cpuMs(pid: number | "children"): number {
   const fields = (p: number | "self") => {
     const stat = readFileSync(`/proc/${p}/stat`, "utf8");
-    return stat.slice(stat.lastIndexOf(")") + 2).split(" ").map(Number);
+    return stat
+      .slice(stat.lastIndexOf(")") + 2)
+      .split(" ")
+      .map(Number);
   };
   if (pid === "children") {
     const f = fields("self");
