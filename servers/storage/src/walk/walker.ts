@@ -18,29 +18,24 @@
  * ones its parent's listing saw; it is listed and its entries lstat'ed through its descriptor
  * (/proc/self/fd/<fd>/<name>, like fstatat), so a component swapped for a symlink above it leads nowhere.
  *
- * A walk that runs past WALK_CHILD.afterMs also hands whole directories to the walker child (child.ts, ADR 0059),
- * a process of its own on the other core, in place of the lanes: it walks them the same way and reports in
- * atomic flushes (sizes by directory, the directories it holds, hard-linked files by device and inode, counted
- * here once). This side keeps the deadline, the abort, progress and the answer; what a child that dies or
- * stalls held is walked here again.
+ * A walk that outlasts its first slice also hands whole directories to the walker children (split.ts, child.ts,
+ * ADR 0059), processes of their own on the other cores, in place of the lanes: they walk them the same way and
+ * report in atomic flushes (sizes by directory, the directories they hold, hard-linked files by device and
+ * inode, counted here once). This side keeps the deadline, the abort, progress and the answer; what a child
+ * that dies or stalls held is walked again.
  */
 import { closeSync, fstatSync, lstatSync, openSync, readdirSync, type Stats } from "node:fs";
 import { lstat, open, readdir } from "node:fs/promises";
-import { availableParallelism } from "node:os";
 import { setImmediate as yieldToLoop } from "node:timers/promises";
 import { DIR_NOFOLLOW, fdPath } from "@roadnerd/conventions";
-import { leaseWalkChild, WALK_CHILD, type WalkChildLease } from "./child.ts";
 import type { ChildFrame, WalkChildFlush } from "./child-main.ts";
 import { isInside, NEVER_WALKED } from "./scan-path.ts";
+import { createSplit } from "./split.ts";
 
 export const SLICE_MS = 8;
 /** Async lanes beside the main thread, and the lstat calls each keeps in flight. */
 export const LANES = 2;
 const LANE_BATCH = 16;
-/** The walker child is sent more when it holds fewer directories than this: up to half of those waiting here. */
-const CHILD_LOW = 16;
-const CHILD_BATCH = 256;
-const CORES = availableParallelism();
 const NO_THROW = { throwIfNoEntry: false } as const;
 
 export interface WalkNode {
@@ -317,7 +312,7 @@ export async function walk(o: WalkOptions): Promise<WalkResult> {
 
   /** An async lane: whole directories from the far end of the stack, lstat in the thread pool. */
   async function lane(): Promise<void> {
-    while (!stopped && links.length === 0 && pending() > 1) {
+    while (!stopped && !split.active() && pending() > 1) {
       const frame = takeHead();
       let dir: Awaited<ReturnType<typeof open>>;
       try {
@@ -380,7 +375,7 @@ export async function walk(o: WalkOptions): Promise<WalkResult> {
 
   const lanes = new Set<Promise<void>>();
   function startLanes(): void {
-    while (links.length === 0 && lanes.size < LANES && pending() > 1) {
+    while (!split.active() && lanes.size < LANES && pending() > 1) {
       // Woken once the lane is out of the set, so the main loop sees it gone.
       const l: Promise<void> = lane().finally(() => {
         lanes.delete(l);
@@ -390,24 +385,18 @@ export async function walk(o: WalkOptions): Promise<WalkResult> {
     }
   }
 
-  // The walker children (ADR 0059), one link each: the directories it holds, by path from the root (a frame's
-  // identity in a walk), and what it last said.
-  interface Link {
-    lease: WalkChildLease;
-    live: boolean;
-    owned: Map<string, Frame>;
-    pending: number;
-    giveAsked: boolean;
-    lastHeard: number;
-  }
-  const links: Link[] = [];
-  let tookWarm = false;
-  let tookCold = false;
-  const begun = performance.now();
-  const liveLinks = () => links.reduce((k, l) => k + (l.live ? 1 : 0), 0);
-  const heldByChildren = () => links.reduce((k, l) => k + l.owned.size, 0);
-  /** This thread walks while a core is left for it (or it is in the middle of a directory). */
-  const walksHere = () => current !== undefined || liveLinks() < CORES;
+  // The walker children (ADR 0059): they take directories from the shallow end, as the lanes would.
+  const split = createSplit<Frame>({
+    job: { rootDev, oneFilesystem: o.oneFilesystem, avoid: [...o.avoid], depth: o.depth, n: o.n },
+    pending,
+    takeHead,
+    push: (frame) => stack.push(frame),
+    frameOf,
+    midDirectory: () => current !== undefined,
+    stopped: () => stopped !== undefined,
+    count,
+    notify,
+  });
 
   /** A frame from a child: its tracked ancestors (and itself, if tracked) found by path. */
   function frameOf(f: ChildFrame): Frame {
@@ -417,22 +406,8 @@ export async function walk(o: WalkOptions): Promise<WalkResult> {
     return { ...f, chain };
   }
 
-  function onFlush(link: Link, m: WalkChildFlush): void {
-    if (!stopped) merge(link, m);
-  }
-
-  /** One flush, whole: nothing of it was counted before, and what it says the child holds replaces what it held. */
-  function merge(link: Link, m: WalkChildFlush): void {
-    link.lastHeard = performance.now();
-    link.live = true;
-    link.giveAsked = false;
-    link.pending = m.pending;
-    for (const rel of m.done) link.owned.delete(rel);
-    for (const f of m.owned) link.owned.set(f.rel, frameOf(f));
-    for (const f of m.released) {
-      link.owned.delete(f.rel);
-      stack.push(frameOf(f));
-    }
+  /** A child's flush: sizes by bucket, hard-linked files counted here once, the biggest files. */
+  function count(m: WalkChildFlush): void {
     p.dirs += m.dirs;
     p.files += m.files;
     skipped.unreadable += m.skipped[0];
@@ -449,99 +424,12 @@ export async function walk(o: WalkOptions): Promise<WalkResult> {
       if (rel) keepFile({ name: rel, type: "file", bytes, apparent });
     }
     for (const [name, bytes, apparent] of m.top) keepFile({ name, type: "file", bytes, apparent });
-    notify();
-  }
-
-  /** A child is gone (exited, failed to start, stalled): what it held is walked again, here or by another. */
-  function onGone(link: Link): void {
-    const i = links.indexOf(link);
-    if (i >= 0) links.splice(i, 1);
-    if (stopped) return;
-    for (const frame of link.owned.values()) stack.push(frame);
-    link.owned.clear();
-    notify();
-  }
-
-  /** Children for this walk, up to WALK_CHILD.count: those already running, or (not `warmOnly`) started. */
-  function takeChildren(now: number, warmOnly: boolean): void {
-    while (links.length < WALK_CHILD.count) {
-      const link: Link = {
-        lease: undefined as unknown as WalkChildLease,
-        live: false,
-        owned: new Map(),
-        pending: 0,
-        giveAsked: false,
-        lastHeard: now,
-      };
-      const lease = leaseWalkChild(
-        (m) => onFlush(link, m),
-        () => onGone(link),
-        warmOnly,
-      );
-      if (!lease) break;
-      link.lease = lease;
-      links.push(link);
-      lease.send({
-        t: "walk",
-        walk: 0,
-        rootDev,
-        oneFilesystem: o.oneFilesystem,
-        avoid: [...o.avoid],
-        depth: o.depth,
-        n: o.n,
-      });
-    }
-  }
-
-  /**
-   * Take the children once the walk outlasts a slice (those running) or WALK_CHILD.afterMs (started); send a child running low a share of what waits here
-   * (from the shallow end: the biggest subtrees); when nothing waits here and a child is idle, ask the busiest
-   * to hand back half of what it holds.
-   */
-  function tendChildren(): void {
-    const now = performance.now();
-    if (pending() > 1 && !tookWarm) {
-      tookWarm = true;
-      takeChildren(now, true);
-    }
-    if (pending() > 1 && !tookCold && now - begun >= WALK_CHILD.afterMs) {
-      tookCold = true;
-      takeChildren(now, false);
-    }
-    for (const link of [...links]) {
-      if (link.owned.size > 0 && now - link.lastHeard > WALK_CHILD.stallMs) link.lease.fail();
-    }
-    const here = walksHere();
-    const hungry = links.filter((l) => l.pending < CHILD_LOW);
-    for (const link of hungry) {
-      const spare = pending() - (here && !current ? 1 : 0);
-      if (spare <= 0) break;
-      const share = Math.min(CHILD_BATCH, Math.ceil(spare / (here ? 2 : hungry.length)));
-      const frames: ChildFrame[] = [];
-      while (frames.length < share) {
-        const f = takeHead();
-        frames.push({ path: f.path, rel: f.rel, depth: f.depth, dev: f.dev, ino: f.ino });
-        link.owned.set(f.rel, f);
-      }
-      link.pending += frames.length;
-      link.lease.send({ t: "frames", walk: 0, frames });
-    }
-    // Little left here: the busiest child hands back half of what it holds before anyone runs dry (a child
-    // hears only between its slices, so asking once one is idle would leave it idle that long).
-    if (pending() < CHILD_LOW) {
-      const busiest = links.filter((l) => l.live && !l.giveAsked).sort((a, b) => b.pending - a.pending)[0];
-      if (busiest && busiest.pending >= 2 * CHILD_LOW) {
-        busiest.giveAsked = true;
-        busiest.lease.send({ t: "give", walk: 0 });
-      }
-    }
   }
 
   /** Wait for a lane or the child to report, the deadline, the abort, or the child's stall limit. */
   function idle(): Promise<void> {
     return new Promise((resolve) => {
-      const heard = links.filter((l) => l.owned.size > 0).map((l) => l.lastHeard + WALK_CHILD.stallMs + 1);
-      const until = Math.min(o.deadline, ...heard);
+      const until = Math.min(o.deadline, split.lookAt());
       const t = setTimeout(done, Math.max(0, until - performance.now()));
       o.signal.addEventListener("abort", done, { once: true });
       wake = done;
@@ -569,11 +457,11 @@ export async function walk(o: WalkOptions): Promise<WalkResult> {
       break;
     }
     // Shorter slices while children walk: this thread then mostly hands out work, and they wait for it.
-    const sliceMs = links.length > 0 ? SLICE_MS / 2 : SLICE_MS;
-    const empty = walksHere() ? slice(first ? now + sliceMs : Math.min(now + sliceMs, o.deadline)) : true;
-    tendChildren();
+    const sliceMs = split.active() ? SLICE_MS / 2 : SLICE_MS;
+    const empty = split.walksHere() ? slice(first ? now + sliceMs : Math.min(now + sliceMs, o.deadline)) : true;
+    split.tend();
     startLanes();
-    const finished = empty && !current && lanes.size === 0 && pending() === 0 && heldByChildren() === 0;
+    const finished = empty && !current && lanes.size === 0 && pending() === 0 && split.held() === 0;
     const sinceLast = lastProgress === undefined ? undefined : performance.now() - lastProgress;
     if (o.onProgress && (sinceLast === undefined ? !finished : sinceLast >= (o.progressEveryMs ?? 250))) {
       lastProgress = performance.now();
@@ -588,7 +476,7 @@ export async function walk(o: WalkOptions): Promise<WalkResult> {
   }
   if (current) closeSync(current.fd);
   current = undefined;
-  for (const link of links) link.lease.release();
+  split.release();
   // Lanes still in flight drop what they get from now on (and close their directory): the answer is fixed here.
   const entries = topN([...fileNodes], [...dirNodes.values()], o.n).map((e) => ({ ...e }));
   // Past PATH_MAX the sizes are lower bounds too, as at a deadline.
