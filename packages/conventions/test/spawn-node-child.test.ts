@@ -3,7 +3,9 @@
  * group, tracked so it dies with this process, tied by setpriv to the thread that forked it (ADR 0051), and
  * gone once ended.
  */
+import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { deathTieWrapper } from "../src/process/death-tie.ts";
 import { liveProcessGroups, spawnNodeChild } from "../src/process/exec.ts";
@@ -43,6 +45,30 @@ describe("spawnNodeChild", () => {
     expect(liveProcessGroups()).toBe(before);
     expect(await until(() => !isLive(pid))).toBe(true);
   });
+
+  it.skipIf(!deathTieWrapper())(
+    "dies with the process that started it, even ignoring the channel's close",
+    async () => {
+      // A parent (plain node on the kernel's source) starts a child that ignores "disconnect" and would run on;
+      // SIGKILLing the parent runs no exit hook: only the death signal (setpriv, ADR 0051) can end the child.
+      const exec = fileURLToPath(new URL("../src/process/exec.ts", import.meta.url));
+      const script = `import { spawnNodeChild } from ${JSON.stringify(exec)};
+const { child } = spawnNodeChild('process.on("disconnect", () => {}); setInterval(() => {}, 1000); process.send("up");');
+child.once("message", () => process.stdout.write(child.pid + "\\n"));`;
+      const parent = spawn(process.execPath, ["--input-type=module", "-e", script], {
+        stdio: ["ignore", "pipe", "ignore"],
+      });
+      const pid = await new Promise<number>((resolve, reject) => {
+        parent.stdout?.once("data", (d: Buffer) => resolve(Number(d.toString().trim())));
+        parent.once("exit", () => reject(new Error("the parent exited before its child was up")));
+      });
+      expect(isLive(pid)).toBe(true);
+      process.kill(parent.pid as number, "SIGKILL");
+      const gone = await until(() => !isLive(pid));
+      if (!gone) process.kill(pid, "SIGKILL");
+      expect(gone).toBe(true);
+    },
+  );
 
   it("ends itself when this side closes the channel", async () => {
     const { child, end } = spawnNodeChild(`(${echoMain.toString()})()`);
