@@ -1,8 +1,9 @@
 /**
  * The walker children's life (ADR 0059): started by the first walk that runs longer than WALK_CHILD.afterMs (a
- * small walk never pays for them), then used by any walk that outlasts its first slice, up to WALK_CHILD.count of them, each lent to one walk at a time (a second
- * walk at once gets what is free, maybe none, and walks alone as before), each ended after WALK_CHILD.idleMs
- * without a walk (~40 MiB each while alive), and dead with their server (spawnNodeChild: setpriv, its own
+ * small walk never pays for them), then used by any walk that outlasts its first slice; up to WALK_CHILD.count
+ * of them, each lent to one walk at a time (a second walk at once gets what is free, maybe none, and walks
+ * alone as before), each ended after WALK_CHILD.idleMs without a walk (~65 MiB RSS, ~20 MiB of it its own,
+ * while alive), and dead with their server (spawnNodeChild: setpriv, its own
  * group, killed at exit; it also exits when the channel closes). A child that exits, fails to start or is
  * failed by its walk (stalled) is gone for that walk, which walks its part again; the next walk starts another.
  */
