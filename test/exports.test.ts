@@ -12,8 +12,9 @@ import { describe, expect, it } from "vitest";
 
 const PINNED: Record<string, Record<string, readonly string[]>> = {
   conventions: {
-    // What a server author imports: the names servers/*/src use, the types their tests and the registry read
-    // (ResultOf, MessageOf, ServerDef, BaseConfig, AnyTool) and the bound beside the default timeout.
+    // What a server author imports: the names servers/*/src use (spawnNodeChild: storage's walker, ADR 0059),
+    // the types their tests and the registry read (ResultOf, MessageOf, ServerDef, BaseConfig, AnyTool) and the
+    // bound beside the default timeout.
     ".": [
       "AnyTool",
       "BaseConfig",
@@ -36,6 +37,7 @@ const PINNED: Record<string, Record<string, readonly string[]>> = {
       "MAX_LIST_LIMIT",
       "MAX_TIMEOUT_MS",
       "MessageOf",
+      "NodeChild",
       "OutboundPolicy",
       "PROBE_USER_AGENT",
       "PhaseTiming",
@@ -86,6 +88,7 @@ const PINNED: Record<string, Record<string, readonly string[]>> = {
       "shownUrl",
       "slot",
       "spanMs",
+      "spawnNodeChild",
       "timingMsField",
       "truncationFields",
     ],

@@ -4,7 +4,7 @@
  * the walk's allocated total and every directory it lists must equal du's to the KiB. Target: ≥ 1.0× du's speed.
  */
 import { execFile } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, statfsSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statfsSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
@@ -18,7 +18,7 @@ interface Walk {
   truncated: boolean;
 }
 
-async function topConsumers(srv: Proc, path: string): Promise<Walk> {
+export async function topConsumers(srv: Proc, path: string): Promise<Walk> {
   const res = await fetch(`${srv.url}/actions/top_consumers`, {
     method: "POST",
     headers: { "content-type": "application/json" },
@@ -29,7 +29,7 @@ async function topConsumers(srv: Proc, path: string): Promise<Walk> {
 }
 
 /** du -x -d 2 -B1 PATH → bytes per path. */
-async function du(path: string): Promise<Map<string, number>> {
+export async function du(path: string): Promise<Map<string, number>> {
   const { stdout } = await run("du", ["-x", "-d", "2", "-B1", path], { maxBuffer: 64 * 1024 * 1024 });
   const out = new Map<string, number>();
   for (const line of stdout.split("\n")) {
@@ -40,7 +40,7 @@ async function du(path: string): Promise<Map<string, number>> {
 }
 
 /** Empty string when the sizes agree; else what differs. */
-function compare(path: string, walk: Walk, sizes: Map<string, number>): string {
+export function compare(path: string, walk: Walk, sizes: Map<string, number>): string {
   const diffs: string[] = [];
   const total = sizes.get(path) ?? -1;
   if (Math.floor(walk.scanned.bytes / 1024) !== Math.floor(total / 1024))
@@ -56,14 +56,54 @@ function compare(path: string, walk: Walk, sizes: Map<string, number>): string {
 }
 
 /**
- * CPU time in ms (utime + stime) of a process, or of the bench's waited-for children (cutime + cstime): the
- * work each side does, which a loaded machine inflates far less than wall time.
+ * CPU time in ms of a server and everything it runs (utime + stime of the process and of its live descendants,
+ * the walker children of ADR 0059 among them, + the cutime + cstime of those it reaped), or of the bench's
+ * waited-for children (cutime + cstime): the work each side does, which a loaded machine inflates far less than
+ * wall time.
  */
-function cpuMs(pid: number | "children"): number {
-  const stat = readFileSync(`/proc/${pid === "children" ? "self" : pid}/stat`, "utf8");
-  const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-  const [u, s] = pid === "children" ? [f[13], f[14]] : [f[11], f[12]];
-  return (Number(u) + Number(s)) * 10;
+export function cpuMs(pid: number | "children"): number {
+  const fields = (p: number | "self") => {
+    const stat = readFileSync(`/proc/${p}/stat`, "utf8");
+    return stat
+      .slice(stat.lastIndexOf(")") + 2)
+      .split(" ")
+      .map(Number);
+  };
+  if (pid === "children") {
+    const f = fields("self");
+    return ((f[13] ?? 0) + (f[14] ?? 0)) * 10;
+  }
+  let ticks = 0;
+  for (const p of [pid, ...descendants(pid)]) {
+    try {
+      const f = fields(p);
+      ticks += (f[11] ?? 0) + (f[12] ?? 0) + (f[13] ?? 0) + (f[14] ?? 0);
+    } catch {
+      // Gone meanwhile.
+    }
+  }
+  return ticks * 10;
+}
+
+/** The live descendants of a process, from /proc/<pid>/task/<tid>/children. */
+function descendants(pid: number): number[] {
+  const out: number[] = [];
+  let tasks: string[] = [];
+  try {
+    tasks = readdirSync(`/proc/${pid}/task`);
+  } catch {
+    return out;
+  }
+  for (const tid of tasks) {
+    let kids = "";
+    try {
+      kids = readFileSync(`/proc/${pid}/task/${tid}/children`, "utf8");
+    } catch {
+      continue;
+    }
+    for (const k of kids.trim().split(" ").filter(Boolean)) out.push(Number(k), ...descendants(Number(k)));
+  }
+  return out;
 }
 
 function dropCaches(): void {

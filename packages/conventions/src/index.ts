@@ -59,7 +59,7 @@ export {
 } from "./outbound/index.ts";
 export { probeEnv } from "./probe/modules.ts";
 export { defineProber, type ProbeContext, type ProbeOutcome, type ProbeSeries } from "./probe/prober.ts";
-export type { ExecResult } from "./process/exec.ts";
+export { type ExecResult, type NodeChild, spawnNodeChild } from "./process/exec.ts";
 export { createLimiter, type Limiter } from "./runtime/limiter.ts";
 export { MASK, maskArgv, maskCommandLine, maskText, maskUrl, shownUrl } from "./runtime/mask.ts";
 export { createSharedCalls } from "./runtime/shared-calls.ts";

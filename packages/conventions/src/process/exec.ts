@@ -3,10 +3,11 @@
  * commands its tool declared (command.ts), there is no shell, the environment is scrubbed, and a timeout
  * or the caller going away kills the whole process group. Two shapes: run to completion and capture
  * (spawnChecked), or stream stdout line by line for a follow mode (spawnLines, over spawnGroup). Every fork/exec
- * is on the spawn helper thread (exec-relay.ts), so it never stalls the serving thread (ADR 0042, 0051).
+ * is on the spawn helper thread (exec-relay.ts), so it never stalls the serving thread (ADR 0042, 0051), but
+ * spawnNodeChild's: a Node helper with an IPC channel, started once and kept (ADR 0059).
  */
 
-import type { spawn as nodeSpawn } from "node:child_process";
+import { type ChildProcess, type spawn as nodeSpawn, spawn as spawnHere } from "node:child_process";
 import type { MessagePort } from "node:worker_threads";
 import { buildArgv, type Command, checkAllowed, type SlotValues } from "../define/command.ts";
 import { DiagError } from "../errors/errors.ts";
@@ -107,6 +108,45 @@ export async function spawnGroup(
       liveGroups.delete(pgid);
     },
   };
+}
+
+/** A Node child with an IPC channel (process.send / "message"), in its own process group. */
+export interface NodeChild {
+  readonly child: ChildProcess;
+  /** SIGKILL its group and stop tracking it (idempotent). */
+  end(): void;
+}
+
+/**
+ * Start this Node binary on `source` (`node -e`) as a long-lived helper that talks over an IPC channel, e.g.
+ * the storage server's walker (ADR 0059): no shell, stdio closed, the scrubbed environment, its own process
+ * group, SIGKILLed when this process exits or dies (setpriv, ADR 0051; the source should also exit on
+ * "disconnect"). Forked on the calling thread, not the spawn helper: an IPC channel belongs to the event loop
+ * that created it, and such a helper starts once and then serves many calls, as a follow stream did (ADR 0042).
+ * The source is trusted code (a function's text), never input. A failed start is the child's "error" event.
+ */
+export function spawnNodeChild(source: string): NodeChild {
+  installExitHook();
+  const tie = deathTieWrapper();
+  const node = process.execPath;
+  const argv = ["-e", source];
+  const child = spawnHere(tie?.file ?? node, tie ? [...tie.args, node, ...argv] : argv, {
+    stdio: ["ignore", "ignore", "ignore", "ipc"],
+    detached: true,
+    env: scrubbedEnv("/usr/bin:/bin"),
+  });
+  const pgid = child.pid;
+  if (pgid !== undefined) liveGroups.add(pgid);
+  let ended = false;
+  const end = () => {
+    if (ended) return;
+    ended = true;
+    if (pgid === undefined) return;
+    killGroup(pgid, "SIGKILL");
+    liveGroups.delete(pgid);
+  };
+  child.once("exit", end);
+  return { child, end };
 }
 
 /** Spawn `binary argv` after checking it against `allowed`, on the spawn helper thread (ADR 0042). */

@@ -17,12 +17,20 @@
  * /tmp): each directory is opened without following a symlink and kept only if its device and inode are the
  * ones its parent's listing saw; it is listed and its entries lstat'ed through its descriptor
  * (/proc/self/fd/<fd>/<name>, like fstatat), so a component swapped for a symlink above it leads nowhere.
+ *
+ * A walk that outlasts its first slice also hands whole directories to the walker children (split.ts, child.ts,
+ * ADR 0059), processes of their own on the other cores, in place of the lanes: they walk them the same way and
+ * report in atomic flushes (sizes by directory, the directories they hold, hard-linked files by device and
+ * inode, counted here once). This side keeps the deadline, the abort, progress and the answer; what a child
+ * that dies or stalls held is walked again.
  */
 import { closeSync, fstatSync, lstatSync, openSync, readdirSync, type Stats } from "node:fs";
 import { lstat, open, readdir } from "node:fs/promises";
 import { setImmediate as yieldToLoop } from "node:timers/promises";
 import { DIR_NOFOLLOW, fdPath } from "@roadnerd/conventions";
+import type { ChildFrame, WalkChildFlush } from "./child-main.ts";
 import { isInside, NEVER_WALKED } from "./scan-path.ts";
+import { createSplit } from "./split.ts";
 
 export const SLICE_MS = 8;
 /** Async lanes beside the main thread, and the lstat calls each keeps in flight. */
@@ -111,7 +119,8 @@ export async function walk(o: WalkOptions): Promise<WalkResult> {
   const rootDev = rootStat.dev;
   const p: WalkProgress = { dirs: 0, files: 0, bytes: rootStat.blocks * 512, apparent: rootStat.size };
   const skipped = { unreadable: 0, other_fs: 0, network_fs: 0, vanished: 0, too_deep: 0 };
-  const dirNodes: WalkNode[] = [];
+  /** Directories down to o.depth, by path from the root: found here or in the child's flushes. */
+  const dirNodes = new Map<string, WalkNode>();
   let fileNodes: WalkNode[] = [];
   const seen = new Set<string>();
   const keepFiles = o.n * 2 + 256;
@@ -162,15 +171,42 @@ export async function walk(o: WalkOptions): Promise<WalkResult> {
       const rel = frame.rel ? `${frame.rel}/${name}` : name;
       let chain = frame.chain;
       if (depth <= o.depth) {
-        const node: WalkNode = { name: rel, type: "dir", bytes, apparent };
-        dirNodes.push(node);
+        const node = nodeFor(rel);
+        node.bytes += bytes;
+        node.apparent += apparent;
         chain = [...chain, node];
       }
       stack.push({ path, rel, depth, chain, dev: st.dev, ino: st.ino });
     } else if (depth <= o.depth && st.isFile()) {
-      fileNodes.push({ name: frame.rel ? `${frame.rel}/${name}` : name, type: "file", bytes, apparent });
-      if (fileNodes.length > keepFiles) fileNodes = fileNodes.sort(byBytes).slice(0, o.n);
+      keepFile({ name: frame.rel ? `${frame.rel}/${name}` : name, type: "file", bytes, apparent });
     }
+  }
+
+  function nodeFor(rel: string): WalkNode {
+    let node = dirNodes.get(rel);
+    if (!node) {
+      node = { name: rel, type: "dir", bytes: 0, apparent: 0 };
+      dirNodes.set(rel, node);
+    }
+    return node;
+  }
+
+  /** `bytes` under the directory `bucket` (a path from the root, depth ≤ o.depth): its node and every one above. */
+  function addUnder(bucket: string, bytes: number, apparent: number): void {
+    p.bytes += bytes;
+    p.apparent += apparent;
+    if (bucket === "") return;
+    for (let at = bucket.indexOf("/"); ; at = bucket.indexOf("/", at + 1)) {
+      const node = nodeFor(at < 0 ? bucket : bucket.slice(0, at));
+      node.bytes += bytes;
+      node.apparent += apparent;
+      if (at < 0) return;
+    }
+  }
+
+  function keepFile(node: WalkNode): void {
+    fileNodes.push(node);
+    if (fileNodes.length > keepFiles) fileNodes = fileNodes.sort(byBytes).slice(0, o.n);
   }
 
   /** The directory a frame names, opened, if it is still the one its parent listed (else counted, undefined). */
@@ -276,13 +312,8 @@ export async function walk(o: WalkOptions): Promise<WalkResult> {
 
   /** An async lane: whole directories from the far end of the stack, lstat in the thread pool. */
   async function lane(): Promise<void> {
-    while (!stopped && pending() > 1) {
-      const frame = stack[head] as Frame;
-      head += 1;
-      if (head > 1024 && head * 2 > stack.length) {
-        stack = stack.slice(head);
-        head = 0;
-      }
+    while (!stopped && !split.active() && pending() > 1) {
+      const frame = takeHead();
       let dir: Awaited<ReturnType<typeof open>>;
       try {
         dir = await open(frame.path, DIR_NOFOLLOW);
@@ -331,9 +362,20 @@ export async function walk(o: WalkOptions): Promise<WalkResult> {
     }
   }
 
+  /** The shallowest directory waiting (the biggest subtree, likely): for a lane or the child. */
+  function takeHead(): Frame {
+    const frame = stack[head] as Frame;
+    head += 1;
+    if (head > 1024 && head * 2 > stack.length) {
+      stack = stack.slice(head);
+      head = 0;
+    }
+    return frame;
+  }
+
   const lanes = new Set<Promise<void>>();
   function startLanes(): void {
-    while (lanes.size < LANES && pending() > 1) {
+    while (!split.active() && lanes.size < LANES && pending() > 1) {
       // Woken once the lane is out of the set, so the main loop sees it gone.
       const l: Promise<void> = lane().finally(() => {
         lanes.delete(l);
@@ -343,10 +385,52 @@ export async function walk(o: WalkOptions): Promise<WalkResult> {
     }
   }
 
-  /** Wait for a lane to report, the deadline or the abort. */
+  // The walker children (ADR 0059): they take directories from the shallow end, as the lanes would.
+  const split = createSplit<Frame>({
+    job: { rootDev, oneFilesystem: o.oneFilesystem, avoid: [...o.avoid], depth: o.depth, n: o.n },
+    pending,
+    takeHead,
+    push: (frame) => stack.push(frame),
+    frameOf,
+    midDirectory: () => current !== undefined,
+    stopped: () => stopped !== undefined,
+    count,
+    notify,
+  });
+
+  /** A frame from a child: its tracked ancestors (and itself, if tracked) found by path. */
+  function frameOf(f: ChildFrame): Frame {
+    const parts = f.rel.split("/");
+    const chain: WalkNode[] = [];
+    for (let k = 1; k <= Math.min(f.depth, o.depth); k++) chain.push(nodeFor(parts.slice(0, k).join("/")));
+    return { ...f, chain };
+  }
+
+  /** A child's flush: sizes by bucket, hard-linked files counted here once, the biggest files. */
+  function count(m: WalkChildFlush): void {
+    p.dirs += m.dirs;
+    p.files += m.files;
+    skipped.unreadable += m.skipped[0];
+    skipped.other_fs += m.skipped[1];
+    skipped.network_fs += m.skipped[2];
+    skipped.vanished += m.skipped[3];
+    skipped.too_deep += m.skipped[4];
+    for (const [bucket, bytes, apparent] of m.sums) addUnder(bucket, bytes, apparent);
+    for (const [key, bucket, bytes, apparent, rel] of m.links) {
+      if (seen.has(key)) continue;
+      seen.add(key);
+      p.files += 1;
+      addUnder(bucket, bytes, apparent);
+      if (rel) keepFile({ name: rel, type: "file", bytes, apparent });
+    }
+    for (const [name, bytes, apparent] of m.top) keepFile({ name, type: "file", bytes, apparent });
+  }
+
+  /** Wait for a lane or the child to report, the deadline, the abort, or the child's stall limit. */
   function idle(): Promise<void> {
     return new Promise((resolve) => {
-      const t = setTimeout(done, Math.max(0, o.deadline - performance.now()));
+      const until = Math.min(o.deadline, split.lookAt());
+      const t = setTimeout(done, Math.max(0, until - performance.now()));
       o.signal.addEventListener("abort", done, { once: true });
       wake = done;
       function done() {
@@ -372,9 +456,12 @@ export async function walk(o: WalkOptions): Promise<WalkResult> {
       stopped = "deadline";
       break;
     }
-    const empty = slice(first ? now + SLICE_MS : Math.min(now + SLICE_MS, o.deadline));
+    // Shorter slices while children walk: this thread then mostly hands out work, and they wait for it.
+    const sliceMs = split.active() ? SLICE_MS / 2 : SLICE_MS;
+    const empty = split.walksHere() ? slice(first ? now + sliceMs : Math.min(now + sliceMs, o.deadline)) : true;
+    split.tend();
     startLanes();
-    const finished = empty && !current && lanes.size === 0 && pending() === 0;
+    const finished = empty && !current && lanes.size === 0 && pending() === 0 && split.held() === 0;
     const sinceLast = lastProgress === undefined ? undefined : performance.now() - lastProgress;
     if (o.onProgress && (sinceLast === undefined ? !finished : sinceLast >= (o.progressEveryMs ?? 250))) {
       lastProgress = performance.now();
@@ -389,8 +476,9 @@ export async function walk(o: WalkOptions): Promise<WalkResult> {
   }
   if (current) closeSync(current.fd);
   current = undefined;
+  split.release();
   // Lanes still in flight drop what they get from now on (and close their directory): the answer is fixed here.
-  const entries = topN([...fileNodes], dirNodes, o.n).map((e) => ({ ...e }));
+  const entries = topN([...fileNodes], [...dirNodes.values()], o.n).map((e) => ({ ...e }));
   // Past PATH_MAX the sizes are lower bounds too, as at a deadline.
   return { ...p, entries, skipped: { ...skipped }, truncated: stopped !== "done" || skipped.too_deep > 0, stopped };
 }

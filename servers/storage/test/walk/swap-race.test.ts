@@ -6,10 +6,12 @@
  * never list an entry from outside, however the swaps fall.
  */
 import { type ChildProcess, spawn } from "node:child_process";
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync, truncateSync, writeFileSync } from "node:fs";
+import { lstatSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, truncateSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { spawnNodeChild } from "@roadnerd/conventions";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type ChildFrame, type WalkChildFlush, walkChildMain } from "../../src/walk/child-main.ts";
 import { scan } from "../../src/walk/scan.ts";
 import { MIB } from "../helpers/trees.ts";
 
@@ -80,21 +82,72 @@ const options = (path: string, depth: number) => ({
   signal: new AbortController().signal,
 });
 
+/** CALLS walks of the swapped directories and their parent: how many listed something from outside. */
+async function race(): Promise<{ leaks: number; inside: number }> {
+  let leaks = 0;
+  let inside = 0;
+  for (let i = 0; i < CALLS && racer.exitCode === null; i++) {
+    const target = i % 2 === 0 ? join(root, `v${i % VICTIMS}`) : root;
+    const r = await scan(options(target, 2)).catch(() => undefined);
+    if (!r) continue;
+    // Everything inside is a few KiB long: a MiB means a size (or a listing) from outside.
+    const names = r.entries.map((e) => e.name);
+    if (names.some((n) => n.includes("SECRET")) || r.apparent >= MIB || !r.root.startsWith(root)) leaks += 1;
+    if (r.files > 0) inside += 1;
+  }
+  return { leaks, inside };
+}
+
 describe("top_consumers against a directory swapped for a symlink while it is walked", () => {
   it(`lists nothing from outside the root in ${CALLS} walks`, async () => {
-    let leaks = 0;
-    let inside = 0;
-    for (let i = 0; i < CALLS && racer.exitCode === null; i++) {
-      const target = i % 2 === 0 ? join(root, `v${i % VICTIMS}`) : root;
-      const r = await scan(options(target, 2)).catch(() => undefined);
-      if (!r) continue;
-      // Everything inside is a few KiB long: a MiB means a size (or a listing) from outside.
-      const names = r.entries.map((e) => e.name);
-      if (names.some((n) => n.includes("SECRET")) || r.apparent >= MIB || !r.root.startsWith(root)) leaks += 1;
-      if (r.files > 0) inside += 1;
-    }
+    const { leaks, inside } = await race();
     expect(leaks, `${leaks} walks listed entries from outside the root`).toBe(0);
     // The walks did reach the directory while it was there: the race was run, not dodged.
     expect(inside).toBeGreaterThan(0);
+  });
+
+  it(`a walker child lists nothing from outside in ${CALLS} directories handed to it while they are swapped`, async () => {
+    // The child's part on its own (ADR 0059): each victim handed over with the device and inode its lstat saw
+    // while it was the real directory, as the parent's listing does; the child must refuse it once swapped.
+    const { child, end } = spawnNodeChild(`(${walkChildMain.toString()})()`);
+    try {
+      const flushes: WalkChildFlush[] = [];
+      let heard: (() => void) | undefined;
+      child.on("message", (m: WalkChildFlush) => {
+        flushes.push(m);
+        heard?.();
+      });
+      const job = { walk: 1, rootDev: lstatSync(root).dev, oneFilesystem: true, avoid: [], depth: 2, n: 1000 };
+      child.send({ t: "walk", ...job });
+      let handed = 0;
+      // Bounded by attempts: a victim is a directory at a given moment only a quarter of the time.
+      for (let i = 0; i < CALLS * 20 && handed < CALLS && racer.exitCode === null; i++) {
+        const rel = `v${i % VICTIMS}`;
+        const st = lstatSync(join(root, rel), { throwIfNoEntry: false });
+        if (!st?.isDirectory()) {
+          await new Promise((r) => setImmediate(r));
+          continue;
+        }
+        handed += 1;
+        const frame: ChildFrame = { path: join(root, rel), rel, depth: 1, dev: st.dev, ino: st.ino };
+        const done = new Promise<void>((resolve) => {
+          heard = () => {
+            if (flushes.at(-1)?.pending === 0) resolve();
+          };
+        });
+        child.send({ t: "frames", walk: 1, frames: [frame] });
+        await done;
+      }
+      expect(handed).toBeGreaterThan(0);
+      const listed = flushes.flatMap((f) => f.top.map(([name]) => name));
+      const apparent = flushes.flatMap((f) => f.sums.map(([, , a]) => a)).reduce((k, a) => k + a, 0);
+      expect(listed.filter((n) => !/^v\d+\/f\d+$/.test(n))).toEqual([]);
+      // Everything inside is a few bytes long: a MiB is a size from outside.
+      expect(apparent).toBeLessThan(MIB);
+      // The race was run, not dodged: some victims were listed inside, some refused as swapped.
+      expect(flushes.reduce((k, f) => k + f.dirs, 0)).toBeGreaterThan(0);
+    } finally {
+      end();
+    }
   });
 });
