@@ -86,6 +86,10 @@ interface Want {
   local: number[] | undefined;
 }
 
+function wantOf(peer: { address: string; port: number }, local: { address: string; port: number }): Want {
+  return { key: `${peer.port}:${local.port}`, peer: bytesOfIp(peer.address), local: bytesOfIp(local.address) };
+}
+
 /** The uids of the rows that answer `want`. */
 function uidsIn(tables: Map<string, Row[]>, want: Want): number[] {
   const rows = tables.get(want.key) ?? [];
@@ -95,8 +99,35 @@ function uidsIn(tables: Map<string, Row[]>, want: Want): number[] {
 /** The first read of a table asks for this many bytes, each next one for twice as many, up to MAX_PIECE. */
 const FIRST_PIECE = 256;
 const MAX_PIECE = 64 * 1024;
-/** A table is at most this many pieces (~64 MiB): a bound, far above any real machine's. */
-const MAX_PIECES = 1_024;
+/**
+ * Where reading a table stops, found or not: 1 GiB, ~7 million rows (a row is a socket or a TIME_WAIT leftover,
+ * which any local user can make by the hundred thousand). Bounded by bytes, not reads: the kernel hands out one
+ * page per read whatever is asked, so 1,024 reads were 4 MiB, and 130,000 TIME_WAIT rows of uid 65534 pushed
+ * root's row past them: refused as an unknown user (stop 28's review). Past the bound the lookup fails closed (no
+ * row: refused), as it must: "unknown" would let every local user in.
+ */
+export const MAX_TABLE_BYTES = 1024 * 1024 * 1024;
+
+/** The reads of one table into `feed`: how much to ask for next, and whether to stop after what a read gave. */
+function pieces(feed: { add(text: string): boolean; end(): void }) {
+  let size = FIRST_PIECE;
+  let total = 0;
+  return {
+    size: () => size,
+    /** The text one read gave ("" at the end); true when reading is over. */
+    took(text: string): boolean {
+      // The end: its last line may lack a newline. (Stopped early, the unfinished line is left unparsed.)
+      if (text === "") {
+        feed.end();
+        return true;
+      }
+      total += text.length;
+      if (feed.add(text) || total >= MAX_TABLE_BYTES) return true;
+      size = Math.min(2 * size, MAX_PIECE);
+      return false;
+    },
+  };
+}
 
 /**
  * One read of the tables for `wants`: rows parsed piece by piece, and the read stops as soon as every want has
@@ -140,23 +171,20 @@ function tableRead(wants: readonly Want[]) {
 }
 
 /** The tables off the loop (a libuv thread walks the kernel's hash; a user's few lookups). */
-async function readTables(wants: readonly Want[]): Promise<Tables> {
+async function readTables(wants: readonly Want[], files: readonly string[] = TABLES): Promise<Tables> {
   const read = tableRead(wants);
-  for (const file of TABLES) {
+  for (const file of files) {
     if (read.done()) break;
     const handle = await open(file, "r").catch(() => undefined);
     if (!handle) continue;
     read.readable();
-    const feed = read.feeder();
+    const piece = pieces(read.feeder());
     try {
-      let size = FIRST_PIECE;
-      for (let i = 0; i < MAX_PIECES; i++) {
-        const buffer = Buffer.allocUnsafe(size);
-        const { bytesRead } = await handle.read(buffer, 0, size, null);
-        // The end: its last line may lack a newline. (Stopped early, the unfinished line is left unparsed.)
-        if (bytesRead === 0) feed.end();
-        if (bytesRead === 0 || feed.add(buffer.toString("latin1", 0, bytesRead))) break;
-        size = Math.min(2 * size, MAX_PIECE);
+      // Bounded: every read gives text until the end, and MAX_TABLE_BYTES of it ends the loop.
+      for (;;) {
+        const buffer = Buffer.allocUnsafe(piece.size());
+        const { bytesRead } = await handle.read(buffer, 0, buffer.length, null);
+        if (piece.took(buffer.toString("latin1", 0, bytesRead))) break;
       }
     } catch {
       // Cut off mid-read (the rows so far stand; a want not found reads as a gone peer).
@@ -179,16 +207,13 @@ function readTablesNow(wants: readonly Want[]): Tables {
       continue;
     }
     read.readable();
-    const feed = read.feeder();
+    const piece = pieces(read.feeder());
     try {
-      let size = FIRST_PIECE;
-      for (let i = 0; i < MAX_PIECES; i++) {
-        const buffer = Buffer.allocUnsafe(size);
-        const bytesRead = readSync(fd, buffer, 0, size, null);
-        // The end: its last line may lack a newline. (Stopped early, the unfinished line is left unparsed.)
-        if (bytesRead === 0) feed.end();
-        if (bytesRead === 0 || feed.add(buffer.toString("latin1", 0, bytesRead))) break;
-        size = Math.min(2 * size, MAX_PIECE);
+      // Bounded as above.
+      for (;;) {
+        const buffer = Buffer.allocUnsafe(piece.size());
+        const bytesRead = readSync(fd, buffer, 0, buffer.length, null);
+        if (piece.took(buffer.toString("latin1", 0, bytesRead))) break;
       }
     } catch {
       // As above.
@@ -197,6 +222,20 @@ function readTablesNow(wants: readonly Want[]): Tables {
     }
   }
   return read.tables();
+}
+
+/**
+ * The uids owning a socket from `peer` to `local` as `files` (tables in /proc/net/tcp's format) say: the lookup's
+ * own read, for tests of the reading itself on tables written to disk.
+ */
+export async function uidsInFiles(
+  files: readonly string[],
+  peer: { address: string; port: number },
+  local: { address: string; port: number },
+): Promise<number[] | undefined> {
+  const want = wantOf(peer, local);
+  const tables = await readTables([want], files);
+  return tables === undefined ? undefined : uidsIn(tables, want);
 }
 
 /** A read of the tables to come: the lookups that joined it and what they ask. */
@@ -265,7 +304,7 @@ export async function peerUids(
   peer: { address: string; port: number },
   local: { address: string; port: number },
 ): Promise<number[] | undefined> {
-  const want = { key: `${peer.port}:${local.port}`, peer: bytesOfIp(peer.address), local: bytesOfIp(local.address) };
+  const want = wantOf(peer, local);
   const tables = await freshTables(want);
   return tables === undefined ? undefined : uidsIn(tables, want);
 }

@@ -4,6 +4,7 @@
  * the namespace of the process that reads them, so the server reports its own namespace.
  */
 import { open, readFile } from "node:fs/promises";
+import { DiagError } from "@roadnerd/conventions";
 import { decodeHexAddress, hostPortOf } from "./hex-address.ts";
 
 export const PROTOS = ["tcp", "tcp6", "udp", "udp6"] as const;
@@ -87,8 +88,12 @@ export interface NetTables {
 const PAST_LISTENERS = /^\s*\d+: \S+ \S+ (0[1-689]|0B) /m;
 /** Bytes asked for per read: more than the kernel hands out at once (a page). */
 const PIECE = 64 * 1024;
-/** A table is at most this many pieces: a bound, far above any real machine's. */
-const MAX_PIECES = 4_096;
+/**
+ * Where reading a table's listening part stops: 256 MiB (~1.8 million rows; under V8's longest string). Bounded by bytes, not reads: the kernel
+ * hands out one page per read, so a count of reads is a few MiB, which a local user's listeners can fill (stop
+ * 28's review found that bound in the uid lookup). Past it the read fails (E_TOO_LARGE), never a shorter list.
+ */
+const MAX_TABLE_BYTES = 256 * 1024 * 1024;
 
 /**
  * A TCP table's listening part: read piece by piece up to the first row of an established connection, whole
@@ -101,7 +106,8 @@ async function readListeningPart(path: string, signal?: AbortSignal): Promise<st
   const handle = await open(path, "r");
   try {
     let text = "";
-    for (let i = 0; i < MAX_PIECES; i++) {
+    // Bounded: every read gives text until the end, and MAX_TABLE_BYTES of it ends the loop.
+    while (text.length < MAX_TABLE_BYTES) {
       signal?.throwIfAborted();
       const buffer = Buffer.allocUnsafe(PIECE);
       const { bytesRead } = await handle.read(buffer, 0, PIECE, null);
@@ -111,7 +117,7 @@ async function readListeningPart(path: string, signal?: AbortSignal): Promise<st
       const past = PAST_LISTENERS.exec(text);
       if (past) return text.slice(0, past.index);
     }
-    return text;
+    throw new DiagError("E_TOO_LARGE", `${path} is larger than ${MAX_TABLE_BYTES} bytes before its first connection`);
   } finally {
     await handle.close();
   }
