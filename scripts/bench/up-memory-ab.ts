@@ -17,7 +17,7 @@ for (let r = 0; r < Number(rounds); r += 1) {
     process.env.UP_ENV = env.join(" ");
     const m = await measureUp([], Number(calls), Number(quiet));
     console.log(
-      `round ${r + 1} ${main.padEnd(60)} idle ${f(m.idle)} after ${f(m.afterCalls)} quiet ${f(m.afterQuiet)} served ${m.served} (load ${loadavg()[0]?.toFixed(1)})`,
+      `round ${r + 1} ${main.padEnd(60)} idle ${f(m.idle)}${m.warm === undefined ? "" : ` warm ${f(m.warm)}`} after ${f(m.afterCalls)} quiet ${f(m.afterQuiet)} served ${m.served} (load ${loadavg()[0]?.toFixed(1)})`,
     );
   }
 }

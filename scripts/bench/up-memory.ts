@@ -105,6 +105,8 @@ async function mixedCalls(urls: Map<string, string>, calls: number): Promise<num
 
 export interface UpMemory {
   idle: number;
+  /** After one call of each kind and UP_WARM_S of quiet (when set). */
+  warm?: number | undefined;
   afterCalls: number;
   afterQuiet: number;
   served: number;
@@ -116,11 +118,20 @@ export async function measureUp(args: string[], calls: number, quietS: number): 
     const pid = child.pid ?? 0;
     await new Promise((r) => setTimeout(r, 3000));
     const idle = sumUss(pid);
+    // UP_WARM_S: one call of each kind first, then that many seconds of quiet: what the lazily loaded parts
+    // (undici, the MCP SDK, each tool's first run) hold for good, apart from what the calls leave behind.
+    const warmS = Number(process.env.UP_WARM_S ?? 0);
+    let warm: number | undefined;
+    if (warmS > 0) {
+      await mixedCalls(urls, MIX.length);
+      await new Promise((r) => setTimeout(r, warmS * 1000));
+      warm = sumUss(pid);
+    }
     const served = await mixedCalls(urls, calls);
     const afterCalls = sumUss(pid);
     await new Promise((r) => setTimeout(r, quietS * 1000));
     const afterQuiet = sumUss(pid);
-    return { idle, afterCalls, afterQuiet, served };
+    return { idle, warm, afterCalls, afterQuiet, served };
   } finally {
     child.kill("SIGINT");
     await new Promise((r) => child.once("exit", r));
