@@ -12,7 +12,7 @@ import { describe, expect, it } from "vitest";
 
 const PINNED: Record<string, Record<string, readonly string[]>> = {
   conventions: {
-    // What a server author imports: the names servers/*/src use (spawnNodeChild: storage's walker, ADR 0059),
+    // What a server author imports: the names servers/*/src use (spawnNodeChild: storage's walker, ADR 0059; readPieces: ports' tables, ADR 0060),
     // the types their tests and the registry read (ResultOf, MessageOf, ServerDef, BaseConfig, AnyTool) and the
     // bound beside the default timeout.
     ".": [
@@ -83,6 +83,7 @@ const PINNED: Record<string, Record<string, readonly string[]>> = {
       "probeAnswer",
       "probeEnv",
       "proxyRefusal",
+      "readPieces",
       "runIdField",
       "runMain",
       "shownUrl",

@@ -5,9 +5,8 @@
  * this process's own user, root, the user who ran sudo (SUDO_UID), or a uid ALLOWED_UIDS names; anyone else
  * needs the bearer token. Where the tables cannot be read (not Linux), the check is skipped, once logged.
  */
-import { closeSync, openSync, readSync } from "node:fs";
-import { open } from "node:fs/promises";
 import { isIP, type Socket } from "node:net";
+import { readPieces, readPiecesSync } from "../fs/read-pieces.ts";
 
 /** Hex address of /proc/net/tcp{,6} (each 32-bit word in host order, little-endian here) → bytes. */
 function bytesOf(hex: string): number[] {
@@ -96,132 +95,75 @@ function uidsIn(tables: Map<string, Row[]>, want: Want): number[] {
   return rows.filter((r) => same(want.peer, bytesOf(r.local)) && same(want.local, bytesOf(r.remote))).map((r) => r.uid);
 }
 
-/** The first read of a table asks for this many bytes, each next one for twice as many, up to MAX_PIECE. */
-const FIRST_PIECE = 256;
-const MAX_PIECE = 64 * 1024;
 /**
  * Where reading a table stops, found or not: 1 GiB, ~7 million rows (a row is a socket or a TIME_WAIT leftover,
- * which any local user can make by the hundred thousand). Bounded by bytes, not reads: the kernel hands out one
- * page per read whatever is asked, so 1,024 reads were 4 MiB, and 130,000 TIME_WAIT rows of uid 65534 pushed
- * root's row past them: refused as an unknown user (stop 28's review). Past the bound the lookup fails closed (no
- * row: refused), as it must: "unknown" would let every local user in.
+ * which any local user can make by the hundred thousand; 130,000 of uid 65534 pushed root's row past the 4 MiB
+ * that 1,024 reads were: refused as an unknown user, stop 28's review). Past the bound the lookup fails closed
+ * (no row: refused), as it must: "unknown" would let every local user in.
  */
 export const MAX_TABLE_BYTES = 1024 * 1024 * 1024;
 
-/** The reads of one table into `feed`: how much to ask for next, and whether to stop after what a read gave. */
-function pieces(feed: { add(text: string): boolean; end(): void }) {
-  let size = FIRST_PIECE;
-  let total = 0;
-  return {
-    size: () => size,
-    /** The text one read gave ("" at the end); true when reading is over. */
-    took(text: string): boolean {
-      // The end: its last line may lack a newline. (Stopped early, the unfinished line is left unparsed.)
-      if (text === "") {
-        feed.end();
-        return true;
-      }
-      total += text.length;
-      if (feed.add(text) || total >= MAX_TABLE_BYTES) return true;
-      size = Math.min(2 * size, MAX_PIECE);
-      return false;
-    },
-  };
-}
-
 /**
- * One read of the tables for `wants`: rows parsed piece by piece, and the read stops as soon as every want has
- * its row. The kernel makes every table read walk its connection hash from where the last piece ended, and
- * reading on to the end costs a whole walk more (the read that returns nothing walks again): a lookup that stops
- * at its row walks a part of the table once instead of the whole of it twice (in an empty namespace,
- * `/proc/net/tcp` to its end 3.3 ms, to the row 0.8–1.7 ms). tcp first: when it answers every want (a client's
- * IPv4 socket, the usual one) tcp6 is not read. Two live rows cannot share a connection's addresses and ports,
- * so the row found is the only one.
+ * One read of the tables for `wants`: rows parsed piece by piece (fs/read-pieces.ts), and the read stops as
+ * soon as every want has its row: a lookup walks the kernel's connection hash up to its row once, instead of the
+ * whole of it twice (in an empty namespace, `/proc/net/tcp` to its end 3.3 ms, to the row 0.8–1.7 ms). tcp
+ * first: when it answers every want (a client's IPv4 socket, the usual one) tcp6 is not read. Two live rows
+ * cannot share a connection's addresses and ports, so the row found is the only one. A table that cannot be
+ * opened adds nothing; one that fails mid-read keeps its rows so far.
  */
 function tableRead(wants: readonly Want[]) {
   const rows = new Map<string, Row[]>();
   let unanswered = [...wants];
   let readable = false;
-  /** Takes a table's text as it arrives; true once every want is answered (stop reading). */
-  const feeder = () => {
+  const opened = () => {
+    readable = true;
+  };
+  /** Takes one table's text as it arrives ("" at its end); true once every want is answered (stop reading). */
+  const taker = () => {
     let rest = "";
-    return {
-      add(text: string): boolean {
-        const all = rest + text;
-        const cut = all.lastIndexOf("\n") + 1;
-        addRows(rows, all.slice(0, cut));
-        rest = all.slice(cut);
-        unanswered = unanswered.filter((w) => uidsIn(rows, w).length === 0);
-        return unanswered.length === 0;
-      },
-      end(): void {
-        addRows(rows, rest);
-        rest = "";
-      },
+    return (text: string): boolean => {
+      // The end: its last line may lack a newline. (Stopped early, the unfinished line is left unparsed.)
+      const all = rest + text;
+      const cut = text === "" ? all.length : all.lastIndexOf("\n") + 1;
+      addRows(rows, all.slice(0, cut));
+      rest = all.slice(cut);
+      unanswered = unanswered.filter((w) => uidsIn(rows, w).length === 0);
+      return unanswered.length === 0;
     };
   };
+  const options = { maxBytes: MAX_TABLE_BYTES, firstBytes: 256, opened };
   return {
-    feeder,
-    readable: () => {
-      readable = true;
+    /** Every table in turn until the wants are answered, off the loop. */
+    async from(files: readonly string[]): Promise<Tables> {
+      for (const file of files) {
+        if (unanswered.length === 0) break;
+        await readPieces(file, taker(), options).catch(() => undefined);
+      }
+      return readable ? rows : undefined;
     },
-    done: () => unanswered.length === 0,
-    tables: (): Tables => (readable ? rows : undefined),
+    /** The same on the loop. */
+    fromNow(files: readonly string[]): Tables {
+      for (const file of files) {
+        if (unanswered.length === 0) break;
+        try {
+          readPiecesSync(file, taker(), options);
+        } catch {
+          // As in from().
+        }
+      }
+      return readable ? rows : undefined;
+    },
   };
 }
 
 /** The tables off the loop (a libuv thread walks the kernel's hash; a user's few lookups). */
-async function readTables(wants: readonly Want[], files: readonly string[] = TABLES): Promise<Tables> {
-  const read = tableRead(wants);
-  for (const file of files) {
-    if (read.done()) break;
-    const handle = await open(file, "r").catch(() => undefined);
-    if (!handle) continue;
-    read.readable();
-    const piece = pieces(read.feeder());
-    try {
-      // Bounded: every read gives text until the end, and MAX_TABLE_BYTES of it ends the loop.
-      for (;;) {
-        const buffer = Buffer.allocUnsafe(piece.size());
-        const { bytesRead } = await handle.read(buffer, 0, buffer.length, null);
-        if (piece.took(buffer.toString("latin1", 0, bytesRead))) break;
-      }
-    } catch {
-      // Cut off mid-read (the rows so far stand; a want not found reads as a gone peer).
-    } finally {
-      await handle.close().catch(() => undefined);
-    }
-  }
-  return read.tables();
+function readTables(wants: readonly Want[], files: readonly string[] = TABLES): Promise<Tables> {
+  return tableRead(wants).from(files);
 }
 
 /** The same read on the loop (a flood's batch): without a libuv round trip per piece through a busy loop. */
 function readTablesNow(wants: readonly Want[]): Tables {
-  const read = tableRead(wants);
-  for (const file of TABLES) {
-    if (read.done()) break;
-    let fd: number;
-    try {
-      fd = openSync(file, "r");
-    } catch {
-      continue;
-    }
-    read.readable();
-    const piece = pieces(read.feeder());
-    try {
-      // Bounded as above.
-      for (;;) {
-        const buffer = Buffer.allocUnsafe(piece.size());
-        const bytesRead = readSync(fd, buffer, 0, buffer.length, null);
-        if (piece.took(buffer.toString("latin1", 0, bytesRead))) break;
-      }
-    } catch {
-      // As above.
-    } finally {
-      closeSync(fd);
-    }
-  }
-  return read.tables();
+  return tableRead(wants).fromNow(TABLES);
 }
 
 /**

@@ -1,9 +1,13 @@
 /** The outbound target policy and the one dial every tool that reaches out goes through. */
+import { refreshNamedPorts } from "./own-ports.ts";
 import { createPolicy, type OutboundConfig, type OutboundPolicy } from "./policy.ts";
 
 export { DEFAULT_DENY, type OutboundConfig, type OutboundPolicy, type ResolvedTarget, unwrapIPv4 } from "./policy.ts";
 
+/** A server's policy, made at its start: ROADNERD_<NAME>_PORT variables set until now count at once. */
 export function createOutboundPolicy(config: OutboundConfig): OutboundPolicy {
+  // Here, not in createPolicy: a tool's `trusting` policy (dns_resolve, per call) must not list process.env.
+  refreshNamedPorts();
   return createPolicy(config);
 }
 export { type Dialed, type DialOptions, type DialProxy, type DialTls, dial } from "./dial.ts";

@@ -10,7 +10,7 @@ import { networkInterfaces } from "node:os";
 import { isHostname } from "../define/fields.ts";
 import { DiagError } from "../errors/errors.ts";
 import { METADATA_ENTRIES, UNROUTABLE } from "./metadata.ts";
-import { addOwnPort, isOwnPort, isThisMachine, refreshNamedPorts } from "./own-ports.ts";
+import { addOwnPort, isOwnPort, isThisMachine } from "./own-ports.ts";
 
 export interface OutboundConfig {
   allow: readonly string[];
@@ -181,7 +181,6 @@ function ipMatches(ip: string, list: BlockList): boolean {
 }
 
 export function createPolicy(config: OutboundConfig, trusted: readonly string[] = []): OutboundPolicy {
-  refreshNamedPorts();
   const admitted = new BlockList();
   for (const t of trusted) {
     const ip = unwrapIPv4(t);

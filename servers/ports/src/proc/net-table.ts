@@ -3,8 +3,8 @@
  * unconnected UDP sockets (state 07, what `ss -lu` lists). These files are per network namespace: they show
  * the namespace of the process that reads them, so the server reports its own namespace.
  */
-import { open, readFile } from "node:fs/promises";
-import { DiagError } from "@roadnerd/conventions";
+import { readFile } from "node:fs/promises";
+import { DiagError, readPieces } from "@roadnerd/conventions";
 import { decodeHexAddress, hostPortOf } from "./hex-address.ts";
 
 export const PROTOS = ["tcp", "tcp6", "udp", "udp6"] as const;
@@ -86,41 +86,33 @@ export interface NetTables {
  * such a row means every listener has been listed.
  */
 const PAST_LISTENERS = /^\s*\d+: \S+ \S+ (0[1-689]|0B) /m;
-/** Bytes asked for per read: more than the kernel hands out at once (a page). */
-const PIECE = 64 * 1024;
 /**
- * Where reading a table's listening part stops: 256 MiB (~1.8 million rows; under V8's longest string). Bounded by bytes, not reads: the kernel
- * hands out one page per read, so a count of reads is a few MiB, which a local user's listeners can fill (stop
- * 28's review found that bound in the uid lookup). Past it the read fails (E_TOO_LARGE), never a shorter list.
+ * Where reading a table's listening part stops: 256 MiB (~1.8 million rows; under V8's longest string). Past it
+ * the read fails (E_TOO_LARGE), never a shorter list: a local user's listeners could otherwise push some out.
  */
 const MAX_TABLE_BYTES = 256 * 1024 * 1024;
 
 /**
- * A TCP table's listening part: read piece by piece up to the first row of an established connection, whole
- * lines only. Every read makes the kernel walk its connection hash on from where the last one stopped, and the
- * read that finds the end walks the whole of it again (3.3 ms in an empty namespace): stopping at the first
- * connection (there is usually one: the caller's own) saves that walk and the rest of the first. Without any
- * connection in the namespace it reads to the end like readFile.
+ * A TCP table's listening part: read piece by piece (the kernel's readPieces) up to the first row of an
+ * established connection, whole lines only. The read that finds a table's end walks the kernel's connection
+ * hash again (3.3 ms in an empty namespace): stopping at the first connection (there is usually one: the
+ * caller's own) saves that walk and the rest of the first. Without any connection in the namespace it reads to
+ * the end like readFile.
  */
 async function readListeningPart(path: string, signal?: AbortSignal): Promise<string> {
-  const handle = await open(path, "r");
-  try {
-    let text = "";
-    // Bounded: every read gives text until the end, and MAX_TABLE_BYTES of it ends the loop.
-    while (text.length < MAX_TABLE_BYTES) {
-      signal?.throwIfAborted();
-      const buffer = Buffer.allocUnsafe(PIECE);
-      const { bytesRead } = await handle.read(buffer, 0, PIECE, null);
-      if (bytesRead === 0) return text;
-      text += buffer.toString("latin1", 0, bytesRead);
-      // The listening part: the lines before the first connection (which may be cut: the read stops mid-table).
-      const past = PAST_LISTENERS.exec(text);
-      if (past) return text.slice(0, past.index);
-    }
+  let text = "";
+  let part: string | undefined;
+  const take = (piece: string): boolean => {
+    text += piece;
+    // The lines before the first connection (which may be cut: the read stops mid-table).
+    const past = PAST_LISTENERS.exec(text);
+    if (past) part = text.slice(0, past.index);
+    return part !== undefined;
+  };
+  const ended = await readPieces(path, take, { maxBytes: MAX_TABLE_BYTES, signal });
+  if (ended === "limit")
     throw new DiagError("E_TOO_LARGE", `${path} is larger than ${MAX_TABLE_BYTES} bytes before its first connection`);
-  } finally {
-    await handle.close();
-  }
+  return part ?? text;
 }
 
 /**

@@ -1,0 +1,89 @@
+/**
+ * A kernel table (/proc/net/tcp and the like) read piece by piece, for a reader that can stop early. Such a file
+ * is made as it is read: every read of /proc/net/tcp walks the kernel's connection hash on from where the last
+ * one stopped, and the read that finds the end walks it again from the start, so a reader that has what it
+ * needs should stop rather than read to the end (ADR 0060). The kernel hands out one page per read whatever is
+ * asked, so the bound is in bytes, never in reads (1,024 reads were 4 MiB: stop 28's review).
+ */
+import { closeSync, openSync, readSync } from "node:fs";
+import { open } from "node:fs/promises";
+
+export interface PieceOptions {
+  /** The reading ends with "limit" once this many bytes were taken. */
+  maxBytes: number;
+  /** Bytes asked for by the first read; each next read asks for twice as many, up to 64 KiB. */
+  firstBytes?: number;
+  /** Checked before each read (async reads only). */
+  signal?: AbortSignal | undefined;
+  /** Called once the file is open: a reader that fails later still tells "read in part" from "no such file". */
+  opened?: () => void;
+}
+
+/** How a reading ended: `take` had enough, the file's end ("" was handed over), or `maxBytes`. */
+export type PiecesEnd = "taken" | "end" | "limit";
+
+const MAX_PIECE = 64 * 1024;
+
+/** The sizes to ask for and the bound: shared by the async and the sync reading. */
+function pacing(options: PieceOptions) {
+  let size = Math.min(options.firstBytes ?? MAX_PIECE, MAX_PIECE);
+  let total = 0;
+  return {
+    size: () => size,
+    /** After a read that gave `text` to `take` (which said `enough`): how the reading ends, or undefined. */
+    after(text: string, enough: boolean): PiecesEnd | undefined {
+      if (text === "") return "end";
+      if (enough) return "taken";
+      total += text.length;
+      if (total >= options.maxBytes) return "limit";
+      size = Math.min(2 * size, MAX_PIECE);
+      return undefined;
+    },
+  };
+}
+
+/**
+ * Reads `path` (latin1) and hands each piece's text to `take` until it returns true, the end (handed over as
+ * "", once) or `maxBytes`. Throws what open or a read throws; `take` has had every piece read before that.
+ */
+export async function readPieces(
+  path: string,
+  take: (text: string) => boolean,
+  options: PieceOptions,
+): Promise<PiecesEnd> {
+  const handle = await open(path, "r");
+  options.opened?.();
+  try {
+    const pace = pacing(options);
+    // Bounded: every read until the end gives at least a byte, and maxBytes of them end it.
+    for (;;) {
+      options.signal?.throwIfAborted();
+      const buffer = Buffer.allocUnsafe(pace.size());
+      const { bytesRead } = await handle.read(buffer, 0, buffer.length, null);
+      const text = buffer.toString("latin1", 0, bytesRead);
+      const ended = pace.after(text, take(text));
+      if (ended) return ended;
+    }
+  } finally {
+    await handle.close().catch(() => undefined);
+  }
+}
+
+/** The same on the calling thread: for a reader that must not make a thread-pool round trip per piece. */
+export function readPiecesSync(path: string, take: (text: string) => boolean, options: PieceOptions): PiecesEnd {
+  const fd = openSync(path, "r");
+  options.opened?.();
+  try {
+    const pace = pacing(options);
+    // Bounded as above.
+    for (;;) {
+      const buffer = Buffer.allocUnsafe(pace.size());
+      const bytesRead = readSync(fd, buffer, 0, buffer.length, null);
+      const text = buffer.toString("latin1", 0, bytesRead);
+      const ended = pace.after(text, take(text));
+      if (ended) return ended;
+    }
+  } finally {
+    closeSync(fd);
+  }
+}
