@@ -19,7 +19,11 @@ describe.each([
 ] as const)("%s", (_, read) => {
   it("hands over pieces of 256, 512 … 64 KiB bytes, then '' at the end", async () => {
     const sizes: number[] = [];
-    const ended = await read(file, (t) => (sizes.push(t.length), false), { maxBytes: 1e9, firstBytes: 256 });
+    const take = (t: string) => {
+      sizes.push(t.length);
+      return false;
+    };
+    const ended = await read(file, take, { maxBytes: 1e9, firstBytes: 256 });
     expect(ended).toBe("end");
     expect(sizes.slice(0, 4)).toEqual([256, 512, 1024, 2048]);
     expect(sizes.at(-1)).toBe(0);
@@ -28,10 +32,14 @@ describe.each([
 
   it("stops where take has enough, and at maxBytes", async () => {
     let seen = 0;
-    expect(await read(file, (t) => (seen += t.length) >= 1_000, { maxBytes: 1e9, firstBytes: 256 })).toBe("taken");
+    const count = (enough: number) => (t: string) => {
+      seen += t.length;
+      return seen >= enough;
+    };
+    expect(await read(file, count(1_000), { maxBytes: 1e9, firstBytes: 256 })).toBe("taken");
     expect(seen).toBe(256 + 512 + 1024);
     seen = 0;
-    expect(await read(file, (t) => ((seen += t.length), false), { maxBytes: 100_000 })).toBe("limit");
+    expect(await read(file, count(Number.POSITIVE_INFINITY), { maxBytes: 100_000 })).toBe("limit");
     expect(seen).toBeGreaterThanOrEqual(100_000);
     expect(seen).toBeLessThan(200_000);
   });
