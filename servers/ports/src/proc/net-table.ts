@@ -23,9 +23,14 @@ export interface TableSocket {
   inode: number;
 }
 
-/** Parse one table; only the listening rows. Lines that do not parse are skipped (the header, a torn read). */
+/**
+ * Parse one table; only the listening rows. Lines that do not parse are skipped (the header, a torn read). A
+ * socket is listed once: a table read in more than one piece while sockets close before the resume point can
+ * list a row twice (the kernel resumes by position), and one socket is one inode.
+ */
 export function parseNetTable(proto: Proto, text: string): TableSocket[] {
   const out: TableSocket[] = [];
+  const seen = new Set<number>();
   for (const line of text.split("\n")) {
     // sl local rem st tx:rx tr:when retrnsmt uid timeout inode …
     const f = line.trim().split(/\s+/);
@@ -39,7 +44,12 @@ export function parseNetTable(proto: Proto, text: string): TableSocket[] {
       continue;
     }
     const port = Number.parseInt(hexPort, 16);
-    out.push({ proto, address, port, local: hostPortOf(address, port), uid: Number(f[7]), inode: Number(f[9]) });
+    const inode = Number(f[9]);
+    if (inode > 0) {
+      if (seen.has(inode)) continue;
+      seen.add(inode);
+    }
+    out.push({ proto, address, port, local: hostPortOf(address, port), uid: Number(f[7]), inode });
   }
   return out;
 }

@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { server as storage } from "../../src/server.ts";
 import { topConsumers } from "../../src/tools/top-consumers.ts";
 import { type ScratchMounts, scratchMounts } from "../helpers/scratch-mounts.ts";
-import { manyFiles } from "../helpers/trees.ts";
+import { cutShort, fastest, manyFiles } from "../helpers/trees.ts";
 
 type Result = ResultOf<typeof topConsumers>;
 type Progress = { dirs: number; files: number; bytes: number };
@@ -73,13 +73,15 @@ describe("/sse/top_consumers", () => {
 
   it("reports progress to a caller that listens, and answers partially (truncated) at its deadline", async () => {
     // The walk reports right after its first slice, so even a deadline this close sees progress, however
-    // slow the machine; the deadline still cuts a walk of 100k files short.
+    // slow the machine; the deadline (a quarter of what a whole walk just took) still cuts the walk short.
+    const env = { STORAGE_ROOTS: root };
+    const whole = await fastest(2, () => callTool(storage, topConsumers, { path: many, timeout_ms: 15_000 }, { env }));
     const seen: Progress[] = [];
     const result = await callTool(
       storage,
       topConsumers,
-      { path: many, timeout_ms: 600 },
-      { env: { STORAGE_ROOTS: root }, onProgress: (p) => seen.push(p as Progress) },
+      { path: many, timeout_ms: cutShort(whole) },
+      { env, onProgress: (p) => seen.push(p as Progress) },
     );
     expect(result.truncated).toBe(true);
     expect(result.entries.length).toBeGreaterThan(0);

@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { server } from "../../src/server.ts";
 import { topConsumers } from "../../src/tools/top-consumers.ts";
 import { du, type ScratchMounts, scratchMounts } from "../helpers/scratch-mounts.ts";
-import { dirs, file, MIB, manyFiles, mib, parseDu } from "../helpers/trees.ts";
+import { cutShort, dirs, fastest, file, MIB, manyFiles, mib, parseDu } from "../helpers/trees.ts";
 
 let m: ScratchMounts;
 let root: string;
@@ -135,18 +135,20 @@ describe("top_consumers", () => {
   });
 
   it("stops at its deadline on 100k files and answers with what it has", async () => {
-    // 600 ms leaves the walk at most 300 ms (the kernel's and the tool's margins come off), far from enough for
-    // 100k files, and room for a loaded machine to start it before the call itself is cut (a 50 ms call could be
-    // cut before the walk began). What it has: the first slice always runs (at least 64 entries, here the top
-    // directories), however little of the deadline a loaded machine left it.
-    const r = await call({ path: many, timeout_ms: 600 });
+    // Whole walks first (they also start the walker children, as a cut walk would find them); then a timeout
+    // that leaves the walk a quarter of the fastest. What it has: the first slice always runs (at least 64
+    // entries, here the top directories), however little of the deadline a loaded machine left it.
+    let full: Awaited<ReturnType<typeof call>> | undefined;
+    const whole = await fastest(2, async () => {
+      full = await call({ path: many, timeout_ms: 15_000, n: 2 });
+    });
+    expect(full?.truncated).toBe(false);
+    expect(full?.scanned).toMatchObject({ files: 100_000, dirs: 101 });
+    const r = await call({ path: many, timeout_ms: cutShort(whole) });
     expect(r.truncated).toBe(true);
     expect(r.entries.length).toBeGreaterThan(0);
     expect(r.scanned.files).toBeLessThan(100_000);
     expect(r.summary).toContain("partial");
-    const full = await call({ path: many, timeout_ms: 15_000, n: 2 });
-    expect(full.truncated).toBe(false);
-    expect(full.scanned).toMatchObject({ files: 100_000, dirs: 101 });
   });
 
   it("walks through a root that is a symlink, and answers the real path", async () => {
