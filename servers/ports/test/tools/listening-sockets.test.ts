@@ -72,9 +72,23 @@ const ours = (sockets: Sockets) => {
 const sortLike = <T extends { proto: string; port: number }>(xs: T[]) =>
   [...xs].sort((a, b) => a.port - b.port || a.proto.localeCompare(b.proto));
 
+/**
+ * A call whose answer lists every socket of ours, of at most three. Other test files open and close sockets in
+ * this network namespace while the tables are read a page at a time, and the kernel resumes each read by
+ * position: a row can be skipped (docs/security.md, "What a local user can make the socket tables say"). A
+ * tool that never lists one of ours still fails.
+ */
+async function listing(input: Record<string, unknown>, env?: Record<string, string>) {
+  const want = (proto?: string) => sortLike(expected().filter((e) => !proto || e.proto.startsWith(proto)));
+  let r = await callTool(server, listeningSockets, input, { env });
+  for (let i = 1; i < 3 && ours(r.sockets).length < want(input.proto as string).length; i++)
+    r = await callTool(server, listeningSockets, input, { env });
+  return r;
+}
+
 describe("listening_sockets", () => {
   it("lists every socket this test and its child hold, with the exact pid and process name (from /proc)", async () => {
-    const r = await callTool(server, listeningSockets, { limit: 500 });
+    const r = await listing({ limit: 500 });
     expect(r.source).toBe("proc");
     expect(r.netns).toBe(readlinkSync("/proc/self/ns/net"));
     expect(ours(r.sockets)).toEqual(sortLike(expected()));
@@ -84,14 +98,14 @@ describe("listening_sockets", () => {
   });
 
   it("answers the same from `ss -Hltnup` (SOCKETS_SOURCE=ss)", async () => {
-    const viaProc = await callTool(server, listeningSockets, { limit: 500 });
-    const viaSs = await callTool(server, listeningSockets, { limit: 500 }, { env: { SOCKETS_SOURCE: "ss" } });
+    const viaProc = await listing({ limit: 500 });
+    const viaSs = await listing({ limit: 500 }, { SOCKETS_SOURCE: "ss" });
     expect(viaSs.source).toBe("ss");
     expect(ours(viaSs.sockets)).toEqual(ours(viaProc.sockets));
   });
 
   it("filters by proto and caps the list with truncated/omitted", async () => {
-    const udp = await callTool(server, listeningSockets, { proto: "udp", limit: 500 });
+    const udp = await listing({ proto: "udp", limit: 500 });
     expect(udp.sockets.every((s) => s.proto.startsWith("udp"))).toBe(true);
     expect(ours(udp.sockets)).toEqual(sortLike(expected().filter((e) => e.proto.startsWith("udp"))));
     const one = await callTool(server, listeningSockets, { limit: 1 });
