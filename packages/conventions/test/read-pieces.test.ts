@@ -1,8 +1,12 @@
 /**
  * fs/read-pieces.ts on real files: pieces grow from firstBytes, the reading ends where `take` has enough, at the
- * end ("" handed over once) or at maxBytes; the open is told apart from a failure after it.
+ * end ("" handed over once) or at maxBytes; the open is told apart from a failure after it. A short piece is the
+ * end, without the read that would find it (a FIFO whose writer stays open shows that read is not made), and a
+ * live /proc/net/tcp of several pages read so has every row.
  */
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { closeSync, mkdtempSync, openSync, rmSync, writeFileSync, writeSync } from "node:fs";
+import { type AddressInfo, createServer, type Server } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -55,5 +59,59 @@ describe.each([
       });
     await expect(reading()).rejects.toMatchObject({ code: "ENOENT" });
     expect(opened).toBe(false);
+  });
+});
+
+describe("a short piece is the end", () => {
+  it("ends at a piece shorter than a page when two were asked for: the next read is not made", async () => {
+    const fifo = join(dir, "fifo");
+    execFileSync("mkfifo", [fifo]);
+    // A writer that stays open: a read past the 100 bytes would wait for it forever.
+    const writer = openSync(fifo, "r+");
+    try {
+      writeSync(writer, "y".repeat(100));
+      const pieces: string[] = [];
+      const take = (t: string) => {
+        pieces.push(t);
+        return false;
+      };
+      const ended = await readPieces(fifo, take, { maxBytes: 1e9 });
+      expect(ended).toBe("end");
+      expect(pieces).toEqual(["y".repeat(100), ""]);
+    } finally {
+      closeSync(writer);
+    }
+  });
+
+  it("reads a live /proc/net/tcp of many pages whole: every listener this test holds is in it", async () => {
+    const servers: Server[] = [];
+    try {
+      for (let i = 0; i < 120; i++) {
+        const srv = createServer();
+        await new Promise<void>((r) => srv.listen(0, "127.0.0.1", r));
+        servers.push(srv);
+      }
+      let text = "";
+      const ended = await readPieces(
+        "/proc/net/tcp",
+        (t) => {
+          text += t;
+          return false;
+        },
+        { maxBytes: 1e9 },
+      );
+      expect(ended).toBe("end");
+      // 120 rows of 150 bytes: more than four pages, so the reading did go piece by piece.
+      expect(text.length).toBeGreaterThan(4 * 4096);
+      const ports = new Set(
+        text
+          .split("\n")
+          .filter((l) => / 0A /.test(l))
+          .map((l) => Number.parseInt(l.trim().split(/\s+/)[1]?.split(":")[1] ?? "", 16)),
+      );
+      for (const srv of servers) expect(ports.has((srv.address() as AddressInfo).port)).toBe(true);
+    } finally {
+      for (const srv of servers) srv.close();
+    }
   });
 });

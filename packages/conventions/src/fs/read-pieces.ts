@@ -4,6 +4,11 @@
  * one stopped, and the read that finds the end walks it again from the start, so a reader that has what it
  * needs should stop rather than read to the end (ADR 0060). The kernel hands out one page per read whatever is
  * asked, so the bound is in bytes, never in reads (1,024 reads were 4 MiB: stop 28's review).
+ *
+ * A reader that must reach the end is spared the read that finds it (and walks the hash again): the kernel fills
+ * its page with whole rows until the next one does not fit or the table has ended (seq_read_iter), so a read
+ * that asked for two pages or more and got less than a page minus the longest row is the end (ADR 0061). A
+ * regular file gives less than asked only at its end too.
  */
 import { closeSync, openSync, readSync } from "node:fs";
 import { open } from "node:fs/promises";
@@ -23,6 +28,10 @@ export interface PieceOptions {
 export type PiecesEnd = "taken" | "end" | "limit";
 
 const MAX_PIECE = 64 * 1024;
+/** The smallest page Linux has; a read of a table fills at most one (more only for a row longer than a page). */
+const PAGE = 4096;
+/** Longer than any row of the /proc/net tables (tcp6 ~180 bytes, the others padded to 128 and 150). */
+const LONGEST_ROW = 512;
 
 /** The sizes to ask for and the bound: shared by the async and the sync reading. */
 function pacing(options: PieceOptions) {
@@ -30,14 +39,18 @@ function pacing(options: PieceOptions) {
   let total = 0;
   return {
     size: () => size,
-    /** After a read that gave `text` to `take` (which said `enough`): how the reading ends, or undefined. */
-    after(text: string, enough: boolean): PiecesEnd | undefined {
+    /**
+     * After a read that gave `text` to `take` (which said `enough`): how the reading ends, or undefined;
+     * "short" is the end known without reading it (the caller hands "" to take).
+     */
+    after(text: string, enough: boolean): PiecesEnd | "short" | undefined {
       if (text === "") return "end";
       if (enough) return "taken";
       total += text.length;
       if (total >= options.maxBytes) return "limit";
+      const short = size >= 2 * PAGE && text.length < PAGE - LONGEST_ROW;
       size = Math.min(2 * size, MAX_PIECE);
-      return undefined;
+      return short ? "short" : undefined;
     },
   };
 }
@@ -62,6 +75,10 @@ export async function readPieces(
       const { bytesRead } = await handle.read(buffer, 0, buffer.length, null);
       const text = buffer.toString("latin1", 0, bytesRead);
       const ended = pace.after(text, take(text));
+      if (ended === "short") {
+        take("");
+        return "end";
+      }
       if (ended) return ended;
     }
   } finally {
@@ -81,6 +98,10 @@ export function readPiecesSync(path: string, take: (text: string) => boolean, op
       const bytesRead = readSync(fd, buffer, 0, buffer.length, null);
       const text = buffer.toString("latin1", 0, bytesRead);
       const ended = pace.after(text, take(text));
+      if (ended === "short") {
+        take("");
+        return "end";
+      }
       if (ended) return ended;
     }
   } finally {

@@ -3,7 +3,6 @@
  * unconnected UDP sockets (state 07, what `ss -lu` lists). These files are per network namespace: they show
  * the namespace of the process that reads them, so the server reports its own namespace.
  */
-import { readFile } from "node:fs/promises";
 import { DiagError, readPieces } from "@roadnerd/conventions";
 import { decodeHexAddress, hostPortOf } from "./hex-address.ts";
 
@@ -125,6 +124,21 @@ async function readListeningPart(path: string, signal?: AbortSignal): Promise<st
   return part ?? text;
 }
 
+/** A whole table, without the read that would find its end (readPieces knows it from a short piece). */
+async function readWhole(path: string, signal?: AbortSignal): Promise<string> {
+  let text = "";
+  const ended = await readPieces(
+    path,
+    (piece) => {
+      text += piece;
+      return false;
+    },
+    { maxBytes: MAX_TABLE_BYTES, signal },
+  );
+  if (ended === "limit") throw new DiagError("E_TOO_LARGE", `${path} is larger than ${MAX_TABLE_BYTES} bytes`);
+  return text;
+}
+
 /**
  * Read and parse every table; a table that is missing (IPv6 disabled) adds nothing, another failure throws.
  * Reading the TCP tables makes the kernel walk its whole connection hash (about 2 × 1.6 ms each on an idle
@@ -141,9 +155,7 @@ export async function readAllTables(
       try {
         const path = `${root}/${proto}`;
         const whole = connections || !proto.startsWith("tcp");
-        const text = whole
-          ? await readFile(path, { encoding: "latin1", signal })
-          : await readListeningPart(path, signal);
+        const text = whole ? await readWhole(path, signal) : await readListeningPart(path, signal);
         return {
           listening: parseNetTable(proto, text),
           connections: connections && proto.startsWith("tcp") ? parseTcpConnections(text) : [],
