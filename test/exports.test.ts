@@ -12,7 +12,7 @@ import { describe, expect, it } from "vitest";
 
 const PINNED: Record<string, Record<string, readonly string[]>> = {
   conventions: {
-    // What a server author imports: the names servers/*/src use (spawnNodeChild: storage's walker, ADR 0059; readPieces: ports' tables, ADR 0060),
+    // What a server author imports: the names servers/*/src use (spawnNodeChild: storage's walker, ADR 0059; readPieces and NET_TABLE_ROW: ports' tables, ADR 0060/0061),
     // the types their tests and the registry read (ResultOf, MessageOf, ServerDef, BaseConfig, AnyTool) and the
     // bound beside the default timeout.
     ".": [
@@ -37,6 +37,7 @@ const PINNED: Record<string, Record<string, readonly string[]>> = {
       "MAX_LIST_LIMIT",
       "MAX_TIMEOUT_MS",
       "MessageOf",
+      "NET_TABLE_ROW",
       "NodeChild",
       "OutboundPolicy",
       "PROBE_USER_AGENT",

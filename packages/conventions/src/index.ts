@@ -32,7 +32,7 @@ export {
   type SocketFailureKind,
 } from "./errors/socket-errors.ts";
 export { DIR_NOFOLLOW, fdPath } from "./fs/beneath.ts";
-export { readPieces } from "./fs/read-pieces.ts";
+export { NET_TABLE_ROW, readPieces } from "./fs/read-pieces.ts";
 export { runMain } from "./main.ts";
 export {
   type DialAttempt,

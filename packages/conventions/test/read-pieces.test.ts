@@ -10,7 +10,7 @@ import { type AddressInfo, createServer, type Server } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { readPieces, readPiecesSync } from "../src/fs/read-pieces.ts";
+import { NET_TABLE_ROW, readPieces, readPiecesSync } from "../src/fs/read-pieces.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "rn-pieces-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -75,9 +75,33 @@ describe("a short piece is the end", () => {
         pieces.push(t);
         return false;
       };
-      const ended = await readPieces(fifo, take, { maxBytes: 1e9 });
+      const ended = await readPieces(fifo, take, { maxBytes: 1e9, rowsAtMost: NET_TABLE_ROW });
       expect(ended).toBe("end");
       expect(pieces).toEqual(["y".repeat(100), ""]);
+    } finally {
+      closeSync(writer);
+    }
+  });
+
+  it("only for a table of short rows: without rowsAtMost a short piece is read past", async () => {
+    // A table of longer rows (mountinfo's can pass 800 bytes: four fill 3,200 of a page) would lose rows.
+    const fifo = join(dir, "fifo-2");
+    execFileSync("mkfifo", [fifo]);
+    const writer = openSync(fifo, "r+");
+    try {
+      writeSync(writer, "z".repeat(100));
+      let got = 0;
+      const take = (t: string) => {
+        got += t.length;
+        // Enough once a second piece came: the first, short one did not end the reading.
+        return got > 100;
+      };
+      const reading = readPieces(fifo, take, { maxBytes: 1e9 });
+      // The reading waits past the short piece for more: give it more.
+      await new Promise((r) => setTimeout(r, 50));
+      writeSync(writer, "z");
+      expect(await reading).toBe("taken");
+      expect(got).toBe(101);
     } finally {
       closeSync(writer);
     }
@@ -98,7 +122,7 @@ describe("a short piece is the end", () => {
           text += t;
           return false;
         },
-        { maxBytes: 1e9 },
+        { maxBytes: 1e9, rowsAtMost: NET_TABLE_ROW },
       );
       expect(ended).toBe("end");
       // 120 rows of 150 bytes: more than four pages, so the reading did go piece by piece.

@@ -5,10 +5,10 @@
  * needs should stop rather than read to the end (ADR 0060). The kernel hands out one page per read whatever is
  * asked, so the bound is in bytes, never in reads (1,024 reads were 4 MiB: stop 28's review).
  *
- * A reader that must reach the end is spared the read that finds it (and walks the hash again): the kernel fills
- * its page with whole rows until the next one does not fit or the table has ended (seq_read_iter), so a read
- * that asked for two pages or more and got less than a page minus the longest row is the end (ADR 0061). A
- * regular file gives less than asked only at its end too.
+ * A reader of a kernel table whose rows are short (`rowsAtMost`) is spared the read that finds the end (and walks
+ * the hash again): the kernel fills its page with whole rows until the next one does not fit or the table has
+ * ended (seq_read_iter), so a read that asked for two pages or more and got less than a page minus the longest
+ * row is the end (ADR 0061). Only for such tables: a file of longer rows (mountinfo) or a pipe would be cut.
  */
 import { closeSync, openSync, readSync } from "node:fs";
 import { open } from "node:fs/promises";
@@ -22,7 +22,15 @@ export interface PieceOptions {
   signal?: AbortSignal | undefined;
   /** Called once the file is open: a reader that fails later still tells "read in part" from "no such file". */
   opened?: () => void;
+  /**
+   * The longest row of a kernel table made by seq_file (the /proc/net socket tables: `NET_TABLE_ROW`): a piece
+   * shorter than a page by more than this, two pages asked for, is the end, and no read is made to find it.
+   */
+  rowsAtMost?: number;
 }
+
+/** Longer than any row of the /proc/net socket tables (tcp6 ≤ ~250 bytes; tcp padded to 150, udp to 128). */
+export const NET_TABLE_ROW = 512;
 
 /** How a reading ended: `take` had enough, the file's end ("" was handed over), or `maxBytes`. */
 export type PiecesEnd = "taken" | "end" | "limit";
@@ -30,8 +38,6 @@ export type PiecesEnd = "taken" | "end" | "limit";
 const MAX_PIECE = 64 * 1024;
 /** The smallest page Linux has; a read of a table fills at most one (more only for a row longer than a page). */
 const PAGE = 4096;
-/** Longer than any row of the /proc/net tables (tcp6 ~180 bytes, the others padded to 128 and 150). */
-const LONGEST_ROW = 512;
 
 /** The sizes to ask for and the bound: shared by the async and the sync reading. */
 function pacing(options: PieceOptions) {
@@ -48,7 +54,8 @@ function pacing(options: PieceOptions) {
       if (enough) return "taken";
       total += text.length;
       if (total >= options.maxBytes) return "limit";
-      const short = size >= 2 * PAGE && text.length < PAGE - LONGEST_ROW;
+      const row = options.rowsAtMost;
+      const short = row !== undefined && size >= 2 * PAGE && text.length < PAGE - row;
       size = Math.min(2 * size, MAX_PIECE);
       return short ? "short" : undefined;
     },

@@ -6,7 +6,7 @@
  * needs the bearer token. Where the tables cannot be read (not Linux), the check is skipped, once logged.
  */
 import { isIP, type Socket } from "node:net";
-import { readPieces, readPiecesSync } from "../fs/read-pieces.ts";
+import { NET_TABLE_ROW, readPieces, readPiecesSync } from "../fs/read-pieces.ts";
 
 /** Hex address of /proc/net/tcp{,6} (each 32-bit word in host order, little-endian here) → bytes. */
 function bytesOf(hex: string): number[] {
@@ -131,7 +131,7 @@ function tableRead(wants: readonly Want[]) {
       return unanswered.length === 0;
     };
   };
-  const options = { maxBytes: MAX_TABLE_BYTES, firstBytes: 256, opened };
+  const options = { maxBytes: MAX_TABLE_BYTES, firstBytes: 256, opened, rowsAtMost: NET_TABLE_ROW };
   return {
     /** Every table in turn until the wants are answered, off the loop. */
     async from(files: readonly string[]): Promise<Tables> {

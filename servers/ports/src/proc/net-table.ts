@@ -3,7 +3,7 @@
  * unconnected UDP sockets (state 07, what `ss -lu` lists). These files are per network namespace: they show
  * the namespace of the process that reads them, so the server reports its own namespace.
  */
-import { DiagError, readPieces } from "@roadnerd/conventions";
+import { DiagError, NET_TABLE_ROW, readPieces } from "@roadnerd/conventions";
 import { decodeHexAddress, hostPortOf } from "./hex-address.ts";
 
 export const PROTOS = ["tcp", "tcp6", "udp", "udp6"] as const;
@@ -118,7 +118,7 @@ async function readListeningPart(path: string, signal?: AbortSignal): Promise<st
     if (past) part = text.slice(0, past.index);
     return part !== undefined;
   };
-  const ended = await readPieces(path, take, { maxBytes: MAX_TABLE_BYTES, signal });
+  const ended = await readPieces(path, take, { maxBytes: MAX_TABLE_BYTES, signal, rowsAtMost: NET_TABLE_ROW });
   if (ended === "limit")
     throw new DiagError("E_TOO_LARGE", `${path} is larger than ${MAX_TABLE_BYTES} bytes before its first connection`);
   return part ?? text;
@@ -133,7 +133,7 @@ async function readWhole(path: string, signal?: AbortSignal): Promise<string> {
       text += piece;
       return false;
     },
-    { maxBytes: MAX_TABLE_BYTES, signal },
+    { maxBytes: MAX_TABLE_BYTES, signal, rowsAtMost: NET_TABLE_ROW },
   );
   if (ended === "limit") throw new DiagError("E_TOO_LARGE", `${path} is larger than ${MAX_TABLE_BYTES} bytes`);
   return text;
