@@ -62,14 +62,22 @@ describe.each([
   });
 });
 
+/**
+ * A FIFO holding `first`, with a writer that stays open (closed by the caller): a read past those bytes waits
+ * for the writer.
+ */
+function heldFifo(name: string, first: string): { fifo: string; writer: number } {
+  const fifo = join(dir, name);
+  execFileSync("mkfifo", [fifo]);
+  const writer = openSync(fifo, "r+");
+  writeSync(writer, first);
+  return { fifo, writer };
+}
+
 describe("a short piece is the end", () => {
   it("ends at a piece shorter than a page when two were asked for: the next read is not made", async () => {
-    const fifo = join(dir, "fifo");
-    execFileSync("mkfifo", [fifo]);
-    // A writer that stays open: a read past the 100 bytes would wait for it forever.
-    const writer = openSync(fifo, "r+");
+    const { fifo, writer } = heldFifo("fifo", "y".repeat(100));
     try {
-      writeSync(writer, "y".repeat(100));
       const pieces: string[] = [];
       const take = (t: string) => {
         pieces.push(t);
@@ -85,11 +93,8 @@ describe("a short piece is the end", () => {
 
   it("only for a table of short rows: without rowsAtMost a short piece is read past", async () => {
     // A table of longer rows (mountinfo's can pass 800 bytes: four fill 3,200 of a page) would lose rows.
-    const fifo = join(dir, "fifo-2");
-    execFileSync("mkfifo", [fifo]);
-    const writer = openSync(fifo, "r+");
+    const { fifo, writer } = heldFifo("fifo-2", "z".repeat(100));
     try {
-      writeSync(writer, "z".repeat(100));
       let got = 0;
       const take = (t: string) => {
         got += t.length;

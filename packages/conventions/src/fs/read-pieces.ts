@@ -46,10 +46,11 @@ function pacing(options: PieceOptions) {
   return {
     size: () => size,
     /**
-     * After a read that gave `text` to `take` (which said `enough`): how the reading ends, or undefined;
-     * "short" is the end known without reading it (the caller hands "" to take).
+     * Hands a read's `text` to `take`; then how the reading ends, or undefined. A short piece of a table of short
+     * rows is the end, known without reading it: `take` is handed "" then, as at the end.
      */
-    after(text: string, enough: boolean): PiecesEnd | "short" | undefined {
+    after(text: string, take: (text: string) => boolean): PiecesEnd | undefined {
+      const enough = take(text);
       if (text === "") return "end";
       if (enough) return "taken";
       total += text.length;
@@ -57,7 +58,9 @@ function pacing(options: PieceOptions) {
       const row = options.rowsAtMost;
       const short = row !== undefined && size >= 2 * PAGE && text.length < PAGE - row;
       size = Math.min(2 * size, MAX_PIECE);
-      return short ? "short" : undefined;
+      if (!short) return undefined;
+      take("");
+      return "end";
     },
   };
 }
@@ -81,11 +84,7 @@ export async function readPieces(
       const buffer = Buffer.allocUnsafe(pace.size());
       const { bytesRead } = await handle.read(buffer, 0, buffer.length, null);
       const text = buffer.toString("latin1", 0, bytesRead);
-      const ended = pace.after(text, take(text));
-      if (ended === "short") {
-        take("");
-        return "end";
-      }
+      const ended = pace.after(text, take);
       if (ended) return ended;
     }
   } finally {
@@ -104,11 +103,7 @@ export function readPiecesSync(path: string, take: (text: string) => boolean, op
       const buffer = Buffer.allocUnsafe(pace.size());
       const bytesRead = readSync(fd, buffer, 0, buffer.length, null);
       const text = buffer.toString("latin1", 0, bytesRead);
-      const ended = pace.after(text, take(text));
-      if (ended === "short") {
-        take("");
-        return "end";
-      }
+      const ended = pace.after(text, take);
       if (ended) return ended;
     }
   } finally {

@@ -102,41 +102,29 @@ const PAST_LISTENERS = /^\s*\d+: \S+ \S+ (0[1-689]|0B) /m;
 const MAX_TABLE_BYTES = 256 * 1024 * 1024;
 
 /**
- * A TCP table's listening part: read piece by piece (the kernel's readPieces) up to the first row of an
+ * A table read piece by piece (the kernel's readPieces), whole or, `listenersOnly`, up to the first row of an
  * established connection, whole lines only. The read that finds a table's end walks the kernel's connection
  * hash again (3.3 ms in an empty namespace): stopping at the first connection (there is usually one: the
- * caller's own) saves that walk and the rest of the first. Without any connection in the namespace it reads to
- * the end like readFile.
+ * caller's own) saves that walk and the rest of the first, and a table read to its end stops at its short last
+ * piece (ADR 0061) rather than make that read.
  */
-async function readListeningPart(path: string, signal?: AbortSignal): Promise<string> {
+async function readTable(path: string, listenersOnly: boolean, signal?: AbortSignal): Promise<string> {
   let text = "";
   let part: string | undefined;
   const take = (piece: string): boolean => {
     text += piece;
+    if (!listenersOnly) return false;
     // The lines before the first connection (which may be cut: the read stops mid-table).
     const past = PAST_LISTENERS.exec(text);
     if (past) part = text.slice(0, past.index);
     return part !== undefined;
   };
   const ended = await readPieces(path, take, { maxBytes: MAX_TABLE_BYTES, signal, rowsAtMost: NET_TABLE_ROW });
-  if (ended === "limit")
-    throw new DiagError("E_TOO_LARGE", `${path} is larger than ${MAX_TABLE_BYTES} bytes before its first connection`);
+  if (ended === "limit") {
+    const where = listenersOnly ? " before its first connection" : "";
+    throw new DiagError("E_TOO_LARGE", `${path} is larger than ${MAX_TABLE_BYTES} bytes${where}`);
+  }
   return part ?? text;
-}
-
-/** A whole table, without the read that would find its end (readPieces knows it from a short piece). */
-async function readWhole(path: string, signal?: AbortSignal): Promise<string> {
-  let text = "";
-  const ended = await readPieces(
-    path,
-    (piece) => {
-      text += piece;
-      return false;
-    },
-    { maxBytes: MAX_TABLE_BYTES, signal, rowsAtMost: NET_TABLE_ROW },
-  );
-  if (ended === "limit") throw new DiagError("E_TOO_LARGE", `${path} is larger than ${MAX_TABLE_BYTES} bytes`);
-  return text;
 }
 
 /**
@@ -155,7 +143,7 @@ export async function readAllTables(
       try {
         const path = `${root}/${proto}`;
         const whole = connections || !proto.startsWith("tcp");
-        const text = whole ? await readWhole(path, signal) : await readListeningPart(path, signal);
+        const text = await readTable(path, !whole, signal);
         return {
           listening: parseNetTable(proto, text),
           connections: connections && proto.startsWith("tcp") ? parseTcpConnections(text) : [],
