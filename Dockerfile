@@ -14,7 +14,7 @@ COPY packages ./packages
 COPY servers ./servers
 # Only the build's own scripts, so an edit elsewhere in scripts/ keeps this stage's cache.
 COPY scripts/build.ts scripts/run-ts.mjs scripts/
-COPY scripts/lib/builtins-by-require.ts scripts/lib/bundle-options.ts scripts/lib/
+COPY scripts/lib/ascii-only.ts scripts/lib/builtins-by-require.ts scripts/lib/bundle-options.ts scripts/lib/server-launcher.ts scripts/lib/train-code-cache.ts scripts/lib/
 # The bundles without their source maps; the gateway's layout is the registry's (each server's package.json).
 # pnpm's store is a build cache: a rebuild downloads only what changed.
 RUN --mount=type=cache,id=roadnerd-pnpm-store,target=/pnpm-store \

@@ -14,10 +14,10 @@
 import { spawnSync } from "node:child_process";
 import { existsSync, readdirSync } from "node:fs";
 import { cpus } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { loadServer, REPO_ROOT, selectedServers } from "@roadnerd/registry";
 import type { ServerBench } from "@roadnerd/testkit";
-import { buildBareBundle } from "./bench/bare-bundle.ts";
+import { buildBareAsServer, buildBareBundle } from "./bench/bare-bundle.ts";
 import { benchDu, buildTree } from "./bench/du.ts";
 import { benchHealthz, benchSpawnStall } from "./bench/hot-path.ts";
 import { full, loadavg, ms, post, start } from "./bench/lib.ts";
@@ -26,6 +26,7 @@ import { benchRssCurve } from "./bench/rss-curve.ts";
 import { benchContext } from "./bench/server-bench.ts";
 import { benchAttach } from "./bench/startup.ts";
 import { benchUpMemory } from "./bench/up-memory.ts";
+import { trainCodeCache } from "./lib/train-code-cache.ts";
 
 const N = full ? 200 : 40;
 const PAIR_BUDGET_MS = full ? 30_000 : 2_000;
@@ -59,14 +60,22 @@ async function serverModule(name: string): Promise<ServerBench> {
 const servers = selectedServers();
 const entryOf = (name: string) => join(REPO_ROOT, servers.find((s) => s.name === name)?.entry ?? "");
 const bareBundle = await buildBareBundle();
+const bareAsServer = await buildBareAsServer();
 try {
   console.log(`\n1. attach: spawn → /healthz answered, against bare fastify+zod (target ≤ 0.85×) [${elapsed()}]`);
   for (const s of servers)
     await benchAttach(node, version(node), s.name, entryOf(s.name), bareBundle.main, STARTS, full);
-  // Other runtimes: the network server in the default run, every server in --full.
+  // Informational: the bare app built as a server is, against itself built the standard way (ADR 0062).
+  await benchAttach(node, "as server", "bare", bareAsServer.main, bareBundle.main, STARTS, false, false);
+  // Other runtimes: the network server in the default run, every server in --full; each with the code cache a
+  // build with that Node would write (beside this Node's: one file per version, ADR 0062).
   for (const other of otherNodes)
-    for (const s of full ? servers : servers.filter((x) => x.name === "network"))
-      await benchAttach(other, version(other), s.name, entryOf(s.name), bareBundle.main, STARTS, full);
+    for (const s of full ? servers : servers.filter((x) => x.name === "network")) {
+      const main = entryOf(s.name);
+      const problem = await trainCodeCache(main, join(dirname(main), "app.cjs"), other);
+      if (problem) console.log(`  ${s.name} ${version(other)}: no code cache (${problem})`);
+      await benchAttach(other, version(other), s.name, main, bareBundle.main, STARTS, full);
+    }
 
   console.log(`\n2. hot path [${elapsed()}]`);
   const bare = await start(node, [bareBundle.main]);
@@ -150,6 +159,7 @@ try {
   );
 } finally {
   bareBundle.remove();
+  bareAsServer.remove();
 }
 
 if (full) {

@@ -1,22 +1,27 @@
-// pnpm build: bundle every registered server's src/main.ts with esbuild into servers/<name>/dist: one ESM
-// file per server plus lazy chunks (the HTTP app, /mcp, undici), so a server starts from built JavaScript
-// with no TypeScript work at start-up. The list of servers is the registry's.
+// pnpm build: bundle every registered server's src/main.ts with esbuild into servers/<name>/dist, so a server
+// starts from built JavaScript with no TypeScript work at start-up: one CommonJS file (app.cjs), its launcher
+// (main.js) and the V8 code cache of a start (ADR 0062). The orchestrator: one ESM file plus lazy chunks. The
+// list of servers is the registry's.
 import { chmod, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { build } from "esbuild";
 // The registry's reader, not its index: the index re-exports loadServer, whose list of imports would bundle
 // every server's source into this script, so one server mid-edit would break every build.
 import { REPO_ROOT, readRegistry, selectedServers } from "../packages/registry/src/read-registry.ts";
-import { BUNDLE_OPTIONS } from "./lib/bundle-options.ts";
+import { buildAscii } from "./lib/ascii-only.ts";
+import { BUNDLE_OPTIONS, SERVER_BUNDLE_OPTIONS } from "./lib/bundle-options.ts";
+import { writeServerLauncher } from "./lib/server-launcher.ts";
+import { trainCodeCache } from "./lib/train-code-cache.ts";
 
 /**
- * A tiny launcher turns on Node's compile cache (Node >= 22.1) before the bundle is parsed, so later starts
- * skip compiling it; enabling it from inside the bundle would come too late for the bundle itself.
+ * The orchestrator's launcher turns on Node's compile cache (Node >= 22.1) before the bundle is parsed, so later
+ * starts skip compiling it; enabling it from inside the bundle would come too late for the bundle itself. The
+ * cache lives beside the bundle, as trusted as it (Node's default, `<tmpdir>/node-compile-cache`, is a
+ * directory another local user could make first, docs/security.md); where dist/ is not ours to write, none.
  */
 const LAUNCHER = [
   "#!/usr/bin/env node",
   'import module from "node:module";',
-  "try { module.enableCompileCache?.(); } catch {}",
+  'try { module.enableCompileCache?.(new URL("./.compile-cache", import.meta.url).pathname); } catch {}',
   'await import("./app.js");',
   "",
 ].join("\n");
@@ -37,19 +42,29 @@ const servers =
 // A server's `roadnerd.runtime` packages stay out of its bundle (and out of the orchestrator's, which bundles
 // every server's definitions for its catalog): they are loaded from node_modules when first used.
 const runtimeExternal = [...new Set(readRegistry().flatMap((s) => s.runtime))];
-const targets: Array<{ label: string; dir: string; entry: string; external: string[] }> = servers.map((s) => ({
-  label: s.packageName,
-  dir: s.dir,
-  entry: s.entry,
-  external: [...s.runtime],
-}));
+const targets: Array<{ label: string; dir: string; entry: string; external: string[]; server: boolean }> = servers.map(
+  (s) => ({ label: s.packageName, dir: s.dir, entry: s.entry, external: [...s.runtime], server: true }),
+);
 if (only.length === 0 || only.includes(ORCHESTRATOR)) {
   targets.push({
     label: "@roadnerd/orchestrator",
     dir: "packages/orchestrator",
     entry: "packages/orchestrator/dist/main.js",
     external: runtimeExternal,
+    server: false,
   });
+}
+
+async function buildServer(dir: string, outdir: string, external: string[]): Promise<string | undefined> {
+  await buildAscii({
+    ...SERVER_BUNDLE_OPTIONS,
+    entryPoints: [join(dir, "src/main.ts")],
+    outfile: join(outdir, "app.cjs"),
+    sourcemap: "linked",
+    external,
+  });
+  await writeServerLauncher(outdir);
+  return trainCodeCache(join(outdir, "main.js"), join(outdir, "app.cjs"));
 }
 
 for (const target of targets) {
@@ -57,14 +72,21 @@ for (const target of targets) {
   const outdir = join(dir, "dist");
   await rm(outdir, { recursive: true, force: true });
   const started = performance.now();
-  await build({
-    ...BUNDLE_OPTIONS,
-    entryPoints: { app: join(dir, "src/main.ts") },
-    outdir,
-    sourcemap: "linked",
-    external: target.external,
-  });
-  await writeFile(join(outdir, "main.js"), LAUNCHER);
-  await chmod(join(outdir, "main.js"), 0o755);
+  let cacheProblem: string | undefined;
+  if (target.server) {
+    cacheProblem = await buildServer(dir, outdir, target.external);
+  } else {
+    await buildAscii({
+      ...BUNDLE_OPTIONS,
+      entryPoints: { app: join(dir, "src/main.ts") },
+      outdir,
+      sourcemap: "linked",
+      external: target.external,
+    });
+    await writeFile(join(outdir, "main.js"), LAUNCHER);
+    await chmod(join(outdir, "main.js"), 0o755);
+  }
   console.log(`built ${target.label} -> ${target.entry} (${Math.round(performance.now() - started)} ms)`);
+  // Without a cache the server still starts, compiling from source as before: said, not fatal.
+  if (cacheProblem) console.warn(`  no code cache for ${target.label}: ${cacheProblem}`);
 }

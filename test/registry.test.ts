@@ -100,7 +100,7 @@ describe.each(servers)("server $name", (s) => {
       version: s.version,
       bin: `roadnerd-${s.name}`,
     });
-    expect(read(`${s.dir}/src/main.ts`)).toContain("await runMain(server);");
+    expect(read(`${s.dir}/src/main.ts`)).toContain("void runMain(server);");
     expect(read(`${s.dir}/bin/roadnerd-${s.name}.mjs`), "its bin launches dist/main.js").toBe(BIN_LAUNCHER);
     expect(def.tools.length).toBeGreaterThan(0);
   });

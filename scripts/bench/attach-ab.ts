@@ -1,6 +1,7 @@
 /**
  * Attach A/B: spawn → /healthz answered for several bundles, interleaved (order rotating each round), each
- * cold (an empty compile cache) then warm (the cache its previous start flushed), with the process's own CPU
+ * cold (an empty compile cache; a server's code cache not read) then warm (the bare bundle: the compile cache
+ * its previous start flushed; a server: the code cache `pnpm build` wrote, ADR 0062), with the process's own CPU
  * time until that answer (utime + stime, mean: what a loaded machine inflates least). The first bundle is the
  * baseline the others are divided by. `pnpm bench` section 1 is this against the bare bundle only.
  *   node scripts/sealed.mjs scripts/run-ts.mjs scripts/bench/attach-ab.ts ROUNDS BARE/main.mjs A/main.js B/main.js…
@@ -18,9 +19,13 @@ function cpuMs(pid: number): number {
   return (Number(f[11]) + Number(f[12])) * 10;
 }
 
-async function attachOnce(main: string, cache: string): Promise<{ wall: number; cpu: number }> {
+async function attachOnce(main: string, cache: string, cold: boolean): Promise<{ wall: number; cpu: number }> {
   const t0 = process.hrtime.bigint();
-  const p = await start(process.execPath, [main], { NODE_COMPILE_CACHE: cache });
+  // Cold: Node's compile cache empty (the bare bundle) and a server's code cache not read (ADR 0062).
+  const p = await start(process.execPath, [main], {
+    NODE_COMPILE_CACHE: cache,
+    ...(cold ? { ROADNERD_CODE_CACHE: "off" } : {}),
+  });
   await (await fetch(`${p.url}/healthz`)).arrayBuffer();
   const wall = ms(t0);
   const cpu = cpuMs(p.pid);
@@ -40,8 +45,8 @@ try {
       const j = (i + k) % mains.length;
       const cache = mkdtempSync(join(tmpdir(), "rn-attach-ab-"));
       try {
-        const cold = await attachOnce(mains[j] as string, cache);
-        const warm = await attachOnce(mains[j] as string, cache);
+        const cold = await attachOnce(mains[j] as string, cache, true);
+        const warm = await attachOnce(mains[j] as string, cache, false);
         const s = out[j] as Series;
         s.cold.push(cold.wall);
         s.coldCpu.push(cold.cpu);

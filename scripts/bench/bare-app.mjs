@@ -13,5 +13,9 @@ const input = z.object({ name: z.string().max(64).default("x"), limit: z.number(
 const app = Fastify();
 app.get("/healthz", async () => ({ ok: true, name: "bare", version: "0.0.0" }));
 app.post("/actions/echo", async (request) => ({ ...input.parse(request.body ?? {}), ok: true }));
-const address = await app.listen({ host: config.HOST, port: config.PORT });
-process.stdout.write(`${JSON.stringify({ msg: "listening", url: address })}\n`);
+// Not awaited at the top, so the same file also builds as CommonJS (bare-bundle.ts, buildBareAsServer).
+// A graceful stop, as any service has (and the exit at which a launcher writes its code cache).
+process.once("SIGTERM", () => app.close().then(() => process.exit(0)));
+app.listen({ host: config.HOST, port: config.PORT }).then((address) => {
+  process.stdout.write(`${JSON.stringify({ msg: "listening", url: address })}\n`);
+});

@@ -1,14 +1,18 @@
 /**
- * Build the bare Fastify + zod baseline (scripts/bench/bare-app.mjs) into a temp dir exactly as scripts/build.ts
- * builds a server: one esbuild ESM bundle with the same banner, and the same launcher that turns the compile
- * cache on before the bundle is parsed. Attach and /healthz are measured against it.
+ * Build the bare Fastify + zod baseline (scripts/bench/bare-app.mjs) into a temp dir the standard way: one
+ * esbuild ESM bundle (the options the orchestrator is built with) and a launcher that turns Node's compile
+ * cache on before the bundle is parsed. Attach and /healthz are measured against it. `buildBareAsServer` builds
+ * it as `pnpm build` builds a server (ADR 0062): how much of a server's attach is the build, not the kernel.
  */
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { REPO_ROOT } from "@roadnerd/registry";
 import { build } from "esbuild";
-import { BUNDLE_OPTIONS } from "../lib/bundle-options.ts";
+import { buildAscii } from "../lib/ascii-only.ts";
+import { BUNDLE_OPTIONS, SERVER_BUNDLE_OPTIONS } from "../lib/bundle-options.ts";
+import { writeServerLauncher } from "../lib/server-launcher.ts";
+import { trainCodeCache } from "../lib/train-code-cache.ts";
 
 export interface BareBundle {
   /** The launcher: `node <main>` starts it. */
@@ -32,5 +36,21 @@ export async function buildBareBundle(): Promise<BareBundle> {
     main,
     'import module from "node:module";\ntry { module.enableCompileCache?.(); } catch {}\nawait import("./app.mjs");\n',
   );
+  return { main, remove: () => rmSync(outdir, { recursive: true, force: true }) };
+}
+
+/** The bare app built as a server is (one CommonJS bundle, its launcher, the code cache of a start). */
+export async function buildBareAsServer(): Promise<BareBundle> {
+  const outdir = mkdtempSync(join(tmpdir(), "rn-bench-bare-cjs-"));
+  await buildAscii({
+    ...SERVER_BUNDLE_OPTIONS,
+    entryPoints: [join(REPO_ROOT, "scripts/bench/bare-app.mjs")],
+    outfile: join(outdir, "app.cjs"),
+    nodePaths: [join(REPO_ROOT, "packages/conventions/node_modules")],
+  });
+  await writeServerLauncher(outdir);
+  const main = join(outdir, "main.js");
+  const problem = await trainCodeCache(main, join(outdir, "app.cjs"));
+  if (problem) throw new Error(`bare bundle as a server: ${problem}`);
   return { main, remove: () => rmSync(outdir, { recursive: true, force: true }) };
 }

@@ -20,3 +20,20 @@ export const BUNDLE_OPTIONS = {
   logLevel: "warning",
   plugins: [builtinsByRequire],
 } satisfies BuildOptions;
+
+/**
+ * A server's bundle (scripts/build.ts): one CommonJS file, which its launcher compiles with the V8 code cache
+ * of a start (ADR 0062). Node takes a cache for a classic script made after it ran, not for an ES module; its
+ * dynamic imports become require calls of the same file, so nothing is split.
+ */
+export const SERVER_BUNDLE_OPTIONS = {
+  bundle: true,
+  format: "cjs",
+  platform: "node",
+  target: "node20",
+  minifySyntax: true,
+  legalComments: "none",
+  charset: "ascii",
+  logLevel: "warning",
+  // No builtins-by-require here: a CommonJS bundle already takes node:http by require().
+} satisfies BuildOptions;

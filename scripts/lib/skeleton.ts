@@ -53,7 +53,8 @@ export function renderSkeleton(o: SkeletonOptions): SkeletonFiles {
 import { runMain } from "@roadnerd/conventions";
 import { server } from "./server.ts";
 
-await runMain(server);
+// Not awaited at the top: the build bundles this as CommonJS (ADR 0062).
+void runMain(server);
 `,
     "src/kit.ts": `/** ${o.title}'s typed kit: add this server's env vars here; handlers see them typed on ctx.config. */
 import { createKit } from "@roadnerd/conventions";

@@ -1,81 +1,71 @@
 /**
- * What a server loads to start (ADR 0049, issue 17 target 2): code only some routes need is imported by its
- * first use, not at start. Each registered server's built bundle is started with a module hook that records
- * every file Node loads; after its first `/healthz`, no file of its bundle holding yaml (PROBE_CONFIG only) or
- * prom-client (the first `/metrics` or `/probe`) may have been loaded. Then one `/metrics` must load
- * prom-client: the hook sees what is loaded, so the first check can fail.
+ * What a server runs to start (ADR 0049, issue 17 target 2): code only some routes need runs at its first use,
+ * not at start. A server is one bundle (ADR 0062) in which esbuild wraps each package module in an init named
+ * after its file; V8's coverage (NODE_V8_COVERAGE, written at exit) says which inits ran. After its first
+ * `/healthz`, no init of yaml (PROBE_CONFIG only) or prom-client (the first `/metrics` or `/probe`) may have run.
+ * Then a start that serves one `/metrics` must show prom-client's: the check can fail.
  */
-import { readFileSync } from "node:fs";
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { readdirSync, readFileSync } from "node:fs";
+import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
-import { REPO_ROOT, selectedServers } from "@roadnerd/registry";
-import { type SpawnedServer, scaledMs, spawnServer } from "@roadnerd/testkit";
+import { selectedServers } from "@roadnerd/registry";
+import { scaledMs, spawnServer } from "@roadnerd/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
-/** Packages a server must not load before a route needs them. */
+/** Packages a server must not run before a route needs them. */
 const LATER = ["yaml", "prom-client"];
 
-// registerHooks (Node >= 22.15, 23.5): synchronous, in the loading thread, so the list is complete at each read.
-const HOOK = `import { appendFileSync } from "node:fs";
-import { registerHooks } from "node:module";
-const out = process.env.RN_LOADED_FILE;
-registerHooks({ load(url, context, next) { appendFileSync(out, url + "\\n"); return next(url, context); } });
-`;
+interface Coverage {
+  result: Array<{ url: string; functions: Array<{ functionName: string; ranges: Array<{ count: number }> }> }>;
+}
 
 let dir: string;
-let hook: string;
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), "rn-start-loads-"));
-  hook = join(dir, "hook.mjs");
-  await writeFile(hook, HOOK);
 });
 afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-/** The packages (node_modules names) whose sources are in the bundle files this list of URLs loaded. */
-function packagesLoaded(listFile: string): Set<string> {
+/** The packages (node_modules names) whose module inits ran in a server's bundle, from its coverage files. */
+function packagesRun(coverageDir: string): Set<string> {
   const names = new Set<string>();
-  for (const url of readFileSync(listFile, "utf8").split("\n")) {
-    if (!url.startsWith("file:") || !url.endsWith(".js")) continue;
-    let sources: string[];
-    try {
-      sources = JSON.parse(readFileSync(`${fileURLToPath(url)}.map`, "utf8")).sources;
-    } catch {
-      continue; // not one of our bundle's files (no source map)
-    }
-    for (const source of sources) {
-      const name = /node_modules\/((?:@[^/]+\/)?[^/]+)\/(?!.*node_modules\/)/.exec(source)?.[1];
-      if (name) names.add(name);
+  for (const file of readdirSync(coverageDir)) {
+    const coverage = JSON.parse(readFileSync(join(coverageDir, file), "utf8")) as Coverage;
+    for (const script of coverage.result) {
+      if (!script.url.endsWith("/dist/app.cjs")) continue;
+      for (const fn of script.functions) {
+        if (!fn.ranges[0]?.count) continue;
+        const name = /node_modules\/((?:@[^/]+\/)?[^/]+)\/(?!.*node_modules\/)/.exec(fn.functionName)?.[1];
+        if (name) names.add(name);
+      }
     }
   }
   return names;
 }
 
-describe("a server loads at start only what every request needs", () => {
-  it.each(selectedServers())(
-    "$name: no yaml or prom-client before a route needs them",
-    async ({ name, dir: serverDir }) => {
-      const listFile = join(dir, `${name}.loaded`);
-      await writeFile(listFile, "");
-      let server: SpawnedServer | undefined;
-      try {
-        server = await spawnServer(name, {
-          env: { PORT: "0", NODE_OPTIONS: `--import=${hook}`, RN_LOADED_FILE: listFile },
-          timeoutMs: scaledMs(30_000),
-        });
-        expect((await fetch(`${server.url}/healthz`)).status).toBe(200);
-        const atStart = packagesLoaded(listFile);
-        expect(atStart.has("zod"), `the hook saw ${join(REPO_ROOT, serverDir)}'s bundle load`).toBe(true);
-        expect(LATER.filter((p) => atStart.has(p))).toEqual([]);
-        expect((await fetch(`${server.url}/metrics`)).status).toBe(200);
-        expect(packagesLoaded(listFile).has("prom-client")).toBe(true);
-      } finally {
-        await server?.stop();
-      }
-    },
-  );
+/** Starts `name`, asks `paths` in turn, stops it; the packages whose inits ran. */
+async function run(name: string, paths: string[]): Promise<Set<string>> {
+  const coverageDir = await mkdtemp(join(dir, `${name}-`));
+  const server = await spawnServer(name, {
+    env: { PORT: "0", NODE_V8_COVERAGE: coverageDir },
+    timeoutMs: scaledMs(30_000),
+  });
+  try {
+    for (const path of paths) expect((await fetch(`${server.url}${path}`)).status).toBe(200);
+  } finally {
+    await server.stop();
+  }
+  return packagesRun(coverageDir);
+}
+
+describe("a server runs at start only what every request needs", () => {
+  it.each(selectedServers())("$name: no yaml or prom-client before a route needs them", async ({ name }) => {
+    const atStart = await run(name, ["/healthz"]);
+    expect(atStart.has("zod"), "the coverage saw the bundle's modules run").toBe(true);
+    expect(LATER.filter((p) => atStart.has(p))).toEqual([]);
+    expect((await run(name, ["/healthz", "/metrics"])).has("prom-client")).toBe(true);
+  });
 });

@@ -1,5 +1,4 @@
 /** Process entry for every server: HTTP by default, `--stdio` for MCP over stdin/stdout. */
-import module from "node:module";
 import type { BaseConfig } from "./define/config.ts";
 import type { ServerDef } from "./define/server-def.ts";
 import { holdYoungGeneration, trimAfterQuiet } from "./process/memory.ts";
@@ -21,12 +20,17 @@ env: HOST (default 127.0.0.1), PORT (default ${def.defaultPort}; 0 = any free po
 `;
 }
 
-function flushCompileCache(): void {
-  try {
-    (module as { flushCompileCache?: () => void }).flushCompileCache?.();
-  } catch {
-    // No cache enabled, or a read-only cache directory: nothing to flush.
-  }
+/**
+ * A standalone server's process is ours alone: the young generation is held at its starting size and the
+ * process is trimmed when quiet, as `up` is (process/memory.ts, ADR 0041). Once it serves, not before: a V8
+ * flag set at run time makes Node compile every builtin loaded after it from source rather than from its code
+ * cache, 3× the time (ADR 0062). A start that writes the bundle's code cache for `pnpm build` keeps V8's
+ * flags as they are at the next start's compile, or V8 would refuse that cache.
+ */
+function tuneMemoryOnceUp(): void {
+  if (process.env.ROADNERD_CODE_CACHE === "write") return;
+  holdYoungGeneration();
+  trimAfterQuiet();
 }
 
 function runtimeOrExit<C extends BaseConfig>(def: ServerDef<C>, logDestination: number): Runtime<C> | undefined {
@@ -47,9 +51,6 @@ export async function runMain<C extends BaseConfig>(
     process.stdout.write(help(def));
     return;
   }
-  // A standalone server's process is ours alone: before Fastify loads, the young generation is held at its
-  // starting size, and the process is trimmed when quiet, as `up` is (process/memory.ts, ADR 0041).
-  holdYoungGeneration();
   const unknown = argv.filter((a) => a !== "--stdio");
   if (unknown.length) {
     process.stderr.write(`unknown argument: ${unknown.join(" ")}\n${help(def)}`);
@@ -79,7 +80,7 @@ async function serveStdioMain<C extends BaseConfig>(def: ServerDef<C>): Promise<
   const { serveStdio } = await import("./mcp/transports.ts");
   const session = await serveStdio(runtime);
   runtime.log.info({ transport: "stdio" }, "serving MCP over stdio");
-  trimAfterQuiet();
+  tuneMemoryOnceUp();
   // A signal: the calls in flight are answered (their result within the grace period, else E_BUSY), then the
   // exit goes through process.exit, so the exec module's exit hook kills any live process group. A second
   // signal does not wait.
@@ -120,8 +121,5 @@ async function serveHttpMain<C extends BaseConfig>(def: ServerDef<C>): Promise<v
   // The line orchestrators wait for: written even when LOG_LEVEL is above info (but not when silent).
   const announce = config.LOG_LEVEL === "silent" ? log : log.child({}, { level: "info" });
   announce.info({ url, port }, "listening");
-  trimAfterQuiet();
-  // Node >= 22.10 writes its compile cache only at a graceful exit; write it now, so the next start is warm
-  // even if this one is killed.
-  flushCompileCache();
+  tuneMemoryOnceUp();
 }

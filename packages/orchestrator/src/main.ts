@@ -1,8 +1,7 @@
 /** roadnerd: the orchestrator's process entry. */
-import { holdYoungGeneration } from "@roadnerd/conventions/memory";
+// The young generation is held and trimmed only by `up`, once it serves (up/up.ts, ADR 0062).
+export {};
 
-// Before the CLI's modules load, so the young generation never grows (the kernel's process/memory.ts).
-holdYoungGeneration();
 const argv = process.argv.slice(2);
 // Help and the version without loading the rest (cli/quick.ts).
 const { quickAnswer } = await import("./cli/quick.ts");

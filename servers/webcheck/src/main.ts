@@ -2,4 +2,5 @@
 import { runMain } from "@roadnerd/conventions";
 import { server } from "./server.ts";
 
-await runMain(server);
+// Not awaited at the top: the build bundles this as CommonJS (ADR 0062).
+void runMain(server);

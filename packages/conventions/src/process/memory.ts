@@ -5,7 +5,9 @@
  * semi-space (up to 32 MiB) whenever enough survives a scavenge, and gives no page back while the process is
  * idle, since no GC runs then. So the young generation stays at its starting size, and once the process has
  * been quiet for a while one full GC returns what the calls left behind. Node has no API for either: both are
- * V8 flags set at run time. Imports nothing but Node's own modules: an entry loads it before anything else.
+ * V8 flags set at run time, once the process serves (ADR 0062): Node compiles every builtin loaded after a V8
+ * flag changed from source instead of from its embedded code cache (V8 checks the flags), 3× the time, so a
+ * start that set them first paid ~20 ms. Imports nothing but Node's own modules.
  */
 import { performance } from "node:perf_hooks";
 import { setFlagsFromString } from "node:v8";
@@ -39,7 +41,8 @@ export interface TrimDeps {
 }
 
 /**
- * Samples the busy share every QUIET_CHECK_MS and collects once after QUIET_INTERVALS quiet samples (then not
+ * Collects once a GROWTH_CHECK_MS after it starts if that was quiet; then samples the busy share every
+ * QUIET_CHECK_MS and collects once after QUIET_INTERVALS quiet samples (then not
  * again until the process was busy: an idle process is not collected over and over); reads the resident size
  * every GROWTH_CHECK_MS and collects whenever it grew by GROWN_BYTES since the read after the last collection.
  * Returns the stop function.
@@ -64,6 +67,13 @@ export function trimWhenQuiet(deps: TrimDeps): () => void {
       collect();
     }
     tick += 1;
+    // The young generation is held only once the process serves (ADR 0062), so starting may have grown it: a
+    // start whose first second was quiet gives that back then, not only after a whole quiet spell.
+    if (tick === 1 && deps.busy() < QUIET_BUSY) {
+      worked = false;
+      collect();
+      return;
+    }
     if (tick % ticksPerSample !== 0) return;
     if (deps.busy() >= QUIET_BUSY) {
       quiet = 0;
@@ -92,8 +102,8 @@ function busySampler(): () => number {
 }
 
 /**
- * First thing in the process, before the CLI loads: V8 reads the growth factor each time it would grow the
- * young generation, so 1 keeps it at its starting 1 MiB per semi-space. (`--max-semi-space-size` would say it
+ * Once the process serves (see above): V8 reads the growth factor each time it would grow the young
+ * generation, so 1 keeps it at the size the start left it (1–2 MiB per semi-space). (`--max-semi-space-size` would say it
  * directly, but V8 reads that one only when the heap is made, before any of our code runs.)
  */
 export function holdYoungGeneration(): void {

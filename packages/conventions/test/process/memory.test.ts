@@ -45,12 +45,29 @@ describe("trimWhenQuiet", () => {
     expect(collected).toBe(2);
   });
 
-  it("a quiet start trims what starting left behind", () => {
+  it("a quiet start trims what starting left behind, a second after it serves, once", () => {
     vi.useFakeTimers();
     let collected = 0;
     trimWhenQuiet({ busy: () => 0, rss: () => 100e6, collect: () => (collected += 1) })();
     expect(collected).toBe(0);
     const stop = trimWhenQuiet({ busy: () => 0, rss: () => 100e6, collect: () => (collected += 1) });
+    vi.advanceTimersByTime(GROWTH_CHECK_MS - 1);
+    expect(collected).toBe(0);
+    vi.advanceTimersByTime(1);
+    expect(collected).toBe(1);
+    vi.advanceTimersByTime(QUIET_CHECK_MS * QUIET_INTERVALS * 3);
+    expect(collected).toBe(1);
+    stop();
+  });
+
+  it("a start busy in its first second is trimmed after its first quiet spell instead", () => {
+    vi.useFakeTimers();
+    let collected = 0;
+    let share = 0.5;
+    const stop = trimWhenQuiet({ busy: () => share, rss: () => 100e6, collect: () => (collected += 1) });
+    vi.advanceTimersByTime(GROWTH_CHECK_MS);
+    expect(collected).toBe(0);
+    share = 0;
     vi.advanceTimersByTime(QUIET_CHECK_MS * QUIET_INTERVALS);
     expect(collected).toBe(1);
     stop();

@@ -6,7 +6,7 @@
  * /healthz), and `up` exits 1 at once when no server could start rather than serve an empty gateway.
  */
 
-import { trimAfterQuiet } from "@roadnerd/conventions/memory";
+import { holdYoungGeneration, trimAfterQuiet } from "@roadnerd/conventions/memory";
 import { loadServer, readRegistry } from "@roadnerd/registry";
 import { type AttachEvent, defaultLaunch } from "../attach.ts";
 import { loadCatalog } from "../catalog.ts";
@@ -44,8 +44,7 @@ interface Hosting {
 }
 
 export async function upCommand(line: UpLine, env: NodeJS.ProcessEnv): Promise<number> {
-  // Every server in this process: what a burst of calls leaves is given back once it has been quiet a while.
-  const stopTrim = line.processes ? () => {} : trimAfterQuiet();
+  let stopTrim = () => {};
   const registry = readRegistry();
   const catalog = await loadCatalog(registry);
   const known = catalog.servers.map((s) => s.name);
@@ -139,6 +138,11 @@ export async function upCommand(line: UpLine, env: NodeJS.ProcessEnv): Promise<n
     await stop();
     return EXIT.failed;
   }
+  // Now that everything serves (a V8 flag set earlier would have made every builtin the servers load compile
+  // from source, ADR 0062): the young generation held, and in one process what a burst of calls leaves given
+  // back once it has been quiet a while (the kernel's process/memory.ts).
+  holdYoungGeneration();
+  if (!line.processes) stopTrim = trimAfterQuiet();
   const rows: Array<[string, string, string]> = [["server", "url", "pid"]];
   for (const name of names) {
     const r = started.get(name);

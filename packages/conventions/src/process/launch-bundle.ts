@@ -1,0 +1,111 @@
+/**
+ * A server's `dist/main.js` (ADR 0062): compiles the server's one CommonJS bundle (`dist/app.cjs`) with the V8
+ * code cache `pnpm build` made after a start had answered, then runs it. Node's own compile cache
+ * (`NODE_COMPILE_CACHE`) saves a module's cache as soon as it is compiled, before it runs, so it holds the
+ * top-level code only: every function a start calls (Fastify's, zod's, ours) was parsed and compiled again at
+ * each start. A cache made after a start holds them too. Imports nothing but Node's own modules: it is bundled
+ * alone into `main.js`, the file every image, bin and client config starts.
+ */
+import { readFileSync, renameSync, writeFileSync } from "node:fs";
+import Module, { createRequire } from "node:module";
+import { dirname } from "node:path";
+import { constants, Script } from "node:vm";
+import { crc32 } from "node:zlib";
+
+/**
+ * `ROADNERD_CODE_CACHE`: unset, a cache that is there is used; `off` ignores it (the bench's cold start);
+ * `write` also writes the cache when the process exits (`pnpm build` does, after a start answered);
+ * `report` says on stderr whether the cache was used (the tests).
+ */
+export type CodeCacheMode = "use" | "off" | "write" | "report";
+
+/**
+ * `rejected`: V8 refused it (another Node, other V8 flags); `damaged`: its bytes are not what was written, or
+ * it was made for another bundle.
+ */
+export type CodeCacheState = "accepted" | "rejected" | "damaged" | "absent" | "off";
+
+const HEADER_BYTES = 8;
+
+/**
+ * The file holds the CRC-32 of the bundle it was made from and of the cache, then the cache. V8 checks a
+ * cache's version, its flags and the source's length, not the source or its own bytes: a damaged cache aborts
+ * the process (checked: 64 flipped bytes, SIGTRAP), and one made for another bundle of the same length would
+ * run that bundle's code. CRC-32 finds damage, not an attacker: whoever can write the cache can write the bundle.
+ */
+function sealed(source: Buffer, data: Buffer): Buffer {
+  const header = Buffer.alloc(HEADER_BYTES);
+  header.writeUInt32BE(crc32(source), 0);
+  header.writeUInt32BE(crc32(data), 4);
+  return Buffer.concat([header, data]);
+}
+
+function unsealed(file: Buffer, source: Buffer): Buffer | undefined {
+  if (file.length <= HEADER_BYTES || file.readUInt32BE(0) !== crc32(source)) return undefined;
+  const data = file.subarray(HEADER_BYTES);
+  return file.readUInt32BE(4) === crc32(data) ? data : undefined;
+}
+
+/** Where a bundle's cache is kept: beside it, one per Node version (V8 refuses another version's anyway). */
+export function codeCachePath(bundle: string, version: string = process.version): string {
+  return `${bundle}.${version}.v8cache`;
+}
+
+function modeFrom(value: string | undefined): CodeCacheMode {
+  return value === "off" || value === "write" || value === "report" ? value : "use";
+}
+
+function readCache(file: string): Buffer | undefined {
+  try {
+    return readFileSync(file);
+  } catch {
+    return undefined; // Not built with this Node, or never made: compiled from source, as without a cache.
+  }
+}
+
+/** Compile and run `bundle` as the process's main CommonJS module. */
+export function launchBundle(bundle: string, env: NodeJS.ProcessEnv = process.env): CodeCacheState {
+  const mode = modeFrom(env.ROADNERD_CODE_CACHE);
+  const cacheFile = codeCachePath(bundle);
+  const file = mode === "off" ? undefined : readCache(cacheFile);
+  const bytes = readFileSync(bundle);
+  const cachedData = file && unsealed(file, bytes);
+  // The build keeps the bundle ASCII (scripts/build.ts), so this is a one-byte string, decoded at memcpy speed.
+  const source = bytes.toString("utf8");
+  const script = new Script(`(function (exports, require, module, __filename, __dirname) {${source}\n})`, {
+    filename: bundle,
+    ...(cachedData ? { cachedData } : {}),
+    // import() of a package left out of the bundle (webcheck's playwright-core) resolves as from the bundle.
+    importModuleDynamically: constants.USE_MAIN_CONTEXT_DEFAULT_LOADER,
+  });
+  const state: CodeCacheState =
+    mode === "off"
+      ? "off"
+      : !file
+        ? "absent"
+        : !cachedData
+          ? "damaged"
+          : script.cachedDataRejected
+            ? "rejected"
+            : "accepted";
+  if (mode === "report") process.stderr.write(`code cache: ${state}\n`);
+  if (mode === "write") {
+    // At exit the cache holds every function the start compiled, not just the top level.
+    process.once("exit", () => {
+      const temp = `${cacheFile}.${process.pid}`;
+      writeFileSync(temp, sealed(bytes, script.createCachedData()));
+      renameSync(temp, cacheFile);
+    });
+  }
+  const mod = new Module(bundle);
+  mod.filename = bundle;
+  const wrapper = script.runInThisContext() as (
+    exports: unknown,
+    require: NodeJS.Require,
+    module: Module,
+    filename: string,
+    dirname: string,
+  ) => void;
+  wrapper.call(mod.exports, mod.exports, createRequire(bundle), mod, bundle, dirname(bundle));
+  return state;
+}

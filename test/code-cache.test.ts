@@ -1,0 +1,132 @@
+/**
+ * A server starts from the V8 code cache of a start (ADR 0062): the launcher with a bundle of the test's own,
+ * then every server `pnpm build` built.
+ */
+import { execFile } from "node:child_process";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { promisify } from "node:util";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { codeCachePath } from "../packages/conventions/src/process/launch-bundle.ts";
+import { REPO_ROOT, selectedServers } from "../packages/registry/src/read-registry.ts";
+import { asciiOnly } from "../scripts/lib/ascii-only.ts";
+import { writeServerLauncher } from "../scripts/lib/server-launcher.ts";
+
+const run = promisify(execFile);
+
+// A bundle as esbuild writes one: CommonJS, a builtin by require, a dynamic import (which a vm.Script needs
+// the launcher's loader for), its own file and directory.
+const APP = `const { createHash } = require("node:crypto");
+function digest(n) { const h = createHash("sha256"); for (let i = 0; i < n; i++) h.update(String(i)); return h.digest("hex").slice(0, 12); }
+import("node:os").then((os) => {
+  process.stdout.write(JSON.stringify({ digest: digest(100), file: __filename, dir: __dirname, same: module.exports === exports, cpus: typeof os.cpus, argv: process.argv.slice(2) }));
+});
+`;
+
+async function start(main: string, cache: string, nodeArgs: string[] = []) {
+  const { stdout, stderr } = await run(process.execPath, [...nodeArgs, main, "--x"], {
+    env: { PATH: process.env.PATH ?? "/usr/bin:/bin", ROADNERD_CODE_CACHE: cache },
+    timeout: 60_000,
+  });
+  return { out: JSON.parse(stdout) as Record<string, unknown>, state: /code cache: (\w+)/.exec(stderr)?.[1] };
+}
+
+describe("the launcher", () => {
+  let dir: string;
+  let main: string;
+  let cacheFile: string;
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), "rn-code-cache-"));
+    writeFileSync(join(dir, "app.cjs"), APP);
+    await writeServerLauncher(dir);
+    main = join(dir, "main.js");
+    cacheFile = codeCachePath(join(dir, "app.cjs"));
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it("runs the bundle as the main CommonJS module, then uses the cache a start wrote at its exit", async () => {
+    const expected = {
+      digest: expect.stringMatching(/^[0-9a-f]{12}$/),
+      file: join(dir, "app.cjs"),
+      dir,
+      same: true,
+      cpus: "function",
+      argv: ["--x"],
+    };
+    const first = await start(main, "report");
+    expect(first).toEqual({ out: expected, state: "absent" });
+    await start(main, "write");
+    expect(readFileSync(cacheFile).length).toBeGreaterThan(1000);
+    const warm = await start(main, "report");
+    expect(warm).toEqual({ out: first.out, state: "accepted" });
+    // The bench's cold start: the cache is there and not read.
+    expect((await start(main, "off")).out).toEqual(first.out);
+  });
+
+  it("compiles from source when V8 refuses the cache (other flags) or its bytes are damaged", async () => {
+    await start(main, "write");
+    const good = readFileSync(cacheFile);
+    const other = await start(main, "report", ["--stack-size=900"]);
+    expect(other.state).toBe("rejected");
+    const damaged = Buffer.from(good);
+    for (let i = damaged.length >> 1; i < (damaged.length >> 1) + 64; i++) damaged[i] = (damaged[i] ?? 0) ^ 0x5a;
+    writeFileSync(cacheFile, damaged);
+    // V8 alone would take these bytes and abort the process.
+    const after = await start(main, "report");
+    expect(after.state).toBe("damaged");
+    expect(after.out).toEqual(other.out);
+    writeFileSync(cacheFile, good.subarray(0, 20));
+    expect((await start(main, "report")).state).toBe("damaged");
+  });
+
+  it("does not take a cache made for another bundle of the same length (V8 checks only the length)", async () => {
+    await start(main, "write");
+    const app = join(dir, "app.cjs");
+    const original = readFileSync(app, "utf8");
+    const before = await start(main, "report");
+    expect(before.state).toBe("accepted");
+    writeFileSync(app, original.replace("digest(100)", "digest(101)"));
+    try {
+      const edited = await start(main, "report");
+      expect(edited.state).toBe("damaged");
+      expect(edited.out.digest).not.toBe(before.out.digest);
+      expect(edited.out).toEqual((await start(main, "off")).out);
+    } finally {
+      writeFileSync(app, original);
+    }
+  });
+});
+
+describe("asciiOnly", () => {
+  it("escapes what is above ASCII and keeps its meaning in strings, templates and regular expressions", () => {
+    const code = 'return ["a—b 😀", `x‘y`, /["‘“]/.test("“"), /^😀$/u.test("😀"), /^😀$/.test("😀")]; // a – comment';
+    const escaped = asciiOnly(code);
+    expect([...escaped].every((c) => c.charCodeAt(0) < 0x80)).toBe(true);
+    expect(new Function(escaped)()).toEqual(["a—b 😀", "x‘y", true, true, true]);
+    expect(new Function(code)()).toEqual(new Function(escaped)());
+  });
+});
+
+describe("every server pnpm build built", () => {
+  it.each(selectedServers().map((s) => [s.name, s.dir] as const))(
+    "%s: its bundle is ASCII and its start uses the cache the build wrote with this Node",
+    async (_name, serverDir) => {
+      const dist = join(REPO_ROOT, serverDir, "dist");
+      const bundle = readFileSync(join(dist, "app.cjs"));
+      expect(
+        bundle.findIndex((b) => b > 0x7f),
+        "first byte above ASCII",
+      ).toBe(-1);
+      // The Node that built it wrote one; another Node (the suite on Node 26 over a Node 24 build) has none.
+      expect(readdirSync(dist).filter((f) => f.endsWith(".v8cache")).length).toBeGreaterThan(0);
+      const ours = existsSync(codeCachePath(join(dist, "app.cjs")));
+      const { stderr, stdout } = await run(process.execPath, [join(dist, "main.js"), "--help"], {
+        env: { PATH: process.env.PATH ?? "/usr/bin:/bin", ROADNERD_CODE_CACHE: "report" },
+        timeout: 60_000,
+      });
+      expect(stdout).toMatch(/^roadnerd-/);
+      expect(stderr).toContain(ours ? "code cache: accepted" : "code cache: absent");
+    },
+  );
+});
