@@ -1,5 +1,5 @@
 /** roadnerd: the orchestrator's process entry. */
-// The young generation is held and trimmed only by `up`, once it serves (up/up.ts, ADR 0062).
+// Only `up` sets V8 flags (up/up.ts): one set here would make every builtin the CLI loads compile from source (ADR 0062).
 export {};
 
 const argv = process.argv.slice(2);

@@ -44,6 +44,10 @@ interface Hosting {
 }
 
 export async function upCommand(line: UpLine, env: NodeJS.ProcessEnv): Promise<number> {
+  // Before the servers load: `up` lives long and holds them all, so its young generation never grows (ADR
+  // 0037). The price is its one start: every builtin loaded after a V8 flag is set compiles from source (ADR
+  // 0062). The other commands set no flag.
+  holdYoungGeneration();
   let stopTrim = () => {};
   const registry = readRegistry();
   const catalog = await loadCatalog(registry);
@@ -138,10 +142,7 @@ export async function upCommand(line: UpLine, env: NodeJS.ProcessEnv): Promise<n
     await stop();
     return EXIT.failed;
   }
-  // Now that everything serves (a V8 flag set earlier would have made every builtin the servers load compile
-  // from source, ADR 0062): the young generation held, and in one process what a burst of calls leaves given
-  // back once it has been quiet a while (the kernel's process/memory.ts).
-  holdYoungGeneration();
+  // In one process, what a burst of calls leaves is given back once it has been quiet a while.
   if (!line.processes) stopTrim = trimAfterQuiet();
   const rows: Array<[string, string, string]> = [["server", "url", "pid"]];
   for (const name of names) {
