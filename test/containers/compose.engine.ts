@@ -3,7 +3,7 @@
 // scripts/containers.sh images). Sealed: the containers share this run's private network namespace (host
 // network = loopback only). Every service healthy, one tool per server through the gateway answering with what
 // the host really has, and `down` leaving no container, network or volume behind.
-import { execFileSync, spawn } from "node:child_process";
+import { execFileSync, spawn, spawnSync } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import { join } from "node:path";
@@ -108,6 +108,20 @@ describe("docker compose in a real engine (podman)", () => {
     for (const s of readRegistry()) {
       const health: unknown = await (await fetch(`http://127.0.0.1:${s.defaultPort}/healthz`)).json();
       expect(get(health, "capabilities.container"), `${s.name} /healthz container`).toBe("podman");
+    }
+  });
+
+  it("each server's image starts from the code cache its build wrote (ADR 0062)", () => {
+    for (const s of readRegistry()) {
+      // --help: the launcher compiles the bundle (and says how) before the server reads any config.
+      const run = spawnSync(
+        "podman",
+        ["run", "--rm", "--network", "none", "-e", "ROADNERD_CODE_CACHE=report", `roadnerd-${s.name}`, "--help"],
+        { encoding: "utf8", timeout: scaledMs(60_000) },
+      );
+      expect(run.status, `${s.name}'s image: ${run.stderr}`).toBe(0);
+      expect(run.stdout).toMatch(new RegExp(`^roadnerd-${s.name}:`));
+      expect(run.stderr, `${s.name}'s image`).toContain("code cache: accepted");
     }
   });
 
