@@ -13,6 +13,7 @@
 #   bash scripts/containers.sh compose <args…>  docker-compose <args…> here, against `podman system service`
 #                                               (started for the call, stopped by PID after it); builds use
 #                                               the local base (NODE_BASE, else roadnerd-node-base:24 if built)
+#   bash scripts/containers.sh podman <args…>   podman <args…> with these settings (e.g. run an image)
 # Why these settings: crun trips on kernels with hybrid cgroups (runtime runc); a container without
 # CAP_SYS_RESOURCE cannot raise ulimits (set at the host's hard limits); a network that re-signs TLS needs the
 # base to trust the machine's CA bundle, so it is copied in.
@@ -123,5 +124,6 @@ case "${1:-}" in
   base) base "${2:-24}" ;;
   images) images "${2:-24}" ;;
   compose) shift && compose "$@" ;;
-  *) sed -n '2,14p' "$0" && exit 2 ;;
+  podman) shift && engine && podman "$@" ;;
+  *) sed -n '2,15p' "$0" && exit 2 ;;
 esac

@@ -115,9 +115,18 @@ describe("docker compose in a real engine (podman)", () => {
     for (const s of readRegistry()) {
       // --help: the launcher compiles the bundle (and says how) before the server reads any config.
       const run = spawnSync(
-        "podman",
-        ["run", "--rm", "--network", "none", "-e", "ROADNERD_CODE_CACHE=report", `roadnerd-${s.name}`, "--help"],
-        { encoding: "utf8", timeout: scaledMs(60_000) },
+        "bash",
+        [
+          "scripts/containers.sh",
+          "podman",
+          "run",
+          "--rm",
+          "--network",
+          "none",
+          "-e",
+          "ROADNERD_CODE_CACHE=report",
+        ].concat([`roadnerd-${s.name}`, "--help"]),
+        { cwd: REPO_ROOT, encoding: "utf8", timeout: scaledMs(60_000) },
       );
       expect(run.status, `${s.name}'s image: ${run.stderr}`).toBe(0);
       expect(run.stdout).toMatch(new RegExp(`^roadnerd-${s.name}:`));
