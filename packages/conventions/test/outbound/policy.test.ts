@@ -4,11 +4,13 @@
  * OUTBOUND_DENY with CIDRs and names. The resolver and net.connect are spies here: a denied target must
  * never reach either, and the only connections made go to a loopback server this test starts.
  */
+import { isIP } from "node:net";
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { diagRoutes, OK_BODY, startTestServer, type TestServer } from "../../../testkit/src/index.ts";
 import { dial } from "../../src/outbound/dial.ts";
 import { httpRequest } from "../../src/outbound/http-probe.ts";
 import { createOutboundPolicy, unwrapIPv4 } from "../../src/outbound/index.ts";
+import { DEFAULT_DENY, defaultDenyFamily } from "../../src/outbound/policy.ts";
 import { portOf } from "../../src/outbound/port-of.ts";
 
 const FAKE_DNS: Record<string, string[]> = {
@@ -339,5 +341,17 @@ describe("IPv6 spellings that carry an IPv4 address (regression: the text form w
     "2001::f5ff:fffe",
   ])("%s is denied by OUTBOUND_DENY=10.0.0.0/8 and the default metadata rule, with no packet", (ip) => {
     expect(() => policyOf([], ["10.0.0.0/8"]).checkAddress(ip)).toThrow(/denied/);
+  });
+});
+
+describe("the default deny list", () => {
+  it("is read without net's IPv6 expression: each entry's family is the one isIP says (0: a name)", () => {
+    const families = DEFAULT_DENY.map((entry) => {
+      const addr = entry.split("/")[0] ?? "";
+      expect(defaultDenyFamily(addr), entry).toBe(isIP(addr));
+      return isIP(addr);
+    });
+    // The list holds all three kinds, so each branch was compared.
+    expect(new Set(families)).toEqual(new Set([0, 4, 6]));
   });
 });
