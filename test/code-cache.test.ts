@@ -2,8 +2,17 @@
  * A server starts from the V8 code cache of a start (ADR 0062): the launcher with a bundle of the test's own,
  * then every server `pnpm build` built.
  */
-import { execFile } from "node:child_process";
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { execFile, execFileSync } from "node:child_process";
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
@@ -78,6 +87,17 @@ describe("the launcher", () => {
     expect(after.out).toEqual(other.out);
     writeFileSync(cacheFile, good.subarray(0, 20));
     expect((await start(main, "report")).state).toBe("damaged");
+    // Something other than a file in its place: neither read forever (a device) nor waited on (a FIFO).
+    rmSync(cacheFile);
+    symlinkSync("/dev/zero", cacheFile);
+    expect((await start(main, "report")).state).toBe("damaged");
+    rmSync(cacheFile);
+    execFileSync("mkfifo", [cacheFile]);
+    expect((await start(main, "report")).state).toBe("damaged");
+    rmSync(cacheFile);
+    mkdirSync(cacheFile);
+    expect((await start(main, "report")).state).toBe("damaged");
+    rmSync(cacheFile, { recursive: true });
   });
 
   it("does not take a cache made for another bundle of the same length (V8 checks only the length)", async () => {

@@ -25,6 +25,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { REPO_ROOT, readRegistry } from "@roadnerd/registry";
 import { build, type Plugin } from "esbuild";
+import { SERVER_BUNDLE_OPTIONS } from "../lib/bundle-options.ts";
 import { buildBareBundle } from "./bare-bundle.ts";
 import { f1, loadavg, ms, pct, start } from "./lib.ts";
 
@@ -109,12 +110,7 @@ async function buildBlob(dir: string, slim: boolean): Promise<{ blob: string; by
       sourcefile: "snapshot-entry.ts",
       loader: "ts",
     },
-    bundle: true,
-    format: "cjs",
-    platform: "node",
-    target: "node20",
-    minifySyntax: true,
-    legalComments: "none",
+    ...SERVER_BUNDLE_OPTIONS,
     outfile: bundle,
     logLevel: "error",
     plugins: [lazyBuiltins],

@@ -6,7 +6,15 @@
  * each start. A cache made after a start holds them too. Imports nothing but Node's own modules: it is bundled
  * alone into `main.js`, the file every image, bin and client config starts.
  */
-import { readFileSync, renameSync, writeFileSync } from "node:fs";
+import {
+  closeSync,
+  constants as fsConstants,
+  fstatSync,
+  openSync,
+  readFileSync,
+  renameSync,
+  writeFileSync,
+} from "node:fs";
 import Module, { createRequire } from "node:module";
 import { dirname } from "node:path";
 import { constants, Script } from "node:vm";
@@ -55,11 +63,25 @@ function modeFrom(value: string | undefined): CodeCacheMode {
   return value === "off" || value === "write" || value === "report" ? value : "use";
 }
 
+/** A cache is a regular file of at most this: a FIFO or a device in its place would hang or fill the start. */
+const CACHE_BYTES_AT_MOST = 256 * 1024 * 1024;
+
+/** The cache file's bytes; undefined when there is none; an empty buffer when something else is in its place. */
 function readCache(file: string): Buffer | undefined {
+  let fd: number;
   try {
-    return readFileSync(file);
+    // O_NONBLOCK: opening a FIFO put there would otherwise wait for a writer.
+    fd = openSync(file, fsConstants.O_RDONLY | fsConstants.O_NONBLOCK);
   } catch {
     return undefined; // Not built with this Node, or never made: compiled from source, as without a cache.
+  }
+  try {
+    const stat = fstatSync(fd);
+    return stat.isFile() && stat.size <= CACHE_BYTES_AT_MOST ? readFileSync(fd) : Buffer.alloc(0);
+  } catch {
+    return Buffer.alloc(0);
+  } finally {
+    closeSync(fd);
   }
 }
 
