@@ -21,7 +21,8 @@ import { trainCodeCache } from "./lib/train-code-cache.ts";
 const LAUNCHER = [
   "#!/usr/bin/env node",
   'import module from "node:module";',
-  'try { module.enableCompileCache?.(new URL("./.compile-cache", import.meta.url).pathname); } catch {}',
+  'import { fileURLToPath } from "node:url";',
+  'try { module.enableCompileCache?.(fileURLToPath(new URL("./.compile-cache", import.meta.url))); } catch {}',
   'await import("./app.js");',
   "",
 ].join("\n");

@@ -4,6 +4,7 @@
  */
 import { execFile, execFileSync } from "node:child_process";
 import {
+  cpSync,
   existsSync,
   mkdirSync,
   mkdtempSync,
@@ -100,6 +101,31 @@ describe("the launcher", () => {
     rmSync(cacheFile, { recursive: true });
   });
 
+  it("says in one line when it cannot write the cache it was asked for (exit 1), or has no bundle (exit 2)", async () => {
+    // A directory where the cache goes: the rename fails, even for root.
+    rmSync(cacheFile, { force: true, recursive: true });
+    mkdirSync(join(cacheFile, "x"), { recursive: true });
+    const failed = await run(process.execPath, [main], {
+      env: { PATH: process.env.PATH ?? "/usr/bin:/bin", ROADNERD_CODE_CACHE: "write" },
+    }).catch((err: { code: number; stderr: string; stdout: string }) => err);
+    expect(failed).toMatchObject({ code: 1, stderr: expect.stringMatching(/^code cache not written: .+$/m) });
+    expect(JSON.parse((failed as { stdout: string }).stdout).digest).toMatch(/^[0-9a-f]{12}$/);
+    rmSync(cacheFile, { recursive: true });
+    const bare = mkdtempSync(join(tmpdir(), "rn-code-cache-missing-"));
+    try {
+      await writeServerLauncher(bare);
+      const missing = await run(process.execPath, [join(bare, "main.js")], { env: {} }).catch(
+        (err: { code: number; stderr: string }) => err,
+      );
+      expect(missing).toMatchObject({
+        code: 2,
+        stderr: `cannot read ${join(bare, "app.cjs")} (ENOENT): run \`pnpm build\`\n`,
+      });
+    } finally {
+      rmSync(bare, { recursive: true, force: true });
+    }
+  });
+
   it("does not take a cache made for another bundle of the same length (V8 checks only the length)", async () => {
     await start(main, "write");
     const app = join(dir, "app.cjs");
@@ -125,6 +151,33 @@ describe("asciiOnly", () => {
     expect([...escaped].every((c) => c.charCodeAt(0) < 0x80)).toBe(true);
     expect(new Function(escaped)()).toEqual(["a—b 😀", "x‘y", true, true, true]);
     expect(new Function(code)()).toEqual(new Function(escaped)());
+  });
+
+  it("keeps an escaped character itself, and a run of escaped backslashes before one", () => {
+    const code =
+      'return [/password=[\\“"]([^\\”"]*)/.exec("password=“hunter2”")?.[1], /[\\–\\—]/.test("—"), "\\“", "\\\\“", /\\\\“/.test("\\\\“")];';
+    const escaped = asciiOnly(code);
+    expect([...escaped].every((c) => c.charCodeAt(0) < 0x80)).toBe(true);
+    expect(new Function(code)()).toEqual(["hunter2", true, "“", "\\“", true]);
+    expect(new Function(escaped)()).toEqual(new Function(code)());
+  });
+});
+
+describe("the orchestrator's compile cache", () => {
+  it("stays inside its dist, under a path with a space and a non-ASCII character too", async () => {
+    const parent = mkdtempSync(join(tmpdir(), "rn-orchestrator-"));
+    try {
+      const dist = join(parent, "rn co josé", "dist");
+      cpSync(join(REPO_ROOT, "packages/orchestrator/dist"), dist, { recursive: true });
+      rmSync(join(dist, ".compile-cache"), { recursive: true, force: true });
+      const { stdout } = await run(process.execPath, [join(dist, "main.js"), "--version"], { env: {} });
+      expect(stdout).toMatch(/^roadnerd /);
+      expect(readdirSync(join(dist, ".compile-cache")).length).toBeGreaterThan(0);
+      // Before, the percent-encoded URL path made a new tree beside the checkout: rn%20co%20jos%C3%A9/.
+      expect(readdirSync(parent)).toEqual(["rn co josé"]);
+    } finally {
+      rmSync(parent, { recursive: true, force: true });
+    }
   });
 });
 

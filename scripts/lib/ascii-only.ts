@@ -12,8 +12,13 @@ import { dirname } from "node:path";
 import { type BuildOptions, build } from "esbuild";
 
 export function asciiOnly(code: string): string {
+  // An escaped character (`\“` in a string or a regex: itself) becomes its escape, `\u201c`; `\\u201c` would be
+  // a backslash and "u201c". An even run of backslashes before it escapes only themselves.
   // biome-ignore lint/suspicious/noControlCharactersInRegex: the range starts just above ASCII, no control character.
-  return code.replace(/[^\x00-\x7f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+  return code.replace(/(\\*)([^\x00-\x7f])/g, (_m, slashes: string, c: string) => {
+    const kept = slashes.length % 2 === 1 ? slashes.slice(1) : slashes;
+    return `${kept}\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`;
+  });
 }
 
 /** Builds with esbuild and writes every output file ASCII-only (source maps as they are). */

@@ -34,6 +34,9 @@ export const SERVER_BUNDLE_OPTIONS = {
   minifySyntax: true,
   legalComments: "none",
   charset: "ascii",
+  // import() of a package left out of the bundle (webcheck's playwright-core) becomes require() too: a vm.Script
+  // (the launcher's) can import() only through an experimental loader that warns on stderr, in the JSON log.
+  supported: { "dynamic-import": false },
   logLevel: "warning",
   // No builtins-by-require here: a CommonJS bundle already takes node:http by require().
 } satisfies BuildOptions;

@@ -63,8 +63,11 @@ function modeFrom(value: string | undefined): CodeCacheMode {
   return value === "off" || value === "write" || value === "report" ? value : "use";
 }
 
-/** A cache is a regular file of at most this: a FIFO or a device in its place would hang or fill the start. */
-const CACHE_BYTES_AT_MOST = 256 * 1024 * 1024;
+/**
+ * A cache is a regular file of at most this (a server's is ~2 MiB): a FIFO, a device or a huge sparse file in its
+ * place would hang the start or fill its memory.
+ */
+const CACHE_BYTES_AT_MOST = 64 * 1024 * 1024;
 
 /** The cache file's bytes; undefined when there is none; an empty buffer when something else is in its place. */
 function readCache(file: string): Buffer | undefined {
@@ -85,19 +88,32 @@ function readCache(file: string): Buffer | undefined {
   }
 }
 
+/** The bundle's bytes; a missing one (a partial copy, an interrupted build) is one line and exit 2, not a stack. */
+function readBundle(bundle: string): Buffer {
+  try {
+    return readFileSync(bundle);
+  } catch (err) {
+    process.stderr.write(
+      `cannot read ${bundle} (${(err as NodeJS.ErrnoException).code ?? "error"}): run \`pnpm build\`\n`,
+    );
+    process.exit(2);
+  }
+}
+
 /** Compile and run `bundle` as the process's main CommonJS module. */
 export function launchBundle(bundle: string, env: NodeJS.ProcessEnv = process.env): CodeCacheState {
   const mode = modeFrom(env.ROADNERD_CODE_CACHE);
   const cacheFile = codeCachePath(bundle);
   const file = mode === "off" ? undefined : readCache(cacheFile);
-  const bytes = readFileSync(bundle);
+  const bytes = readBundle(bundle);
   const cachedData = file && unsealed(file, bytes);
   // The build keeps the bundle ASCII (scripts/build.ts), so this is a one-byte string, decoded at memcpy speed.
   const source = bytes.toString("utf8");
   const script = new Script(`(function (exports, require, module, __filename, __dirname) {${source}\n})`, {
     filename: bundle,
     ...(cachedData ? { cachedData } : {}),
-    // import() of a package left out of the bundle (webcheck's playwright-core) resolves as from the bundle.
+    // The build turns import() into require() (bundle-options.ts); one left would resolve as from the bundle
+    // (Node warns that this loader is experimental).
     importModuleDynamically: constants.USE_MAIN_CONTEXT_DEFAULT_LOADER,
   });
   const state: CodeCacheState =
@@ -115,8 +131,14 @@ export function launchBundle(bundle: string, env: NodeJS.ProcessEnv = process.en
     // At exit the cache holds every function the start compiled, not just the top level.
     process.once("exit", () => {
       const temp = `${cacheFile}.${process.pid}`;
-      writeFileSync(temp, sealed(bytes, script.createCachedData()));
-      renameSync(temp, cacheFile);
+      try {
+        writeFileSync(temp, sealed(bytes, script.createCachedData()));
+        renameSync(temp, cacheFile);
+      } catch (err) {
+        // The build reads the exit status: a cache it asked for and did not get is a failure, said in one line.
+        process.stderr.write(`code cache not written: ${(err as Error).message}\n`);
+        process.exitCode = 1;
+      }
     });
   }
   const mod = new Module(bundle);
