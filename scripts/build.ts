@@ -8,9 +8,8 @@ import { join } from "node:path";
 // every server's source into this script, so one server mid-edit would break every build.
 import { REPO_ROOT, readRegistry, selectedServers } from "../packages/registry/src/read-registry.ts";
 import { buildAscii } from "./lib/ascii-only.ts";
-import { BUNDLE_OPTIONS, SERVER_BUNDLE_OPTIONS } from "./lib/bundle-options.ts";
-import { writeServerLauncher } from "./lib/server-launcher.ts";
-import { trainCodeCache } from "./lib/train-code-cache.ts";
+import { BUNDLE_OPTIONS } from "./lib/bundle-options.ts";
+import { buildServerDist } from "./lib/server-launcher.ts";
 
 /**
  * The orchestrator's launcher turns on Node's compile cache (Node >= 22.1) before the bundle is parsed, so later
@@ -56,18 +55,6 @@ if (only.length === 0 || only.includes(ORCHESTRATOR)) {
   });
 }
 
-async function buildServer(dir: string, outdir: string, external: string[]): Promise<string | undefined> {
-  await buildAscii({
-    ...SERVER_BUNDLE_OPTIONS,
-    entryPoints: [join(dir, "src/main.ts")],
-    outfile: join(outdir, "app.cjs"),
-    sourcemap: "linked",
-    external,
-  });
-  await writeServerLauncher(outdir);
-  return trainCodeCache(join(outdir, "main.js"), join(outdir, "app.cjs"));
-}
-
 for (const target of targets) {
   const dir = join(REPO_ROOT, target.dir);
   const outdir = join(dir, "dist");
@@ -75,7 +62,10 @@ for (const target of targets) {
   const started = performance.now();
   let cacheProblem: string | undefined;
   if (target.server) {
-    cacheProblem = await buildServer(dir, outdir, target.external);
+    cacheProblem = await buildServerDist(join(dir, "src/main.ts"), outdir, {
+      sourcemap: "linked",
+      external: target.external,
+    });
   } else {
     await buildAscii({
       ...BUNDLE_OPTIONS,

@@ -9,10 +9,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { REPO_ROOT } from "@roadnerd/registry";
 import { build } from "esbuild";
-import { buildAscii } from "../lib/ascii-only.ts";
-import { BUNDLE_OPTIONS, SERVER_BUNDLE_OPTIONS } from "../lib/bundle-options.ts";
-import { writeServerLauncher } from "../lib/server-launcher.ts";
-import { trainCodeCache } from "../lib/train-code-cache.ts";
+import { BUNDLE_OPTIONS } from "../lib/bundle-options.ts";
+import { buildServerDist } from "../lib/server-launcher.ts";
 
 export interface BareBundle {
   /** The launcher: `node <main>` starts it. */
@@ -42,15 +40,9 @@ export async function buildBareBundle(): Promise<BareBundle> {
 /** The bare app built as a server is (one CommonJS bundle, its launcher, the code cache of a start). */
 export async function buildBareAsServer(): Promise<BareBundle> {
   const outdir = mkdtempSync(join(tmpdir(), "rn-bench-bare-cjs-"));
-  await buildAscii({
-    ...SERVER_BUNDLE_OPTIONS,
-    entryPoints: [join(REPO_ROOT, "scripts/bench/bare-app.mjs")],
-    outfile: join(outdir, "app.cjs"),
+  const problem = await buildServerDist(join(REPO_ROOT, "scripts/bench/bare-app.mjs"), outdir, {
     nodePaths: [join(REPO_ROOT, "packages/conventions/node_modules")],
   });
-  await writeServerLauncher(outdir);
-  const main = join(outdir, "main.js");
-  const problem = await trainCodeCache(main, join(outdir, "app.cjs"));
   if (problem) throw new Error(`bare bundle as a server: ${problem}`);
-  return { main, remove: () => rmSync(outdir, { recursive: true, force: true }) };
+  return { main: join(outdir, "main.js"), remove: () => rmSync(outdir, { recursive: true, force: true }) };
 }

@@ -5,9 +5,11 @@
  */
 import { chmod, writeFile } from "node:fs/promises";
 import { join } from "node:path";
+import type { BuildOptions } from "esbuild";
 import { REPO_ROOT } from "../../packages/registry/src/read-registry.ts";
 import { buildAscii } from "./ascii-only.ts";
 import { SERVER_BUNDLE_OPTIONS } from "./bundle-options.ts";
+import { trainCodeCache } from "./train-code-cache.ts";
 
 const LAUNCH_BUNDLE = join(REPO_ROOT, "packages/conventions/src/process/launch-bundle.ts");
 
@@ -26,4 +28,18 @@ export async function writeServerLauncher(outdir: string): Promise<void> {
   });
   await chmod(join(outdir, "main.js"), 0o755);
   await writeFile(join(outdir, "package.json"), `${JSON.stringify({ type: "commonjs" })}\n`);
+}
+
+/**
+ * A server's whole dist/ as `pnpm build` makes it (and the bench its bare app built as a server is): `entry`
+ * bundled into app.cjs, its launcher, and the code cache of a start. Says why when there is no cache.
+ */
+export async function buildServerDist(
+  entry: string,
+  outdir: string,
+  options: Pick<BuildOptions, "external" | "nodePaths" | "sourcemap"> = {},
+): Promise<string | undefined> {
+  await buildAscii({ ...SERVER_BUNDLE_OPTIONS, ...options, entryPoints: [entry], outfile: join(outdir, "app.cjs") });
+  await writeServerLauncher(outdir);
+  return trainCodeCache(join(outdir, "main.js"), join(outdir, "app.cjs"));
 }

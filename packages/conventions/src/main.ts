@@ -1,6 +1,7 @@
 /** Process entry for every server: HTTP by default, `--stdio` for MCP over stdin/stdout. */
 import type { BaseConfig } from "./define/config.ts";
 import type { ServerDef } from "./define/server-def.ts";
+import { codeCacheMode } from "./process/code-cache-mode.ts";
 import { holdYoungGeneration, trimAfterQuiet } from "./process/memory.ts";
 import { createRuntime, type Runtime } from "./runtime/runtime.ts";
 
@@ -28,7 +29,7 @@ env: HOST (default 127.0.0.1), PORT (default ${def.defaultPort}; 0 = any free po
  * flags as they are at the next start's compile, or V8 would refuse that cache.
  */
 function tuneMemoryOnceUp(): void {
-  if (process.env.ROADNERD_CODE_CACHE === "write") return;
+  if (codeCacheMode() === "write") return;
   holdYoungGeneration();
   trimAfterQuiet();
 }

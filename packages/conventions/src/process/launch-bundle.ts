@@ -19,13 +19,7 @@ import Module, { createRequire } from "node:module";
 import { dirname } from "node:path";
 import { constants, Script } from "node:vm";
 import { crc32 } from "node:zlib";
-
-/**
- * `ROADNERD_CODE_CACHE`: unset, a cache that is there is used; `off` ignores it (the bench's cold start);
- * `write` also writes the cache when the process exits (`pnpm build` does, after a start answered);
- * `report` says on stderr whether the cache was used (the tests).
- */
-export type CodeCacheMode = "use" | "off" | "write" | "report";
+import { codeCacheMode } from "./code-cache-mode.ts";
 
 /**
  * `rejected`: V8 refused it (another Node, other V8 flags); `damaged`: its bytes are not what was written, or
@@ -57,10 +51,6 @@ function unsealed(file: Buffer, source: Buffer): Buffer | undefined {
 /** Where a bundle's cache is kept: beside it, one per Node version (V8 refuses another version's anyway). */
 export function codeCachePath(bundle: string, version: string = process.version): string {
   return `${bundle}.${version}.v8cache`;
-}
-
-function modeFrom(value: string | undefined): CodeCacheMode {
-  return value === "off" || value === "write" || value === "report" ? value : "use";
 }
 
 /**
@@ -102,7 +92,7 @@ function readBundle(bundle: string): Buffer {
 
 /** Compile and run `bundle` as the process's main CommonJS module. */
 export function launchBundle(bundle: string, env: NodeJS.ProcessEnv = process.env): CodeCacheState {
-  const mode = modeFrom(env.ROADNERD_CODE_CACHE);
+  const mode = codeCacheMode(env);
   const cacheFile = codeCachePath(bundle);
   const file = mode === "off" ? undefined : readCache(cacheFile);
   const bytes = readBundle(bundle);
