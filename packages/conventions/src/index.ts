@@ -5,6 +5,8 @@
  * the orchestrator's process supervision `@roadnerd/conventions/supervise`, test helpers
  * `@roadnerd/conventions/testing`. Named exports only; test/exports.test.ts pins each list.
  */
+import "./define/zod-jitless.ts";
+
 export { command, slot } from "./define/command.ts";
 export type { BaseConfig } from "./define/config.ts";
 export {

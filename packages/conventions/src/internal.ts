@@ -3,6 +3,8 @@
  * the orchestrator and the root suites use, and nothing more: a server author needs none of it, and a server's
  * tests find their helpers in `@roadnerd/conventions/testing`. The kernel's own tests import its modules.
  */
+import "./define/zod-jitless.ts";
+
 export { buildArgv, matchesTemplate } from "./define/command.ts";
 export { baseEnvShape } from "./define/config.ts";
 export { MIN_TIMEOUT_MS } from "./define/fields.ts";

@@ -1,4 +1,5 @@
 /** Process entry for every server: HTTP by default, `--stdio` for MCP over stdin/stdout. */
+import "./define/zod-jitless.ts";
 import type { BaseConfig } from "./define/config.ts";
 import type { ServerDef } from "./define/server-def.ts";
 import { codeCacheMode } from "./process/code-cache-mode.ts";

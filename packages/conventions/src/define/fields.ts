@@ -1,5 +1,5 @@
 /** Shared input field schemas: one definition of "a host name", "a port", "a URL" for every server. */
-import { isIP } from "node:net";
+import { isIPv4, isIPv6 } from "node:net";
 import { z } from "zod";
 
 export const DEFAULT_TIMEOUT_MS = 2000;
@@ -11,6 +11,15 @@ const HOSTNAME =
 
 export function isHostname(value: string): boolean {
   return HOSTNAME.test(value);
+}
+
+/**
+ * `isIP`, with net's IPv6 expression compiled only for a string that could be one (every IPv6 address has a
+ * colon): `isIP("example.com")` compiles it, 3–4 ms, and a server parses each tool's example at its start.
+ */
+export function ipFamily(value: string): 0 | 4 | 6 {
+  if (value.includes(":")) return isIPv6(value) ? 6 : 0;
+  return isIPv4(value) ? 4 : 0;
 }
 
 /** The caller's id for a call or a stream: short and plain, so echoing it back is safe. */
@@ -45,7 +54,7 @@ export const hostnameField = z
     "expected a host name like example.com (letters, digits, - and ., not starting with -)",
   );
 
-export const ipField = z.string().refine((v) => isIP(v) !== 0, "expected an IPv4 or IPv6 address");
+export const ipField = z.string().refine((v) => ipFamily(v) !== 0, "expected an IPv4 or IPv6 address");
 
 /** A host: a DNS name or an IP literal (IPv6 without brackets). */
 export const hostField = z
@@ -53,7 +62,7 @@ export const hostField = z
   .min(1)
   .max(253)
   .refine(
-    (v) => isIP(v) !== 0 || isHostname(v),
+    (v) => ipFamily(v) !== 0 || isHostname(v),
     "expected a host name or an IP address, e.g. example.com or 192.0.2.1",
   );
 

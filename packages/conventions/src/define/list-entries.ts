@@ -3,7 +3,7 @@
  * a Host's name), so a pattern such as `https://*.corp.example` or `*` matched nothing while it looked like it
  * opened a whole domain; it is refused at start instead, naming the entry and what is accepted (ADR 0048).
  */
-import { isIP } from "node:net";
+import { ipFamily } from "./fields.ts";
 
 /** A host as browsers put it in an Origin or Host: a name (punycode, lower case) or an IP literal. */
 const HOST_NAME = /^[a-z0-9_-]+(?:\.[a-z0-9_-]+)*\.?$/;
@@ -51,8 +51,8 @@ export function hostEntryProblem(entry: string): string | undefined {
   const shown = JSON.stringify(entry.slice(0, 120));
   const name = entry.toLowerCase();
   if (name.includes("*")) return `${shown}: wildcards are not supported; list each name, ${HOST_SHAPE}`;
-  if (HOST_NAME.test(name) || isIP(name) !== 0) return undefined;
+  if (HOST_NAME.test(name) || ipFamily(name) !== 0) return undefined;
   const bracketed = /^\[([0-9a-f:.]+)\]$/.exec(name);
-  const near = bracketed?.[1] && isIP(bracketed[1]) === 6 ? `; did you mean ${bracketed[1]}?` : "";
+  const near = bracketed?.[1] && ipFamily(bracketed[1]) === 6 ? `; did you mean ${bracketed[1]}?` : "";
   return `${shown} is not ${HOST_SHAPE} (no scheme, port or path)${near}`;
 }

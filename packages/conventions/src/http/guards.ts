@@ -3,10 +3,11 @@
  * optional bearer token. A browser page on evil.example that rebinds its name to 127.0.0.1 still sends
  * `Host: evil.example`, so only names we were told about get through.
  */
+
 import { createHash, timingSafeEqual } from "node:crypto";
-import { isIP } from "node:net";
 import { networkInterfaces } from "node:os";
 import type { FastifyRequest } from "fastify";
+import { ipFamily } from "../define/fields.ts";
 import { isSerializedOrigin } from "../define/list-entries.ts";
 import { DiagError } from "../errors/errors.ts";
 import { HOP_REFUSAL, isToolHop } from "../outbound/hop.ts";
@@ -60,7 +61,7 @@ function judgeHost(hostHeader: string, options: GuardOptions): boolean {
   if (isListedHost(name, options)) return true;
   if (LOCAL_NAMES.includes(name)) return true;
   // An IP literal Host is never a rebinding vector: a rebound name still arrives as that name.
-  if (isIP(name) !== 0) return true;
+  if (ipFamily(name) !== 0) return true;
   const bind = options.bindHost.toLowerCase();
   return bind !== "0.0.0.0" && bind !== "::" && name === bind;
 }
@@ -105,9 +106,9 @@ function reachesUs(name: string, target: OriginTarget, options: OriginOptions): 
   if (options.allowedHosts.some((h) => h.toLowerCase() === name)) return true;
   const bind = options.bindHost.replace(/^\[|\]$/g, "").toLowerCase();
   if (name === bind) return true;
-  if (isIP(name) !== 0) {
+  if (ipFamily(name) !== 0) {
     if (bind === "::") return isMachineAddress(name, 0);
-    return bind === "0.0.0.0" && isIP(name) === 4 && isMachineAddress(name, 4);
+    return bind === "0.0.0.0" && ipFamily(name) === 4 && isMachineAddress(name, 4);
   }
   return name === hostnameOf(target.headers.host ?? "");
 }

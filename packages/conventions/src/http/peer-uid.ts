@@ -5,7 +5,9 @@
  * this process's own user, root, the user who ran sudo (SUDO_UID), or a uid ALLOWED_UIDS names; anyone else
  * needs the bearer token. Where the tables cannot be read (not Linux), the check is skipped, once logged.
  */
-import { isIP, type Socket } from "node:net";
+
+import type { Socket } from "node:net";
+import { ipFamily } from "../define/fields.ts";
 import { NET_TABLE_ROW, readPieces, readPiecesSync } from "../fs/read-pieces.ts";
 
 /** Hex address of /proc/net/tcp{,6} (each 32-bit word in host order, little-endian here) → bytes. */
@@ -20,8 +22,8 @@ function bytesOf(hex: string): number[] {
 
 /** An address as the tables spell it (IPv4 4 bytes, IPv6 16; an IPv4-mapped IPv6 peer appears in tcp6). */
 function bytesOfIp(ip: string): number[] | undefined {
-  if (isIP(ip) === 4) return ip.split(".").map(Number);
-  if (isIP(ip) !== 6) return undefined;
+  if (ipFamily(ip) === 4) return ip.split(".").map(Number);
+  if (ipFamily(ip) !== 6) return undefined;
   const canonical = new URL(`http://[${ip.replace(/%.*$/, "")}]/`).hostname.slice(1, -1);
   const [head = "", tail] = canonical.split("::");
   const part = (s: string) => (s ? s.split(":").map((g) => Number.parseInt(g, 16)) : []);

@@ -3,8 +3,10 @@
  * a socket already open. Neither decides anything: the dial has checked the address and names the certificate's
  * host.
  */
-import { isIP, type Socket, connect as tcpConnect } from "node:net";
+
+import { type Socket, connect as tcpConnect } from "node:net";
 import { type SecureContext, type TLSSocket, connect as tlsConnect } from "node:tls";
+import { ipFamily } from "../define/fields.ts";
 import { classifySocketError } from "../errors/socket-errors.ts";
 import type { DialAttempt } from "./dial-error.ts";
 import { spanMs } from "./timing.ts";
@@ -77,7 +79,7 @@ export function handshake(socket: Socket, name: string, tls: DialTls, signal: Ab
       // Not dialled (the socket is open): the name the identity check uses.
       host: name,
       // SNI must be a name (RFC 6066): never an IP literal.
-      ...(isIP(name) ? {} : { servername: name }),
+      ...(ipFamily(name) ? {} : { servername: name }),
       ALPNProtocols: [...(tls.alpn ?? ["http/1.1"])],
       // Reported, not refused: `authorized` says what a browser would do.
       rejectUnauthorized: false,

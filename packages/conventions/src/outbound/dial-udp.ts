@@ -4,8 +4,10 @@
  * ECONNREFUSED instead of waiting out its timeout). The first checked address is used: a datagram has no
  * handshake to fall back on.
  */
+
 import { createSocket, type Socket as UdpSocket } from "node:dgram";
-import { isIP } from "node:net";
+import { ipFamily } from "../define/fields.ts";
+
 import { DiagError } from "../errors/errors.ts";
 import { classifySocketError, errnoOf, hostPort } from "../errors/socket-errors.ts";
 import { DialError, type DialErrorDetails } from "./dial-error.ts";
@@ -51,10 +53,10 @@ export async function dialUdp(policy: OutboundPolicy, options: DialUdpOptions): 
     }
     throw err;
   }
-  policy.checkAddress(address, isIP(host) ? undefined : host, port);
+  policy.checkAddress(address, ipFamily(host) ? undefined : host, port);
   const where = hostPort(address, port);
   const from = performance.now();
-  const socket = createSocket(isIP(address) === 6 ? "udp6" : "udp4");
+  const socket = createSocket(ipFamily(address) === 6 ? "udp6" : "udp4");
   try {
     await new Promise<void>((resolve, reject) => {
       const onAbort = () => reject(Object.assign(new Error("aborted"), { code: "ECONNABORTED", aborted: true }));

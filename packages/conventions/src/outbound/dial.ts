@@ -6,8 +6,10 @@
  * TLS never sends an IP literal as SNI, offers the ALPN asked for, and reports the certificate instead of
  * refusing it (`rejectUnauthorized: false`; `authorized` says what a browser would do).
  */
-import { isIP, type Socket } from "node:net";
+
+import type { Socket } from "node:net";
 import type { TLSSocket } from "node:tls";
+import { ipFamily } from "../define/fields.ts";
 import { DiagError } from "../errors/errors.ts";
 import { classifySocketError, type DiagnosisCode, errnoOf, hostPort } from "../errors/socket-errors.ts";
 import { type DialAttempt, DialError, type DialErrorDetails, type DialPhase } from "./dial-error.ts";
@@ -130,7 +132,7 @@ export async function dial(policy: OutboundPolicy, options: DialOptions): Promis
     const from = performance.now();
     for (const [i, address] of addresses.entries()) {
       // Checked again just before the dial: what we connect to is exactly what the policy saw.
-      policy.checkAddress(address, isIP(name) ? undefined : name, to);
+      policy.checkAddress(address, ipFamily(name) ? undefined : name, to);
       where = hostPort(address, to);
       const limitMs =
         deadline === undefined

@@ -7,8 +7,10 @@
  * one process, each on its own port), and every port a `ROADNERD_<NAME>_PORT` variable names. Servers on
  * other ports are refused by the hop marker instead (hop.ts, ADR 0047).
  */
-import { BlockList, isIP } from "node:net";
+
+import { BlockList } from "node:net";
 import { networkInterfaces } from "node:os";
+import { ipFamily } from "../define/fields.ts";
 
 /** The gateway's default port and the servers' default ports after it (registry: one above the highest). */
 export const ROADNERD_PORT_BLOCK = { first: 7100, last: 7199 } as const;
@@ -75,10 +77,10 @@ export function isThisMachine(ip: string): boolean {
     local.addAddress("::1", "ipv6");
     local.addAddress("::", "ipv6");
     for (const i of Object.values(networkInterfaces()).flatMap((l) => l ?? [])) {
-      const family = isIP(i.address.replace(/%.*$/, ""));
+      const family = ipFamily(i.address.replace(/%.*$/, ""));
       if (family) local.addAddress(i.address.replace(/%.*$/, ""), family === 4 ? "ipv4" : "ipv6");
     }
   }
-  const family = isIP(ip);
+  const family = ipFamily(ip);
   return family !== 0 && local.check(ip, family === 4 ? "ipv4" : "ipv6");
 }

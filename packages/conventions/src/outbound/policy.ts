@@ -5,9 +5,9 @@
  * denied by default; OUTBOUND_ALLOW narrows everything to a list; OUTBOUND_DENY adds to the deny list.
  */
 import { lookup } from "node:dns/promises";
-import { BlockList, isIP } from "node:net";
+import { BlockList } from "node:net";
 import { networkInterfaces } from "node:os";
-import { isHostname } from "../define/fields.ts";
+import { ipFamily, isHostname } from "../define/fields.ts";
 import { DiagError } from "../errors/errors.ts";
 import { METADATA_ENTRIES, UNROUTABLE } from "./metadata.ts";
 import { addOwnPort, isOwnPort, isThisMachine } from "./own-ports.ts";
@@ -66,7 +66,7 @@ export const DEFAULT_DENY: readonly string[] = [...METADATA_ENTRIES.map((e) => e
 /** The eight 16-bit groups of an IPv6 address (zone id dropped), or null if it is not one. */
 function ipv6Groups(ip: string): number[] | null {
   const bare = ip.replace(/%.*$/, "");
-  if (isIP(bare) !== 6) return null;
+  if (ipFamily(bare) !== 6) return null;
   // The URL parser canonicalises (dotted tails become hex groups), so every spelling reads the same.
   const canonical = new URL(`http://[${bare}]/`).hostname.slice(1, -1);
   const [head = "", tail] = canonical.split("::");
@@ -132,7 +132,7 @@ export function defaultDenyFamily(addr: string): 0 | 4 | 6 {
   return /^\d{1,3}(?:\.\d{1,3}){3}$/.test(addr) ? 4 : 0;
 }
 
-function rules(entries: readonly string[], familyOf: (addr: string) => number = isIP): Rules {
+function rules(entries: readonly string[], familyOf: (addr: string) => number = ipFamily): Rules {
   const nets = new BlockList();
   const cidrs: Cidr[] = [];
   const names: string[] = [];
@@ -140,7 +140,7 @@ function rules(entries: readonly string[], familyOf: (addr: string) => number = 
   for (const raw of entries) {
     const entry = raw.trim().toLowerCase();
     const endpoint = endpointOf(entry);
-    if (endpoint && (isIP(endpoint.host) || isHostname(endpoint.host))) {
+    if (endpoint && (ipFamily(endpoint.host) || isHostname(endpoint.host))) {
       endpoints.push(endpoint);
       continue;
     }
@@ -187,7 +187,7 @@ function nameMatches(host: string, names: readonly string[]): boolean {
 }
 
 function ipMatches(ip: string, list: BlockList): boolean {
-  const family = isIP(ip);
+  const family = ipFamily(ip);
   return family !== 0 && list.check(ip, family === 4 ? "ipv4" : "ipv6");
 }
 
@@ -195,7 +195,7 @@ export function createPolicy(config: OutboundConfig, trusted: readonly string[] 
   const admitted = new BlockList();
   for (const t of trusted) {
     const ip = unwrapIPv4(t);
-    const family = isIP(ip);
+    const family = ipFamily(ip);
     if (family) admitted.addAddress(ip, family === 4 ? "ipv4" : "ipv6");
   }
   const allow = rules(config.allow);
@@ -231,7 +231,7 @@ export function createPolicy(config: OutboundConfig, trusted: readonly string[] 
     if (port === undefined) return false;
     const name = host?.toLowerCase().replace(/\.$/, "");
     return allow.endpoints.some(
-      (e) => e.port === port && (e.host === name || (isIP(e.host) !== 0 && unwrapIPv4(e.host) === ip)),
+      (e) => e.port === port && (e.host === name || (ipFamily(e.host) !== 0 && unwrapIPv4(e.host) === ip)),
     );
   }
 
@@ -250,7 +250,7 @@ export function createPolicy(config: OutboundConfig, trusted: readonly string[] 
     const ownAllowed = config.allowSelf === true && selfAt?.[1] === port;
     if (port !== undefined && !endpoint && !ownAllowed && isOwnPort(port) && isThisMachine(ip)) {
       throw new DiagError("E_FORBIDDEN", `target is a RoadNerd server's port: ${target} port ${port}`, {
-        hint: `RoadNerd's own ports are not a target; OUTBOUND_ALLOW=${isIP(ip) === 6 ? `[${ip}]` : ip}:${port} allows this one`,
+        hint: `RoadNerd's own ports are not a target; OUTBOUND_ALLOW=${ipFamily(ip) === 6 ? `[${ip}]` : ip}:${port} allows this one`,
       });
     }
     if (ipMatches(ip, deny.nets) || (host !== undefined && nameMatches(host, deny.names))) {
@@ -273,7 +273,7 @@ export function createPolicy(config: OutboundConfig, trusted: readonly string[] 
   /** Everything decidable before a lookup: the literal IP (with its port), or the name against the name rules. */
   function checkTarget(rawHost: string, port?: number): void {
     const host = numericHost(rawHost.replace(/^\[|\]$/g, ""));
-    if (isIP(host)) {
+    if (ipFamily(host)) {
       checkAddress(host, undefined, port);
       return;
     }
@@ -290,7 +290,7 @@ export function createPolicy(config: OutboundConfig, trusted: readonly string[] 
     // An allow list of names only: an unlisted name is refused before its lookup can leave the machine.
     const namedEndpoint =
       port !== undefined && allow.endpoints.some((e) => e.host === host.toLowerCase() && e.port === port);
-    const addressEntries = allow.cidrs.length > 0 || allow.endpoints.some((e) => isIP(e.host) !== 0);
+    const addressEntries = allow.cidrs.length > 0 || allow.endpoints.some((e) => ipFamily(e.host) !== 0);
     if (restricted && !addressEntries && !namedEndpoint && !nameMatches(host, allow.names)) {
       throw new DiagError("E_FORBIDDEN", `target not in OUTBOUND_ALLOW: ${host}`, {
         hint: "ask the operator to add it to OUTBOUND_ALLOW",
@@ -302,7 +302,7 @@ export function createPolicy(config: OutboundConfig, trusted: readonly string[] 
     const host = numericHost(rawHost.replace(/^\[|\]$/g, ""));
     const started = performance.now();
     checkTarget(host, port);
-    const literal = isIP(host);
+    const literal = ipFamily(host);
     if (literal) return { host, address: host, addresses: [host], family: literal as 4 | 6, dnsMs: 0 };
     let addresses: Array<{ address: string; family: number }>;
     try {
@@ -335,7 +335,7 @@ export function createPolicy(config: OutboundConfig, trusted: readonly string[] 
     // A BlockList, like every other rule: it matches an address however it is spelled.
     const local = new BlockList();
     for (const ip of wildcard ? localAddresses() : [bound]) {
-      const family = isIP(ip);
+      const family = ipFamily(ip);
       if (family) local.addAddress(ip, family === 4 ? "ipv4" : "ipv6");
     }
     if (wildcard) {
@@ -359,10 +359,10 @@ export function createPolicy(config: OutboundConfig, trusted: readonly string[] 
  * 169.254.43518: inet_aton's forms) is that address, judged before any lookup. The URL parser knows the forms.
  */
 function numericHost(host: string): string {
-  if (isIP(host) || !/^[0-9a-fx.]+$/i.test(host) || !/^[0-9]|^0x/i.test(host)) return host;
+  if (ipFamily(host) || !/^[0-9a-fx.]+$/i.test(host) || !/^[0-9]|^0x/i.test(host)) return host;
   try {
     const parsed = new URL(`http://${host}/`).hostname;
-    return isIP(parsed) === 4 ? parsed : host;
+    return ipFamily(parsed) === 4 ? parsed : host;
   } catch {
     return host;
   }

@@ -3,6 +3,8 @@
  * build the app without listening, the kernel's exec on a chosen PATH, fake binaries on a test-only PATH, the
  * README curl runner, a silent logger, and processes seen from /proc. Nothing under servers/ imports /internal.
  */
+import "../define/zod-jitless.ts";
+
 // The allowlist check and the line spawner, so a server's tests prove a mutating argv is refused before any
 // process exists; liveProcessGroups, that none is left behind.
 export { checkAllowed } from "../define/command.ts";
