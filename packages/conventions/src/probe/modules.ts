@@ -3,7 +3,6 @@
  * http: {…} } }`, YAML or JSON), checked once at start-up against each prober's own options; without a file, the
  * probers' defaults. A module naming an unknown prober, or options its prober refuses, stops the server.
  */
-import { readFile } from "node:fs/promises";
 import { z } from "zod";
 import { MAX_TIMEOUT_MS } from "../define/fields.ts";
 import { DiagError } from "../errors/errors.ts";
@@ -63,7 +62,10 @@ export async function loadProbeModules(
   try {
     // yaml only when a file names modules: nothing a server without PROBE_CONFIG loads at start (ADR 0049).
     // A split chunk of a CommonJS package exports only `default`.
-    const [text, yaml] = await Promise.all([readFile(file, "utf8"), import("yaml")]);
+    const [text, yaml] = await Promise.all([
+      process.getBuiltinModule("node:fs/promises").readFile(file, "utf8"),
+      import("yaml"),
+    ]);
     raw = yaml.default.parse(text);
   } catch (err) {
     throw bad(`cannot read ${file}: ${err instanceof Error ? err.message : String(err)}`);

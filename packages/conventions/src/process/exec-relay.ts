@@ -8,7 +8,7 @@
 import { EventEmitter } from "node:events";
 import { Readable } from "node:stream";
 import { finished } from "node:stream/promises";
-import { Worker } from "node:worker_threads";
+import type { Worker } from "node:worker_threads";
 import { DiagError } from "../errors/errors.ts";
 import { findOnPath } from "./death-tie.ts";
 import {
@@ -111,6 +111,8 @@ function onGroupMessage(helper: Helper, msg: Exclude<FromSpawnWorker, { type: "d
 }
 
 function startHelper(): Helper {
+  // Loaded here, at the first spawn: worker_threads is ~1 ms of a start that may never spawn (issue 17, target 2).
+  const { Worker } = process.getBuiltinModule("node:worker_threads");
   const worker = new Worker(source(), {
     eval: true,
     name: "roadnerd-spawn",

@@ -1,6 +1,10 @@
-/** What this server can see of its host, reported on /healthz so an orchestrator knows before it calls. */
-import { constants } from "node:fs";
-import { access, readFile } from "node:fs/promises";
+/**
+ * What this server can see of its host, reported on /healthz so an orchestrator knows before it calls.
+ * Synchronous: a handful of access() and small /proc and /run reads, microseconds each, made once, at the
+ * first /healthz, which waited for a dozen thread-pool round trips in turn (the pool's threads started by the
+ * first of them) on every start (issue 17, target 2).
+ */
+import { accessSync, constants, readFileSync } from "node:fs";
 import { join } from "node:path";
 
 export interface Capabilities {
@@ -10,18 +14,18 @@ export interface Capabilities {
   binaries: Record<string, boolean>;
 }
 
-async function exists(path: string): Promise<boolean> {
+function exists(path: string): boolean {
   try {
-    await access(path, constants.F_OK);
+    accessSync(path, constants.F_OK);
     return true;
   } catch {
     return false;
   }
 }
 
-async function readText(path: string): Promise<string> {
+function readText(path: string): string {
   try {
-    return await readFile(path, "utf8");
+    return readFileSync(path, "utf8");
   } catch {
     return "";
   }
@@ -35,11 +39,11 @@ async function readText(path: string): Promise<string> {
  */
 export async function detectContainer(env: NodeJS.ProcessEnv = process.env, root = "/"): Promise<string | null> {
   if (env.KUBERNETES_SERVICE_HOST) return "kubernetes";
-  if (await exists(join(root, ".dockerenv"))) return "docker";
-  if (await exists(join(root, "run/.containerenv"))) return "podman";
-  const declared = (await readText(join(root, "run/systemd/container"))).trim() || env.container?.trim();
+  if (exists(join(root, ".dockerenv"))) return "docker";
+  if (exists(join(root, "run/.containerenv"))) return "podman";
+  const declared = readText(join(root, "run/systemd/container")).trim() || env.container?.trim();
   if (declared) return declared;
-  const cgroup = await readText(join(root, "proc/1/cgroup"));
+  const cgroup = readText(join(root, "proc/1/cgroup"));
   if (/libpod/.test(cgroup)) return "podman";
   if (/docker|containerd/.test(cgroup)) return "docker";
   if (/kubepods/.test(cgroup)) return "kubernetes";
@@ -47,10 +51,10 @@ export async function detectContainer(env: NodeJS.ProcessEnv = process.env, root
   return null;
 }
 
-export async function findBinary(name: string, searchPath: string): Promise<boolean> {
+export function findBinary(name: string, searchPath: string): boolean {
   for (const dir of searchPath.split(":").filter(Boolean)) {
     try {
-      await access(join(dir, name), constants.X_OK);
+      accessSync(join(dir, name), constants.X_OK);
       return true;
     } catch {}
   }
@@ -58,11 +62,9 @@ export async function findBinary(name: string, searchPath: string): Promise<bool
 }
 
 export async function detectCapabilities(binaries: readonly string[], searchPath: string): Promise<Capabilities> {
-  const [container, comm, found] = await Promise.all([
-    detectContainer(),
-    readText("/proc/1/comm"),
-    Promise.all(binaries.map(async (b) => [b, await findBinary(b, searchPath)] as const)),
-  ]);
+  const container = await detectContainer();
+  const comm = readText("/proc/1/comm");
+  const found = binaries.map((b) => [b, findBinary(b, searchPath)] as const);
   return {
     container,
     systemd_pid1: comm.trim() === "systemd",
