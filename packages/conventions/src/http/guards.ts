@@ -3,7 +3,6 @@
  * optional bearer token. A browser page on evil.example that rebinds its name to 127.0.0.1 still sends
  * `Host: evil.example`, so only names we were told about get through.
  */
-
 import { createHash, timingSafeEqual } from "node:crypto";
 import { networkInterfaces } from "node:os";
 import type { FastifyRequest } from "fastify";

@@ -5,7 +5,6 @@
  * this process's own user, root, the user who ran sudo (SUDO_UID), or a uid ALLOWED_UIDS names; anyone else
  * needs the bearer token. Where the tables cannot be read (not Linux), the check is skipped, once logged.
  */
-
 import type { Socket } from "node:net";
 import { ipFamily } from "../define/fields.ts";
 import { NET_TABLE_ROW, readPieces, readPiecesSync } from "../fs/read-pieces.ts";

@@ -3,7 +3,6 @@
  * a socket already open. Neither decides anything: the dial has checked the address and names the certificate's
  * host.
  */
-
 import { type Socket, connect as tcpConnect } from "node:net";
 import { type SecureContext, type TLSSocket, connect as tlsConnect } from "node:tls";
 import { ipFamily } from "../define/fields.ts";

@@ -4,10 +4,8 @@
  * ECONNREFUSED instead of waiting out its timeout). The first checked address is used: a datagram has no
  * handshake to fall back on.
  */
-
 import { createSocket, type Socket as UdpSocket } from "node:dgram";
 import { ipFamily } from "../define/fields.ts";
-
 import { DiagError } from "../errors/errors.ts";
 import { classifySocketError, errnoOf, hostPort } from "../errors/socket-errors.ts";
 import { DialError, type DialErrorDetails } from "./dial-error.ts";

@@ -6,7 +6,6 @@
  * TLS never sends an IP literal as SNI, offers the ALPN asked for, and reports the certificate instead of
  * refusing it (`rejectUnauthorized: false`; `authorized` says what a browser would do).
  */
-
 import type { Socket } from "node:net";
 import type { TLSSocket } from "node:tls";
 import { ipFamily } from "../define/fields.ts";

@@ -7,7 +7,6 @@
  * one process, each on its own port), and every port a `ROADNERD_<NAME>_PORT` variable names. Servers on
  * other ports are refused by the hop marker instead (hop.ts, ADR 0047).
  */
-
 import { BlockList } from "node:net";
 import { networkInterfaces } from "node:os";
 import { ipFamily } from "../define/fields.ts";
