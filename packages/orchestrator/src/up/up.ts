@@ -91,7 +91,15 @@ export async function upCommand(line: UpLine, env: NodeJS.ProcessEnv): Promise<n
     const attacher = o.attacher;
     restarts = new Restarts(async (server) => (await attacher.ensure(server)).client.baseUrl, err);
     started = await restarts.startAll(names);
-    hosting = { restarts, pidOf: (s) => attacher.pidOf(s), close: async () => restarts?.close() };
+    hosting = {
+      restarts,
+      pidOf: (s) => attacher.pidOf(s),
+      // The server processes drain with the gateway, not after its grace: their own callers waited for both.
+      close: async () => {
+        restarts?.close();
+        await attacher.close();
+      },
+    };
   } else {
     const defs = new Map(await Promise.all(names.map(async (n) => [n, await loadServer(n)] as const)));
     const servers = new InProcessServers({ defs, envFor, say: err });
