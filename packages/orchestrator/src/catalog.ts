@@ -54,7 +54,8 @@ export interface Catalog {
 }
 
 function paramsOf(tool: AnyTool | AnyStream): string[] {
-  const shape: Record<string, z.ZodType> = tool.input ?? {};
+  // The whole input the kernel takes, less what every tool takes: a stream's duration_ms is listed with its own.
+  const shape: Record<string, z.ZodType> = tool.inputSchema.shape;
   return Object.keys(shape)
     .filter((k) => !COMMON_INPUTS.has(k))
     .map((k) => (shape[k]?.safeParse(undefined).success ? `${k}?` : k));
@@ -64,7 +65,7 @@ export function entryLine(e: CatalogEntry): string {
   return `${e.id} {${e.params.join(", ")}}: ${e.summary}`;
 }
 
-/** `ports/port_watch {port, interval_ms?}: summary — http://127.0.0.1:7103/sse/port_watch` */
+/** `ports/port_watch {port, interval_ms?, duration_ms?}: summary — http://127.0.0.1:7103/sse/port_watch` */
 export function streamLine(e: StreamEntry): string {
   return `${e.id} {${e.params.join(", ")}}: ${e.summary} — http://127.0.0.1:${e.port}/sse/${e.stream}`;
 }

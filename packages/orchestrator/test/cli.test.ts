@@ -46,7 +46,7 @@ describe("roadnerd list / call", () => {
     const [tools = "", streams = ""] = text.stdout.trim().split("\n\nstreams");
     // Where `roadnerd up` serves each stream, with its params.
     expect(streams).toMatch(
-      /\nports\/port_watch \{port, interval_ms\?\}: .* http:\/\/127\.0\.0\.1:7103\/sse\/port_watch\n/,
+      /\nports\/port_watch \{port, interval_ms\?, duration_ms\?\}: .* http:\/\/127\.0\.0\.1:7103\/sse\/port_watch\n/,
     );
     const json = await roadnerd(["list", "--json"]);
     const entries = JSON.parse(json.stdout) as Array<{
@@ -57,7 +57,7 @@ describe("roadnerd list / call", () => {
     }>;
     expect(entries.find((e) => e.tool === "ports/who_uses_port")?.params).toEqual(["port"]);
     expect(entries.find((e) => e.stream === "ports/port_watch")).toMatchObject({
-      params: ["port", "interval_ms?"],
+      params: ["port", "interval_ms?", "duration_ms?"],
       port: 7103,
     });
     expect(entries.filter((e) => e.tool)).toHaveLength(tools.split("\n").length);
@@ -554,6 +554,7 @@ describe("roadnerd up", () => {
       };
       for (const [name] of servers) expect(gwHealth.servers[String(name)]).toMatchObject({ state: "up" });
       expect(servers.map((r) => r[0])).toContain("network");
+      expect(stderr).toContain("Every server in this one process; Ctrl-C stops them all.");
       child.kill("SIGINT");
       expect(await exited).toBe(0);
       expect(stderr).toContain("stopped.");

@@ -54,8 +54,13 @@ async function up(
   proc.stdout.on("data", (d: Buffer) => {
     stdout += d.toString();
   });
-  proc.stderr.resume();
-  await pollUntil(() => stdout.includes("gateway (MCP)"), scaledMs(60_000));
+  let stderr = "";
+  proc.stderr.on("data", (d: Buffer) => {
+    stderr += d.toString();
+  });
+  await pollUntil(() => stdout.includes("gateway (MCP)") && stderr.includes("Ctrl-C stops"), scaledMs(60_000));
+  // One server asked for: the line says which, not "every server".
+  expect(stderr).toContain("network and the gateway");
   const rows = stdout.split("\n").map((l) => l.trim().split(/\s{2,}/));
   const url = (name: string) => rows.find((r) => r[0] === name)?.[1] ?? "";
   return { server: url("network"), gateway: url("gateway (MCP)"), proc };

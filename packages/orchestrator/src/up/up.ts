@@ -162,13 +162,17 @@ export async function upCommand(line: UpLine, env: NodeJS.ProcessEnv): Promise<n
   const widths = [0, 1].map((c) => Math.max(...rows.map((r) => r[c]?.length ?? 0)));
   for (const r of rows) out(`${r[0].padEnd(widths[0] ?? 0)}  ${r[1].padEnd(widths[1] ?? 0)}  ${r[2]}`);
   err(`The page: ${http.url.replace(/mcp$/, "")} (health, diagnose, connectivity, disk, ports, web)`);
+  // `pnpm start network` runs one server: the line says so rather than "every server".
+  const one = names.length === 1 ? names[0] : undefined;
   err(
     line.processes
-      ? "One process per server (--processes); Ctrl-C stops every server and the gateway."
-      : "Every server in this one process; Ctrl-C stops them all.",
+      ? `One process per server (--processes); Ctrl-C stops ${one ? `${one} and the gateway` : "every server and the gateway"}.`
+      : one
+        ? `${one} and the gateway in this one process; Ctrl-C stops both.`
+        : "Every server in this one process; Ctrl-C stops them all.",
   );
   err(
-    'Try, in another terminal: pnpm exec roadnerd triage   (or: pnpm exec roadnerd triage --symptom "port 8080 in use")',
+    'Try, in another terminal: pnpm exec roadnerd triage   (or: pnpm exec roadnerd triage --symptom "port 8080 already in use")',
   );
   await untilSignal();
   // One grace period for everyone: the gateway and the servers drain at once (in turn, a server's direct
