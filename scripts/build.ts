@@ -55,10 +55,12 @@ if (only.length === 0 || only.includes(ORCHESTRATOR)) {
   });
 }
 
-for (const target of targets) {
+/** One target's dist/; said in one line when done. */
+async function buildTarget(target: (typeof targets)[number]): Promise<void> {
   const dir = join(REPO_ROOT, target.dir);
   const outdir = join(dir, "dist");
-  await rm(outdir, { recursive: true, force: true });
+  // A server's dist/ is kept: buildServerDist rewrites what changed and keeps a code cache that still fits.
+  if (!target.server) await rm(outdir, { recursive: true, force: true });
   const started = performance.now();
   let cacheProblem: string | undefined;
   if (target.server) {
@@ -81,3 +83,12 @@ for (const target of targets) {
   // Without a cache the server still starts, compiling from source as before: said, not fatal.
   if (cacheProblem) console.warn(`  no code cache for ${target.label}: ${cacheProblem}`);
 }
+
+// Two at a time: esbuild is parallel inside already; a second build overlaps one's training start (a server's
+// first answer) and its file writes with the other's bundling.
+const queue = [...targets];
+await Promise.all(
+  [0, 1].map(async () => {
+    for (let t = queue.shift(); t; t = queue.shift()) await buildTarget(t);
+  }),
+);

@@ -11,17 +11,18 @@ import {
   readdirSync,
   readFileSync,
   rmSync,
+  statSync,
   symlinkSync,
   writeFileSync,
 } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { codeCachePath } from "../packages/conventions/src/process/launch-bundle.ts";
+import { codeCacheFits, codeCachePath } from "../packages/conventions/src/process/launch-bundle.ts";
 import { REPO_ROOT, selectedServers } from "../packages/registry/src/read-registry.ts";
 import { asciiOnly } from "../scripts/lib/ascii-only.ts";
-import { writeServerLauncher } from "../scripts/lib/server-launcher.ts";
+import { buildServerDist, writeServerLauncher } from "../scripts/lib/server-launcher.ts";
 
 const run = promisify(execFile);
 
@@ -202,4 +203,34 @@ describe("every server pnpm build built", () => {
       expect(stderr).toContain(ours ? "code cache: accepted" : "code cache: absent");
     },
   );
+});
+
+describe("a server's dist/ built again", () => {
+  let dir: string;
+  let entry: string;
+  const nodePaths = [join(REPO_ROOT, "packages/conventions/node_modules")];
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), "rn-dist-again-"));
+    entry = join(dir, "app.mjs");
+    cpSync(join(REPO_ROOT, "scripts/bench/bare-app.mjs"), entry);
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it("keeps a cache made from the same bundle, trains again for a new one, and drops what no build makes", async () => {
+    const outdir = join(dir, "dist");
+    const cache = codeCachePath(join(outdir, "app.cjs"));
+    expect(await buildServerDist(entry, outdir, { nodePaths })).toBeUndefined();
+    const first = statSync(cache).mtimeMs;
+    writeFileSync(join(outdir, "app.js"), "// an older build's file\n");
+    // The same source: nothing to train (the cache file is not written again), the stray file gone.
+    expect(await buildServerDist(entry, outdir, { nodePaths })).toBeUndefined();
+    expect(statSync(cache).mtimeMs).toBe(first);
+    expect(readdirSync(outdir).sort()).toEqual(["app.cjs", basename(cache), "main.js", "package.json"].sort());
+    // A changed source: a new bundle, its old cache replaced by one made from it.
+    writeFileSync(entry, `${readFileSync(entry, "utf8")}\nglobalThis.rnBuiltAgain = 1;\n`);
+    expect(await buildServerDist(entry, outdir, { nodePaths })).toBeUndefined();
+    expect(readFileSync(join(outdir, "app.cjs"), "utf8")).toContain("rnBuiltAgain");
+    expect(statSync(cache).mtimeMs).not.toBe(first);
+    expect(codeCacheFits(join(outdir, "app.cjs"))).toBe(true);
+  }, 120_000);
 });

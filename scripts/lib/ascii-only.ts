@@ -7,7 +7,7 @@
  * surrogates is one code point), an identifier, and text in a comment. Only a template's raw text (String.raw)
  * would differ, as it does under esbuild's own charset option.
  */
-import { mkdir, writeFile } from "node:fs/promises";
+import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { dirname } from "node:path";
 import { type BuildOptions, build } from "esbuild";
 
@@ -22,10 +22,17 @@ export function asciiOnly(code: string): string {
 }
 
 /** Builds with esbuild and writes every output file ASCII-only (source maps as they are). */
-export async function buildAscii(options: BuildOptions): Promise<void> {
+/** Whether the build wrote anything new: a file whose bytes are already there is left as it is. */
+export async function buildAscii(options: BuildOptions): Promise<boolean> {
   const result = await build({ ...options, write: false });
+  let changed = false;
   for (const file of result.outputFiles ?? []) {
+    const bytes = file.path.endsWith(".map") ? Buffer.from(file.contents) : Buffer.from(asciiOnly(file.text));
+    const before = await readFile(file.path).catch(() => undefined);
+    if (before?.equals(bytes)) continue;
+    changed = true;
     await mkdir(dirname(file.path), { recursive: true });
-    await writeFile(file.path, file.path.endsWith(".map") ? file.contents : asciiOnly(file.text));
+    await writeFile(file.path, bytes);
   }
+  return changed;
 }

@@ -78,6 +78,20 @@ function readCache(file: string): Buffer | undefined {
   }
 }
 
+/**
+ * Whether `bundle`'s cache for this Node is there and was made from these very bytes (what a start would find
+ * `accepted` or `rejected`, never `damaged` or `absent`): the build keeps such a cache rather than train again.
+ */
+export function codeCacheFits(bundle: string): boolean {
+  const file = readCache(codeCachePath(bundle));
+  if (!file?.length) return false;
+  try {
+    return unsealed(file, readFileSync(bundle)) !== undefined;
+  } catch {
+    return false;
+  }
+}
+
 /** The bundle's bytes; a missing one (a partial copy, an interrupted build) is one line and exit 2, not a stack. */
 function readBundle(bundle: string): Buffer {
   try {
