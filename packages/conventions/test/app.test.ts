@@ -74,6 +74,16 @@ describe("HTTP contract", () => {
     expect(res.json().error.message).toContain("name");
   });
 
+  // Regression (attacker review, ADR 0063): `null` ran the tool as {}, where /mcp refuses `arguments: null`.
+  it("a JSON null body is not an object: refused, not taken for {}", async () => {
+    const res = await post("echo_name", "null");
+    expect(res.statusCode).toBe(400);
+    expect(res.json().error).toMatchObject({
+      code: "E_INVALID_INPUT",
+      message: expect.stringContaining("JSON object"),
+    });
+  });
+
   it("GET /openapi.json is OpenAPI 3.1 with a path per tool and stream", async () => {
     const doc = (await app.inject({ url: "/openapi.json" })).json();
     expect(doc.openapi).toBe("3.1.0");

@@ -120,6 +120,18 @@ describe("SSE", () => {
     }
   });
 
+  // Regression (attacker review, ADR 0063): the query parser drops a __proto__ key, so the stream ran.
+  it("a __proto__ parameter is refused, as the key is in a JSON body", async () => {
+    for (const q of ["__proto__=1", "%5F%5Fproto%5F%5F=1", "__proto__[x]=1"]) {
+      const res = await request(`${base}/sse/ticks?interval_ms=100&${q}`);
+      expect(res.statusCode, q).toBe(400);
+      expect(((await res.body.json()) as { error: { code: string; message: string } }).error, q).toMatchObject({
+        code: "E_INVALID_INPUT",
+        message: expect.stringContaining("__proto__"),
+      });
+    }
+  });
+
   it("a parameter given twice is a 400, not a silent pick", async () => {
     const res = await request(`${base}/sse/ticks?interval_ms=100&interval_ms=200`);
     expect(res.statusCode).toBe(400);

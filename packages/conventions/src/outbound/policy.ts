@@ -132,7 +132,16 @@ export function defaultDenyFamily(addr: string): 0 | 4 | 6 {
   return /^\d{1,3}(?:\.\d{1,3}){3}$/.test(addr) ? 4 : 0;
 }
 
-function rules(entries: readonly string[], familyOf: (addr: string) => number = ipFamily): Rules {
+/**
+ * `deny`: an entry is read as a target is (see below), since one taken for a name denied nothing. `allow` is
+ * read as written: a spelling it does not know allows nothing (and cannot reopen metadata by another name).
+ * `defaults`: our own DEFAULT_DENY, canonical, its family from its shape.
+ */
+type RulesOf = "deny" | "allow" | "defaults";
+
+function rules(entries: readonly string[], of: RulesOf): Rules {
+  const familyOf = of === "defaults" ? defaultDenyFamily : ipFamily;
+  const spell = of === "deny" ? spelledAddress : (a: string) => a;
   const nets = new BlockList();
   const cidrs: Cidr[] = [];
   const names: string[] = [];
@@ -141,19 +150,30 @@ function rules(entries: readonly string[], familyOf: (addr: string) => number = 
     const entry = raw.trim().toLowerCase();
     const endpoint = endpointOf(entry);
     if (endpoint && (ipFamily(endpoint.host) || isHostname(endpoint.host))) {
-      endpoints.push(endpoint);
+      // An address however spelled (0x0a090909, 10.9.9.9.): the form a target is judged in.
+      endpoints.push({ ...endpoint, host: spell(endpoint.host) });
       continue;
     }
-    const [addr, bits] = entry.split("/");
-    const family = familyOf(addr ?? "");
+    const [spelled, bits] = entry.split("/");
+    // An entry means the address it spells, as a target does (2852039166, 012.011.011.011, 10.9.9.9.): before,
+    // such an entry was taken for a host name and matched nothing (attacker review, ADR 0063).
+    const addr = spell(spelled ?? "");
+    const family = familyOf(addr);
     if (family) {
       const type = family === 4 ? "ipv4" : "ipv6";
       const prefix = bits === undefined ? (family === 4 ? 32 : 128) : Number(bits);
       if (!Number.isInteger(prefix) || prefix < 0 || prefix > (family === 4 ? 32 : 128)) {
         throw new DiagError("E_INVALID_INPUT", `bad CIDR in outbound policy: ${raw}`);
       }
-      nets.addSubnet(addr as string, prefix, type);
-      cidrs.push({ addr: addr as string, prefix, type });
+      nets.addSubnet(addr, prefix, type);
+      cidrs.push({ addr, prefix, type });
+      // One IPv6 address that reaches an IPv4 one (::ffff:, NAT64, 6to4, Teredo, ::a.b.c.d) names that too: a
+      // target is judged by the IPv4 it reaches.
+      const reached = of === "deny" && family === 6 && prefix === 128 ? unwrapIPv4(addr) : addr;
+      if (reached !== addr && ipFamily(reached) === 4) {
+        nets.addAddress(reached, "ipv4");
+        cidrs.push({ addr: reached, prefix: 32, type: "ipv4" });
+      }
     } else if (isHostname(entry.replace(/^\*\./, ""))) {
       names.push(entry.replace(/\.$/, ""));
     } else {
@@ -198,9 +218,9 @@ export function createPolicy(config: OutboundConfig, trusted: readonly string[] 
     const family = ipFamily(ip);
     if (family) admitted.addAddress(ip, family === 4 ? "ipv4" : "ipv6");
   }
-  const allow = rules(config.allow);
-  const deny = rules(config.deny);
-  const defaults = rules(DEFAULT_DENY, defaultDenyFamily);
+  const allow = rules(config.allow, "allow");
+  const deny = rules(config.deny, "deny");
+  const defaults = rules(DEFAULT_DENY, "defaults");
   const restricted = config.allow.length > 0;
   const reopened = specificOverrides(allow, defaults);
 
@@ -235,8 +255,20 @@ export function createPolicy(config: OutboundConfig, trusted: readonly string[] 
     );
   }
 
+  /** OUTBOUND_DENY names this address (as dialled or the IPv4 it reaches), this name, or this host:port. */
+  function denied(dialled: string, ip: string, host: string | undefined, port: number | undefined): boolean {
+    if (ipMatches(ip, deny.nets) || ipMatches(dialled, deny.nets)) return true;
+    if (host !== undefined && nameMatches(host, deny.names)) return true;
+    if (port === undefined) return false;
+    const name = host?.toLowerCase().replace(/\.$/, "");
+    return deny.endpoints.some(
+      (e) => e.port === port && (e.host === name || (ipFamily(e.host) !== 0 && unwrapIPv4(e.host) === ip)),
+    );
+  }
+
   function checkAddress(rawIp: string, host?: string, port?: number): void {
-    const ip = unwrapIPv4(rawIp.replace(/^\[|\]$/g, ""));
+    const dialled = rawIp.replace(/^\[|\]$/g, "").replace(/%.*$/, "");
+    const ip = unwrapIPv4(dialled);
     if (ipMatches(ip, admitted)) return;
     const target = host && host !== ip ? `${host} (${ip})` : ip;
     const endpoint = endpointAllowed(ip, host, port);
@@ -253,7 +285,7 @@ export function createPolicy(config: OutboundConfig, trusted: readonly string[] 
         hint: `RoadNerd's own ports are not a target; OUTBOUND_ALLOW=${ipFamily(ip) === 6 ? `[${ip}]` : ip}:${port} allows this one`,
       });
     }
-    if (ipMatches(ip, deny.nets) || (host !== undefined && nameMatches(host, deny.names))) {
+    if (denied(dialled, ip, host, port)) {
       throw new DiagError("E_FORBIDDEN", `target denied by OUTBOUND_DENY: ${target}`);
     }
     if (host !== undefined) checkMetadataName(host);
@@ -284,8 +316,13 @@ export function createPolicy(config: OutboundConfig, trusted: readonly string[] 
     // localhost is this machine by definition (RFC 6761), even when a proxy, not we, would resolve it.
     if ((host === "localhost" || host.endsWith(".localhost")) && port !== undefined)
       checkAddress("127.0.0.1", host, port);
-    // A name on the deny list is refused before any lookup leaves the machine.
-    if (nameMatches(host, deny.names)) throw new DiagError("E_FORBIDDEN", `target denied by OUTBOUND_DENY: ${host}`);
+    // A name on the deny list (alone, or with this port) is refused before any lookup leaves the machine.
+    const name = host.toLowerCase().replace(/\.$/, "");
+    if (
+      nameMatches(host, deny.names) ||
+      (port !== undefined && deny.endpoints.some((e) => e.host === name && e.port === port))
+    )
+      throw new DiagError("E_FORBIDDEN", `target denied by OUTBOUND_DENY: ${host}`);
     checkMetadataName(host);
     // An allow list of names only: an unlisted name is refused before its lookup can leave the machine.
     const namedEndpoint =
@@ -352,6 +389,14 @@ export function createPolicy(config: OutboundConfig, trusted: readonly string[] 
     return wider;
   };
   return { resolveTarget, checkAddress, checkTarget, setSelf, allowsName, trusting };
+}
+
+/** An address entry as a target is read: inet_aton's IPv4 forms made dotted, one trailing dot dropped. */
+function spelledAddress(entry: string): string {
+  if (entry.includes(":")) return entry;
+  const bare = entry.replace(/\.$/, "");
+  const numeric = numericHost(bare);
+  return ipFamily(numeric) ? numeric : entry;
 }
 
 /**

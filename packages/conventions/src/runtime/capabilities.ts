@@ -4,7 +4,7 @@
  * first /healthz, which waited for a dozen thread-pool round trips in turn (the pool's threads started by the
  * first of them) on every start (issue 17, target 2).
  */
-import { accessSync, constants, readFileSync } from "node:fs";
+import { accessSync, closeSync, constants, fstatSync, openSync, readSync, statSync } from "node:fs";
 import { join } from "node:path";
 
 export interface Capabilities {
@@ -23,11 +23,29 @@ function exists(path: string): boolean {
   }
 }
 
+/** Files read here are a line or a few (/proc/1/cgroup, /run/systemd/container): more is not read. */
+const TEXT_BYTES_AT_MOST = 16 * 1024;
+
+/**
+ * A small regular file's text, or "". Opened without waiting and read only if regular: a FIFO or a device
+ * mounted in its place must not hold the event loop (an attacker review bind-mounted a FIFO over /proc/1/comm).
+ * /proc's files say size 0 and are regular, so the bound is in bytes read.
+ */
 function readText(path: string): string {
+  let fd: number;
   try {
-    return readFileSync(path, "utf8");
+    fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
   } catch {
     return "";
+  }
+  try {
+    if (!fstatSync(fd).isFile()) return "";
+    const buf = Buffer.alloc(TEXT_BYTES_AT_MOST);
+    return buf.subarray(0, readSync(fd, buf, 0, buf.length, 0)).toString("utf8");
+  } catch {
+    return "";
+  } finally {
+    closeSync(fd);
   }
 }
 
@@ -51,10 +69,14 @@ export async function detectContainer(env: NodeJS.ProcessEnv = process.env, root
   return null;
 }
 
+/** As a shell's `command -v` finds a program: the first regular file by that name that may be run. */
 export function findBinary(name: string, searchPath: string): boolean {
   for (const dir of searchPath.split(":").filter(Boolean)) {
+    const path = join(dir, name);
     try {
-      accessSync(join(dir, name), constants.X_OK);
+      // A directory or a FIFO named like the program is not it (root may "execute" either by access()).
+      if (!statSync(path).isFile()) continue;
+      accessSync(path, constants.X_OK);
       return true;
     } catch {}
   }

@@ -39,6 +39,20 @@ function coerce(value: string, type: string | undefined): unknown {
   }
 }
 
+/**
+ * A `__proto__` parameter never reaches the parsed query (the parser drops it), so the strict check cannot see
+ * it: refused from the raw query string, as the key is in a JSON body (an attacker review, ADR 0063).
+ */
+export function refusePoisonedQuery(url: string | undefined): void {
+  const at = url?.indexOf("?") ?? -1;
+  if (at < 0 || !url) return;
+  for (const key of new URLSearchParams(url.slice(at + 1)).keys()) {
+    if (/^__proto__(?:\[|$)/.test(key)) {
+      throw new DiagError("E_INVALID_INPUT", "keys named __proto__ or constructor.prototype are refused");
+    }
+  }
+}
+
 export function queryToInput(schema: z.ZodObject, query: Record<string, unknown>): Record<string, unknown> {
   const types = propertyTypes(schema);
   const out: Record<string, unknown> = {};

@@ -33,8 +33,9 @@ export interface ToolCallOptions {
 
 /** Validate raw input against a tool's (or stream's) strict schema. Throws E_INVALID_INPUT. */
 export function parseInput(spec: InputSpec, raw: unknown): Record<string, unknown> {
-  if (raw === undefined || raw === null) raw = {};
-  if (typeof raw !== "object" || Array.isArray(raw)) {
+  // No body is no input; a JSON `null` is not an object (refused, as /mcp refuses `arguments: null`).
+  if (raw === undefined) raw = {};
+  if (typeof raw !== "object" || raw === null || Array.isArray(raw)) {
     throw new DiagError("E_INVALID_INPUT", `${spec.name}: input must be a JSON object`, {
       hint: `example: ${JSON.stringify(spec.example)}`,
     });

@@ -289,6 +289,51 @@ describe("OUTBOUND_ALLOW / OUTBOUND_DENY with CIDRs", () => {
     expect(() => policyOf(["10.0.0.0/33"])).toThrow(/bad CIDR/);
     expect(() => policyOf([], ["not a host!"])).toThrow(/bad entry/);
   });
+
+  // Regression (attacker review, ADR 0063): these DENY entries were taken for host names or left unused, and
+  // denied nothing; the same spellings as a target were judged as the address.
+  it("a DENY entry means the address it spells, however spelled, with or without a port", async () => {
+    for (const entry of ["0x0a090909", "168364297", "012.011.011.011", "10.592137", "10.9.9.9.", "10.9.9.9/32"]) {
+      await expect(policyOf([], [entry]).resolveTarget("10.9.9.9"), entry).rejects.toMatchObject({
+        code: "E_FORBIDDEN",
+        message: expect.stringContaining("OUTBOUND_DENY"),
+      });
+    }
+    // host:port: that port of that host (by address however written, or by name before any lookup), not others.
+    for (const entry of ["10.9.9.9:8099", "0x0a090909:8099", "[::ffff:a09:909]:8099"]) {
+      const policy = policyOf([], [entry]);
+      await expect(policy.resolveTarget("10.9.9.9", undefined, 8099), entry).rejects.toMatchObject({
+        code: "E_FORBIDDEN",
+      });
+      await expect(policy.resolveTarget("10.9.9.9", undefined, 8100), entry).resolves.toMatchObject({
+        address: "10.9.9.9",
+      });
+    }
+    await expect(policyOf([], ["own.test:80"]).resolveTarget("own.test", undefined, 80)).rejects.toMatchObject({
+      code: "E_FORBIDDEN",
+      message: expect.stringContaining("OUTBOUND_DENY"),
+    });
+  });
+
+  it("a DENY entry of an IPv6 address that reaches an IPv4 one denies both", async () => {
+    for (const entry of ["64:ff9b::a09:909", "2002:a09:909::1", "::10.9.9.9", "::ffff:10.9.9.9"]) {
+      const policy = policyOf([], [entry]);
+      await expect(policy.resolveTarget("10.9.9.9"), entry).rejects.toMatchObject({ code: "E_FORBIDDEN" });
+      await expect(policy.resolveTarget(`[${entry}]`), entry).rejects.toMatchObject({ code: "E_FORBIDDEN" });
+    }
+    // A v6 range is matched as dialled too: NAT64's whole prefix.
+    await expect(policyOf([], ["64:ff9b::/96"]).resolveTarget("[64:ff9b::a09:909]")).rejects.toMatchObject({
+      code: "E_FORBIDDEN",
+    });
+  });
+
+  it("an ALLOW entry is read as written: another spelling of metadata opens nothing", async () => {
+    for (const entry of ["2852039166", "::ffff:169.254.169.254", "169.254.169.254."]) {
+      await expect(policyOf([entry]).resolveTarget("169.254.169.254"), entry).rejects.toMatchObject({
+        code: "E_FORBIDDEN",
+      });
+    }
+  });
 });
 
 describe("trusting: an address the machine's own configuration names", () => {

@@ -12,7 +12,7 @@ import { PING_INTERVAL_MS } from "../../define/stream.ts";
 import { errorBody, toDiagError } from "../../errors/errors.ts";
 import { unknownTool } from "../../errors/suggest.ts";
 import { onSlotLost, preemptedError } from "../../runtime/call-slots.ts";
-import { queryToInput } from "../../runtime/query-input.ts";
+import { queryToInput, refusePoisonedQuery } from "../../runtime/query-input.ts";
 import { abortableSleep } from "../../runtime/run-stream.ts";
 import { parseInput, runParsedTool } from "../../runtime/run-tool.ts";
 import type { Runtime } from "../../runtime/runtime.ts";
@@ -79,6 +79,7 @@ export function registerSse(app: FastifyInstance, runtime: Runtime<unknown>, tra
         const spec = stream ?? tool;
         if (!spec) throw unknownTool(name, names, "stream");
         // Validate before the stream starts, so a bad query is a plain 400 with the typed error body.
+        refusePoisonedQuery(request.raw.url);
         const input = parseInput(spec, queryToInput(spec.inputSchema, request.query));
         checkTargets(spec, input, runtime);
         // A tool as a stream at the call bound: 503 before any event, as on /actions.
