@@ -201,6 +201,21 @@ function specificOverrides(allow: Rules, defaults: Rules): BlockList {
   return out;
 }
 
+/** `list` names this very host:port: by address (`ip`, as a target is judged) or by the name it was asked as. */
+function endpointIn(
+  list: Rules["endpoints"],
+  ip: string | undefined,
+  host: string | undefined,
+  port: number | undefined,
+): boolean {
+  if (port === undefined) return false;
+  const name = host?.toLowerCase().replace(/\.$/, "");
+  return list.some(
+    (e) =>
+      e.port === port && (e.host === name || (ip !== undefined && ipFamily(e.host) !== 0 && unwrapIPv4(e.host) === ip)),
+  );
+}
+
 function nameMatches(host: string, names: readonly string[]): boolean {
   const h = host.toLowerCase().replace(/\.$/, "");
   return names.some((n) => (n.startsWith("*.") ? h.endsWith(n.slice(1)) : h === n));
@@ -247,23 +262,14 @@ export function createPolicy(config: OutboundConfig, trusted: readonly string[] 
   }
 
   /** OUTBOUND_ALLOW names this very host:port (by address, or by the name it was asked as). */
-  function endpointAllowed(ip: string, host: string | undefined, port: number | undefined): boolean {
-    if (port === undefined) return false;
-    const name = host?.toLowerCase().replace(/\.$/, "");
-    return allow.endpoints.some(
-      (e) => e.port === port && (e.host === name || (ipFamily(e.host) !== 0 && unwrapIPv4(e.host) === ip)),
-    );
-  }
+  const endpointAllowed = (ip: string, host: string | undefined, port: number | undefined) =>
+    endpointIn(allow.endpoints, ip, host, port);
 
   /** OUTBOUND_DENY names this address (as dialled or the IPv4 it reaches), this name, or this host:port. */
   function denied(dialled: string, ip: string, host: string | undefined, port: number | undefined): boolean {
     if (ipMatches(ip, deny.nets) || ipMatches(dialled, deny.nets)) return true;
     if (host !== undefined && nameMatches(host, deny.names)) return true;
-    if (port === undefined) return false;
-    const name = host?.toLowerCase().replace(/\.$/, "");
-    return deny.endpoints.some(
-      (e) => e.port === port && (e.host === name || (ipFamily(e.host) !== 0 && unwrapIPv4(e.host) === ip)),
-    );
+    return endpointIn(deny.endpoints, ip, host, port);
   }
 
   function checkAddress(rawIp: string, host?: string, port?: number): void {
@@ -310,23 +316,17 @@ export function createPolicy(config: OutboundConfig, trusted: readonly string[] 
       return;
     }
     if (!isHostname(host)) throw new DiagError("E_INVALID_INPUT", `not a host name: ${host.slice(0, 80)}`);
-    if (!(port !== undefined && allow.endpoints.some((e) => e.host === host.toLowerCase() && e.port === port))) {
-      requireAllowlist(host);
-    }
+    // Named with this port in OUTBOUND_ALLOW: by name only here, before any lookup.
+    const namedEndpoint = endpointIn(allow.endpoints, undefined, host, port);
+    if (!namedEndpoint) requireAllowlist(host);
     // localhost is this machine by definition (RFC 6761), even when a proxy, not we, would resolve it.
     if ((host === "localhost" || host.endsWith(".localhost")) && port !== undefined)
       checkAddress("127.0.0.1", host, port);
     // A name on the deny list (alone, or with this port) is refused before any lookup leaves the machine.
-    const name = host.toLowerCase().replace(/\.$/, "");
-    if (
-      nameMatches(host, deny.names) ||
-      (port !== undefined && deny.endpoints.some((e) => e.host === name && e.port === port))
-    )
+    if (nameMatches(host, deny.names) || endpointIn(deny.endpoints, undefined, host, port))
       throw new DiagError("E_FORBIDDEN", `target denied by OUTBOUND_DENY: ${host}`);
     checkMetadataName(host);
     // An allow list of names only: an unlisted name is refused before its lookup can leave the machine.
-    const namedEndpoint =
-      port !== undefined && allow.endpoints.some((e) => e.host === host.toLowerCase() && e.port === port);
     const addressEntries = allow.cidrs.length > 0 || allow.endpoints.some((e) => ipFamily(e.host) !== 0);
     if (restricted && !addressEntries && !namedEndpoint && !nameMatches(host, allow.names)) {
       throw new DiagError("E_FORBIDDEN", `target not in OUTBOUND_ALLOW: ${host}`, {
