@@ -8,13 +8,16 @@ ARG NODE_BASE=node:24-bookworm-slim
 
 FROM ${NODE_BASE} AS build
 WORKDIR /src
+# A C compiler for the kernel's one native module (sock-diag.node, ADR 0064): the images run it, not gcc.
+RUN apt-get update && apt-get install -y --no-install-recommends gcc libc6-dev \
+ && rm -rf /var/lib/apt/lists/*
 RUN npm install -g pnpm@10.34.8
 COPY package.json pnpm-lock.yaml pnpm-workspace.yaml tsconfig.base.json ./
 COPY packages ./packages
 COPY servers ./servers
 # Only the build's own scripts, so an edit elsewhere in scripts/ keeps this stage's cache.
 COPY scripts/build.ts scripts/run-ts.mjs scripts/
-COPY scripts/lib/ascii-only.ts scripts/lib/builtins-by-require.ts scripts/lib/bundle-options.ts scripts/lib/server-launcher.ts scripts/lib/train-code-cache.ts scripts/lib/
+COPY scripts/lib/ascii-only.ts scripts/lib/builtins-by-require.ts scripts/lib/bundle-options.ts scripts/lib/native-addon.ts scripts/lib/server-launcher.ts scripts/lib/train-code-cache.ts scripts/lib/
 # The bundles without their source maps; the gateway's layout is the registry's (each server's package.json).
 # pnpm's store is a build cache: a rebuild downloads only what changed.
 RUN --mount=type=cache,id=roadnerd-pnpm-store,target=/pnpm-store \

@@ -2,13 +2,14 @@
 // starts from built JavaScript with no TypeScript work at start-up: one CommonJS file (app.cjs), its launcher
 // (main.js) and the V8 code cache of a start (ADR 0062). The orchestrator: one ESM file plus lazy chunks. The
 // list of servers is the registry's.
-import { chmod, rm, writeFile } from "node:fs/promises";
+import { chmod, mkdir, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 // The registry's reader, not its index: the index re-exports loadServer, whose list of imports would bundle
 // every server's source into this script, so one server mid-edit would break every build.
 import { REPO_ROOT, readRegistry, selectedServers } from "../packages/registry/src/read-registry.ts";
 import { buildAscii } from "./lib/ascii-only.ts";
 import { BUNDLE_OPTIONS } from "./lib/bundle-options.ts";
+import { buildAddon, placeAddon } from "./lib/native-addon.ts";
 import { buildServerDist } from "./lib/server-launcher.ts";
 
 /**
@@ -55,6 +56,10 @@ if (only.length === 0 || only.includes(ORCHESTRATOR)) {
   });
 }
 
+// The kernel's native module first (ADR 0064): each dist/ gets a copy, and a server's training start loads it.
+const addonProblem = buildAddon();
+if (addonProblem) console.warn(`sock-diag.node: ${addonProblem}`);
+
 /** One target's dist/; said in one line when done. */
 async function buildTarget(target: (typeof targets)[number]): Promise<void> {
   const dir = join(REPO_ROOT, target.dir);
@@ -64,6 +69,8 @@ async function buildTarget(target: (typeof targets)[number]): Promise<void> {
   const started = performance.now();
   let cacheProblem: string | undefined;
   if (target.server) {
+    await mkdir(outdir, { recursive: true });
+    placeAddon(outdir);
     cacheProblem = await buildServerDist(join(dir, "src/main.ts"), outdir, {
       sourcemap: "linked",
       external: target.external,
@@ -77,6 +84,7 @@ async function buildTarget(target: (typeof targets)[number]): Promise<void> {
       external: target.external,
     });
     await writeFile(join(outdir, "main.js"), LAUNCHER);
+    placeAddon(outdir);
     await chmod(join(outdir, "main.js"), 0o755);
   }
   console.log(`built ${target.label} -> ${target.entry} (${Math.round(performance.now() - started)} ms)`);

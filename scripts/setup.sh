@@ -25,7 +25,9 @@ REGISTRY=${REGISTRY%/}
 # server and the booted-systemd test harness; chromium: webcheck's headless browser; prometheus (with promtool)
 # and prometheus-blackbox-exporter: the tests that scrape the servers and probe side by side (started by the
 # tests on loopback, never as services); git: the docs test copies the checkout's files as git lists them;
-# openssl: the README's certificates section (run by a test). ca-certificates (trusting registries over TLS) only
+# openssl: the README's certificates section (run by a test); gcc and libc6-dev: `pnpm build` compiles the
+# kernel's one native module, sock-diag.node (ADR 0064; without them the servers read /proc/net, slower).
+# ca-certificates (trusting registries over TLS) only
 # where no bundle is there yet: see install_packages.
 # Each server's run-time packages (roadnerd.debian) must be here too.
 # One package per line, so a list can grow without conflicts.
@@ -39,6 +41,8 @@ DEB_PACKAGES=(
   prometheus-blackbox-exporter
   git
   openssl
+  gcc
+  libc6-dev
 )
 
 # The supported Node lines, package.json's engines field: LTS lines only, each as ^<first LTS release>

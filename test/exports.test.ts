@@ -12,7 +12,8 @@ import { describe, expect, it } from "vitest";
 
 const PINNED: Record<string, Record<string, readonly string[]>> = {
   conventions: {
-    // What a server author imports: the names servers/*/src use (spawnNodeChild: storage's walker, ADR 0059; readPieces and NET_TABLE_ROW: ports' tables, ADR 0060/0061),
+    // What a server author imports: the names servers/*/src use (spawnNodeChild: storage's walker, ADR 0059; readPieces and NET_TABLE_ROW: ports' tables, ADR 0060/0061;
+    // dumpSockets, stateMask, TCP_STATE, DiagSocket, formatIpv6: ports' listeners from netlink, ADR 0064),
     // the types their tests and the registry read (ResultOf, MessageOf, ServerDef, BaseConfig, AnyTool) and the
     // bound beside the default timeout.
     ".": [
@@ -23,6 +24,7 @@ const PINNED: Record<string, Record<string, readonly string[]>> = {
       "DIAGNOSIS_CODES",
       "DIR_NOFOLLOW",
       "DiagError",
+      "DiagSocket",
       "DiagnosisCode",
       "DialAttempt",
       "DialError",
@@ -50,6 +52,7 @@ const PINNED: Record<string, Record<string, readonly string[]>> = {
       "ServerDef",
       "SocketFailureKind",
       "StreamContext",
+      "TCP_STATE",
       "TlsFacts",
       "ToolContext",
       "ViewFields",
@@ -63,7 +66,9 @@ const PINNED: Record<string, Record<string, readonly string[]>> = {
       "defineProber",
       "dial",
       "dialUdp",
+      "dumpSockets",
       "fdPath",
+      "formatIpv6",
       "hostField",
       "hostPort",
       "hostnameField",
@@ -91,6 +96,7 @@ const PINNED: Record<string, Record<string, readonly string[]>> = {
       "slot",
       "spanMs",
       "spawnNodeChild",
+      "stateMask",
       "timingMsField",
       "truncationFields",
     ],

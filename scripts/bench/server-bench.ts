@@ -48,11 +48,13 @@ export function benchContext(node: string, entry: string, n: number, budgetMs: n
         const over = pct(a, 50) - pct(b, 50);
         const mark = over <= opts.withinMs ? "" : "!";
         print(name, a, sourceLabel, b, `p50 +${over.toFixed(2)} ms${mark} (target ≤ +${opts.withinMs})`);
-      } else if (opts.floor) {
-        print(name, a, `${sourceLabel} (floor)`, b, `${ratios(a, b, { p50: Infinity, p95: Infinity })} info`);
+      } else if (opts.floor || opts.info) {
+        const label = opts.floor ? `${sourceLabel} (floor)` : sourceLabel;
+        print(name, a, label, b, `${ratios(a, b, { p50: Infinity, p95: Infinity })} info`);
       } else print(name, a, sourceLabel, b, ratios(a, b));
     },
-    async pairCommand(name, tool, argv, alt) {
+    async pairCommand(name, tool, argv, opts = {}) {
+      const { alt, info } = opts;
       const use = [argv, alt].find((c) => c && installed(c[0] ?? ""));
       const missing = [argv, alt].filter((c) => c && c !== use).map((c) => c?.[0]);
       const note = missing.length ? ` (${missing.join(", ")} not installed)` : "";
@@ -60,7 +62,7 @@ export function benchContext(node: string, entry: string, n: number, budgetMs: n
         console.log(`  ${name.padEnd(21)} ${shown(argv)}: not installed (Debian 12 base + setup.sh), no command line`);
         return;
       }
-      await ctx.pair(name, tool, `${shown(use)}${note}`, () => runCommand(use));
+      await ctx.pair(name, tool, `${shown(use)}${note}`, () => runCommand(use), { info });
     },
   };
   return ctx;

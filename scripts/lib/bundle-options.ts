@@ -37,6 +37,9 @@ export const SERVER_BUNDLE_OPTIONS = {
   // import() of a package left out of the bundle (webcheck's playwright-core) becomes require() too: a vm.Script
   // (the launcher's) can import() only through an experimental loader that warns on stderr, in the JSON log.
   supported: { "dynamic-import": false },
+  // No import.meta in CommonJS: code that looks for a file beside its ES module source (the kernel's native
+  // module, ADR 0064) sees undefined, with no warning at each build.
+  define: { "import.meta.url": "undefined" },
   logLevel: "warning",
   // No builtins-by-require here: a CommonJS bundle already takes node:http by require().
 } satisfies BuildOptions;

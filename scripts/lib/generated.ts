@@ -330,6 +330,9 @@ ARG NODE_BASE=${NODE_BASE}
 
 FROM \${NODE_BASE} AS build
 WORKDIR /src
+# A C compiler for the kernel's one native module (sock-diag.node, ADR 0064): the images run it, not gcc.
+RUN apt-get update && apt-get install -y --no-install-recommends gcc libc6-dev \\
+ && rm -rf /var/lib/apt/lists/*
 RUN npm install -g pnpm@${pnpmVersion()}
 COPY package.json pnpm-lock.yaml pnpm-workspace.yaml tsconfig.base.json ./
 COPY packages ./packages

@@ -56,7 +56,7 @@ export async function buildServerDist(
 }
 
 /** What a server's dist/ holds; anything else there is left from an older build and removed. */
-const DIST_FILE = /^(?:app\.cjs(?:\.map|\.v\d+\.\d+\.\d+\.v8cache)?|main\.js|package\.json)$/;
+const DIST_FILE = /^(?:app\.cjs(?:\.map|\.v\d+\.\d+\.\d+\.v8cache)?|main\.js|package\.json|sock-diag\.node)$/;
 
 async function removeStrays(outdir: string): Promise<void> {
   const names = await readdir(outdir).catch(() => [] as string[]);

@@ -188,6 +188,11 @@ describe("docker compose in a real engine (podman)", () => {
       await sleep(200);
     }
     expect(pids.map((p) => get(p, "user"))).toEqual([hostName]);
+    // The image runs the kernel's native module (compiled in the build stage, ADR 0064): listeners from netlink.
+    const listed = await tool("ports__listening_sockets", { proto: "tcp", limit: 500 });
+    expect(get(listed, "source")).toBe("netlink");
+    const sockets = get(listed, "sockets");
+    expect(Array.isArray(sockets) ? sockets.map((s) => get(s, "port")) : []).toContain(port);
   });
 
   it("dns-config sees whether the host has systemd-resolved", async () => {

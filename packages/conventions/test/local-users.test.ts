@@ -2,7 +2,8 @@
  * Regression: every local user got root's view. Servers bind loopback with no token and run as root, so
  * `nobody` listed /root through storage. A root-run server now answers, on loopback, only its own user, root,
  * the user who ran sudo and ALLOWED_UIDS, read from the kernel's socket table; anyone else needs the token.
- * Here a real second uid (setpriv to nobody) against a real server on 127.0.0.1.
+ * Here a real second uid (setpriv to nobody) against a real server on 127.0.0.1, the client's socket found by
+ * the kernel's exact lookup (netlink, ADR 0064) and, with the addon turned off, in /proc/net's tables.
  */
 import { execFile } from "node:child_process";
 import type { AddressInfo } from "node:net";
@@ -11,6 +12,7 @@ import type { FastifyInstance } from "fastify";
 import { request } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildHttpApp } from "../src/http/http-app.ts";
+import { sockDiagOff, sockDiagStatus } from "../src/netlink/sock-diag.ts";
 import { testRuntime } from "../src/testing/inject.ts";
 import { demoServer } from "./fixtures/demo-server.ts";
 
@@ -38,12 +40,18 @@ async function serve(env: Record<string, string>, host = "127.0.0.1"): Promise<{
   return { app, port: (app.server.address() as AddressInfo).port };
 }
 
-describe("a root-run server on loopback and the other local users", () => {
+describe.each([
+  { lookup: "netlink", off: false },
+  { lookup: "/proc/net's tables", off: true },
+])("a root-run server on loopback and the other local users ($lookup)", ({ off }) => {
   let plain: { app: FastifyInstance; port: number };
   let tokened: { app: FastifyInstance; port: number };
   let open: { app: FastifyInstance; port: number };
   let dual: { app: FastifyInstance; port: number };
   beforeAll(async () => {
+    sockDiagOff(off);
+    // The netlink round must ask netlink (pnpm build compiles the addon), or it would test the tables twice.
+    if (!off) expect(sockDiagStatus()).toMatchObject({ available: true });
     plain = await serve({});
     // "::": IPv6 clients and IPv4 ones (the client's socket in tcp6 or in tcp, read only when tcp has no answer).
     dual = await serve({}, "::");
@@ -51,6 +59,7 @@ describe("a root-run server on loopback and the other local users", () => {
     open = await serve({ ALLOWED_UIDS: String(NOBODY) });
   });
   afterAll(async () => {
+    sockDiagOff(false);
     await Promise.all([plain?.app.close(), tokened?.app.close(), open?.app.close(), dual?.app.close()]);
   });
 

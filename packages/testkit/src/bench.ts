@@ -20,7 +20,8 @@ export interface BenchContext {
   call(server: BenchServer, tool: string, input: Record<string, unknown>): Promise<void>;
   /**
    * p50/p95 of a tool against the data source underneath, measured the same way, back to back. `floor`: the
-   * in-process floor, printed for information (no target mark); `withinMs`: the target is the tool's p50 at most
+   * in-process floor, printed for information (no target mark); `info`: another figure printed for information
+   * (a tool set to run the very command it is compared with); `withinMs`: the target is the tool's p50 at most
    * this much over the source's (dns_config_get-class tools against the HTTP floor).
    */
   pair(
@@ -28,18 +29,18 @@ export interface BenchContext {
     tool: () => Promise<unknown>,
     sourceLabel: string,
     source: () => Promise<unknown>,
-    opts?: { floor?: boolean; withinMs?: number },
+    opts?: { floor?: boolean; info?: boolean; withinMs?: number },
   ): Promise<void>;
   /**
    * A tool against the command a user would type (argv, no shell, run as a shell runs it: fork/exec, output
    * discarded, exit status 0 required); when the program is not installed, a line that says so. `alt`: a second
-   * command tried when the first program is missing (bash's /dev/tcp for `nc -z`).
+   * command tried when the first program is missing (bash's /dev/tcp for `nc -z`); `info` as for `pair`.
    */
   pairCommand(
     name: string,
     tool: () => Promise<unknown>,
     argv: readonly string[],
-    alt?: readonly string[],
+    opts?: { alt?: readonly string[]; info?: boolean },
   ): Promise<void>;
 }
 

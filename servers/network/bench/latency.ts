@@ -73,12 +73,9 @@ export async function benchLatency(b: BenchContext): Promise<void> {
       floor: true,
     });
     const tcpCheck = () => b.call(srv, "tcp_port_check", { host: "127.0.0.1", port: tcpPort });
-    await b.pairCommand(
-      "tcp_port_check",
-      tcpCheck,
-      ["nc", "-z", "127.0.0.1", String(tcpPort)],
-      ["bash", "-c", `exec 3<>/dev/tcp/127.0.0.1/${tcpPort}`],
-    );
+    await b.pairCommand("tcp_port_check", tcpCheck, ["nc", "-z", "127.0.0.1", String(tcpPort)], {
+      alt: ["bash", "-c", `exec 3<>/dev/tcp/127.0.0.1/${tcpPort}`],
+    });
     await b.pair(
       "tcp_port_check",
       tcpCheck,

@@ -42,10 +42,11 @@ export async function benchLatency(b: BenchContext): Promise<void> {
     const listening = () => b.call(viaProc, "listening_sockets", {});
     await b.pairCommand("listening_sockets", listening, ss);
     await b.pair("listening_sockets", listening, "read /proc/net/{tcp,udp}{,6}", readTables, { floor: true });
-    await b.pairCommand("listening_sockets (ss)", () => b.call(viaSs, "listening_sockets", {}), ss);
+    // SOCKETS_SOURCE=ss runs the command it is compared with: how much the choice of source costs, for information.
+    await b.pairCommand("listening_sockets (ss)", () => b.call(viaSs, "listening_sockets", {}), ss, { info: true });
     const who = () => b.call(viaProc, "who_uses_port", { port });
     await b.pairCommand("who_uses_port", who, ssSport);
-    await b.pairCommand("who_uses_port (ss)", () => b.call(viaSs, "who_uses_port", { port }), ssSport);
+    await b.pairCommand("who_uses_port (ss)", () => b.call(viaSs, "who_uses_port", { port }), ssSport, { info: true });
     await b.pair("who_uses_port", who, `/proc/*/fd scan (${scanFds()} fds)`, async () => scanFds(), { floor: true });
     const byPid = () => b.call(viaProc, "process_info", { pid: process.pid });
     await b.pairCommand("process_info {pid}", byPid, ["ps", "-o", PS_FIELDS, "-p", String(process.pid)]);

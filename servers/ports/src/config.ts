@@ -7,5 +7,7 @@ export const portsEnv = {
   SOCKETS_SOURCE: z
     .enum(SOCKET_SOURCES)
     .default("auto")
-    .describe("where listeners come from: auto (/proc/net, then `ss -Hltnup` if /proc/net is unreadable), proc, ss"),
+    .describe(
+      "where listeners come from: auto (the kernel's socket diagnostics, else /proc/net, then `ss -Hltnup` if /proc/net is unreadable), proc, ss",
+    ),
 };

@@ -1,7 +1,9 @@
 /**
- * Every listener of this server's network namespace with the pids that hold it: /proc/net tables plus a scan of
- * /proc/<pid>/fd (measured faster than spawning ss, README "Where the answers come from, and speed"), or `ss -Hltnup` when /proc/net cannot be
- * read (SOCKETS_SOURCE=auto) or when asked to (SOCKETS_SOURCE=ss).
+ * Every listener of this server's network namespace with the pids that hold it: the kernel's socket
+ * diagnostics (netlink, ADR 0064) or the /proc/net tables, plus the holders from /proc/<pid>/fd (measured faster
+ * than spawning ss, README "Where the answers come from, and speed"), or `ss -Hltnup` when /proc/net cannot be
+ * read (SOCKETS_SOURCE=auto) or when asked to (SOCKETS_SOURCE=ss). A question about one port counts that port's
+ * TCP connections too, which only the whole tables give: /proc/net then.
  */
 import { command, DiagError, type ToolContext } from "@roadnerd/conventions";
 import type { PortsConfig } from "./kit.ts";
@@ -24,7 +26,7 @@ export interface Listener {
 
 export interface ListenerSnapshot {
   listeners: Listener[];
-  source: "proc" | "ss";
+  source: "netlink" | "proc" | "ss";
   /** Processes whose sockets we could not look at (another user's, without root); null when ss answered. */
   unreadable: number | null;
   /** TCP connections (not listeners) by state whose local port is the port asked for; null when ss answered. */
@@ -51,10 +53,11 @@ const toListener = (s: TableSocket): Listener => ({
 
 /** The tables only, no owners: what the port watch polls each round. */
 export async function listenersFromTables(
-  ctx: Pick<ListenerContext, "signal" | "use">,
+  ctx: Pick<ListenerContext, "signal" | "use" | "config">,
   port?: number,
 ): Promise<Listener[]> {
-  const { listening } = await ctx.use(procReads).tables(ctx.signal, { connections: false });
+  const netlink = ctx.config.SOCKETS_SOURCE === "auto";
+  const { listening } = await ctx.use(procReads).tables(ctx.signal, { connections: false, netlink });
   return listening.filter((s) => port === undefined || s.port === port).map(toListener);
 }
 
@@ -67,17 +70,20 @@ function countStates(connections: readonly TcpConnection[], port: number): Recor
 async function fromProc(ctx: ListenerContext, port?: number): Promise<ListenerSnapshot> {
   const reads = ctx.use(procReads);
   // Connections are counted for one port only (who_uses_port); listing every listener needs none of them.
-  const tables = await reads.tables(ctx.signal, { connections: port !== undefined });
+  const tables = await reads.tables(ctx.signal, {
+    connections: port !== undefined,
+    netlink: ctx.config.SOCKETS_SOURCE === "auto",
+  });
   const listeners = tables.listening.filter((s) => port === undefined || s.port === port).map(toListener);
   const connections = port === undefined ? null : countStates(tables.connections, port);
   // Nothing listens: no need to look at every process's descriptors.
-  if (listeners.length === 0) return { listeners, source: "proc", unreadable: null, connections };
+  if (listeners.length === 0) return { listeners, source: tables.source, unreadable: null, connections };
   const { holders, unreadable } = await reads.owners(
     new Set(listeners.map((l) => l.inode ?? 0).filter((i) => i > 0)),
     ctx.signal,
   );
   for (const l of listeners) l.pids = holders.get(l.inode ?? 0) ?? [];
-  return { listeners: listeners.sort(byPortThenProto), source: "proc", unreadable, connections };
+  return { listeners: listeners.sort(byPortThenProto), source: tables.source, unreadable, connections };
 }
 
 async function fromSs(ctx: ListenerContext, port?: number): Promise<ListenerSnapshot> {

@@ -20,7 +20,9 @@ export const netnsField = z
   .nullable()
   .describe("the network namespace these sockets are in (this server's own), e.g. net:[4026531840]");
 
-export const sourceField = z.enum(["proc", "ss"]).describe("where the sockets came from: /proc/net or `ss`");
+export const sourceField = z
+  .enum(["netlink", "proc", "ss"])
+  .describe("where the sockets came from: the kernel's socket diagnostics (netlink), /proc/net or `ss`");
 
 export const unitField = z
   .string()

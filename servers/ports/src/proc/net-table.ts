@@ -3,7 +3,15 @@
  * unconnected UDP sockets (state 07, what `ss -lu` lists). These files are per network namespace: they show
  * the namespace of the process that reads them, so the server reports its own namespace.
  */
-import { DiagError, NET_TABLE_ROW, readPieces } from "@roadnerd/conventions";
+import {
+  DiagError,
+  type DiagSocket,
+  dumpSockets,
+  NET_TABLE_ROW,
+  readPieces,
+  stateMask,
+  TCP_STATE,
+} from "@roadnerd/conventions";
 import { decodeHexAddress, hostPortOf } from "./hex-address.ts";
 
 export const PROTOS = ["tcp", "tcp6", "udp", "udp6"] as const;
@@ -87,6 +95,8 @@ export function parseTcpConnections(text: string): TcpConnection[] {
 export interface NetTables {
   listening: TableSocket[];
   connections: TcpConnection[];
+  /** Where the listeners came from: the kernel's socket diagnostics (netlink) or /proc/net's tables. */
+  source: "netlink" | "proc";
 }
 
 /**
@@ -155,5 +165,52 @@ export async function readAllTables(
       }
     }),
   );
-  return { listening: tables.flatMap((t) => t.listening), connections: tables.flatMap((t) => t.connections) };
+  return {
+    listening: tables.flatMap((t) => t.listening),
+    connections: tables.flatMap((t) => t.connections),
+    source: "proc",
+  };
+}
+
+/** The table each (protocol, family) of the kernel's socket diagnostics stands for. */
+const PROTO_OF: Record<DiagSocket["protocol"], Record<DiagSocket["family"], Proto>> = {
+  tcp: { 4: "tcp", 6: "tcp6" },
+  udp: { 4: "udp", 6: "udp6" },
+};
+
+/**
+ * The same listeners from the kernel's socket diagnostics (netlink, ADR 0064): a LISTEN-only question skips the
+ * connection hash that every read of /proc/net/tcp walks. undefined when the addon is not there (then /proc).
+ * A family the kernel does not have (IPv6 disabled) adds nothing, as a missing tcp6 table does.
+ */
+export function netlinkListeners(): TableSocket[] | undefined {
+  const out: TableSocket[] = [];
+  const seen = new Set<number>();
+  for (const [protocol, state] of [
+    ["tcp", TCP_STATE.listen],
+    ["udp", TCP_STATE.close],
+  ] as const) {
+    for (const family of [4, 6] as const) {
+      let sockets: DiagSocket[] | undefined;
+      try {
+        sockets = dumpSockets(family, protocol, stateMask(state));
+      } catch (err) {
+        const code = (err as NodeJS.ErrnoException).code;
+        if (family === 6 && (code === "EAFNOSUPPORT" || code === "ENOENT")) continue;
+        throw err;
+      }
+      if (!sockets) return undefined;
+      for (const s of sockets) {
+        // One socket is one inode, as in parseNetTable (a dump resumed across answers may repeat a row).
+        if (s.inode > 0) {
+          if (seen.has(s.inode)) continue;
+          seen.add(s.inode);
+        }
+        const proto = PROTO_OF[protocol][family];
+        const local = hostPortOf(s.localAddress, s.localPort);
+        out.push({ proto, address: s.localAddress, port: s.localPort, local, uid: s.uid, inode: s.inode });
+      }
+    }
+  }
+  return out;
 }

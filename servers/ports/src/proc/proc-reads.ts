@@ -1,21 +1,29 @@
 /**
  * This server's reads of /proc, owned by its runtime (ctx.use(procReads)): calls that arrive while a read of
- * the socket tables or a scan of /proc/<pid>/fd runs share it (the kernel's single-flight), and a scan that
- * ended less than SCAN_REUSE_MS ago answers again if it saw every inode asked for. An inode a shared scan did
- * not see (a socket opened after that scan began) gets a scan that began after the call did. Two runtimes
- * share nothing; closing the runtime stops the reads in flight.
+ * the socket tables or a full scan of /proc/<pid>/fd runs share it (the kernel's single-flight). After a full
+ * scan, a call is answered by a refresh of it (socket-owners.ts, ADR 0064: the processes started since, and one
+ * link per known holder) when that finds a holder for every inode asked for and the full scan is less than
+ * FULL_SCAN_MS old; otherwise by a full scan, one that began after the call did. Two runtimes share nothing;
+ * closing the runtime stops the reads in flight.
  */
 import { createSharedCalls, DiagError } from "@roadnerd/conventions";
 import { defineResource } from "../kit.ts";
-import { type NetTables, readAllTables } from "./net-table.ts";
-import { knowsAll, only, SCAN_REUSE_MS, type SocketOwners, scanSocketOwners } from "./socket-owners.ts";
+import { type NetTables, netlinkListeners, readAllTables } from "./net-table.ts";
+import { type FdScan, knowsAll, ownersOf, refreshScan, type SocketOwners, scanSocketOwners } from "./socket-owners.ts";
+
+/**
+ * How long a full scan is refreshed rather than made again: the bound on what a refresh cannot see (a socket
+ * handed to an existing process, a pid reused), and on the time a full scan's cost is spread over.
+ */
+export const FULL_SCAN_MS = 10_000;
 
 export interface ProcReads {
   /**
    * Every listening socket and TCP connection of this namespace; with `connections: false` the listeners only
-   * (`connections` empty: a cheaper read, net-table.ts). The object is shared: do not change it.
+   * (`connections` empty: a cheaper read, net-table.ts), from the kernel's socket diagnostics when `netlink` and
+   * the addon is there. The object is shared: do not change it.
    */
-  tables(signal: AbortSignal, options?: { connections?: boolean }): Promise<NetTables>;
+  tables(signal: AbortSignal, options?: { connections?: boolean; netlink?: boolean }): Promise<NetTables>;
   /** The pids holding each of `inodes`. */
   owners(inodes: ReadonlySet<number>, signal: AbortSignal): Promise<SocketOwners>;
   close(): Promise<void>;
@@ -23,7 +31,7 @@ export interface ProcReads {
 
 interface Scan {
   startedAt: number;
-  owners: SocketOwners;
+  scan: FdScan;
 }
 
 /** Work stopped by close() ends with the kernel's reason (E_BUSY), not a bare AbortError. */
@@ -37,17 +45,21 @@ async function orReason<T>(signal: AbortSignal, work: Promise<T>): Promise<T> {
 
 export function createProcReads(): ProcReads {
   const shared = createSharedCalls();
-  let last: { endedAt: number; owners: SocketOwners } | undefined;
+  /** The last full scan (when it began) brought up to date by the refreshes since. */
+  let last: { fullAt: number; scan: FdScan } | undefined;
   // A caller's deadline is checked once the shared work is done (it takes milliseconds), as before sharing.
-  const scan = () =>
+  const fullScan = () =>
     shared.run("fd scan", undefined, 0, async (signal): Promise<Scan> => {
       const startedAt = performance.now();
-      const owners = await orReason(signal, scanSocketOwners(signal));
-      last = { endedAt: performance.now(), owners };
-      return { startedAt, owners };
+      const scan = await orReason(signal, scanSocketOwners(signal));
+      last = { fullAt: startedAt, scan };
+      return { startedAt, scan };
     });
   return {
-    async tables(signal, { connections = true } = {}) {
+    async tables(signal, { connections = true, netlink = false } = {}) {
+      // Synchronous and ~0.1 ms: nothing to share.
+      const listening = !connections && netlink ? netlinkListeners() : undefined;
+      if (listening) return { listening, connections: [], source: "netlink" };
       const tables = await shared.run(connections ? "tables" : "listeners", undefined, 0, (s) =>
         orReason(s, readAllTables("/proc/net", s, { connections })),
       );
@@ -56,14 +68,22 @@ export function createProcReads(): ProcReads {
     },
     async owners(inodes, signal) {
       const calledAt = performance.now();
-      if (last && calledAt - last.endedAt < SCAN_REUSE_MS && knowsAll(last.owners, inodes))
-        return only(last.owners, inodes);
-      let found = await scan();
+      const base = last;
+      if (base && calledAt - base.fullAt < FULL_SCAN_MS) {
+        const scan = await refreshScan(base.scan, inodes, signal);
+        const owners = ownersOf(scan, inodes);
+        if (knowsAll(owners, inodes)) {
+          // Kept only if no full scan replaced it meanwhile.
+          if (last === base) last = { fullAt: base.fullAt, scan };
+          return owners;
+        }
+      }
+      let found = await fullScan();
       // Joined a scan that began before this call and missed a socket: the next one begins after it (the
       // shared one has ended, so a new flight starts now or has started since).
-      if (!knowsAll(found.owners, inodes) && found.startedAt < calledAt) found = await scan();
+      if (!knowsAll(ownersOf(found.scan, inodes), inodes) && found.startedAt < calledAt) found = await fullScan();
       if (signal.aborted) throw new DiagError("E_TIMEOUT", "scanning /proc/<pid>/fd took too long");
-      return only(found.owners, inodes);
+      return ownersOf(found.scan, inodes);
     },
     close: () => shared.close(),
   };

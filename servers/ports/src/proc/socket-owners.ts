@@ -2,9 +2,10 @@
  * Which processes hold which sockets: every /proc/<pid>/fd/<n> that links to socket:[inode]. Socket inodes
  * are global, so holders in other network namespaces are found too. Reading another user's fd directory needs
  * root (or CAP_SYS_PTRACE); those processes are counted as unreadable, so a socket nobody seems to hold can be
- * explained. A scan is shared by the calls that arrive while it runs and reused briefly (proc-reads.ts).
+ * explained. A full scan reads every process's descriptors; a refresh (ADR 0064) reads only the processes that
+ * started since and checks that each known holder still holds its socket, one link each (proc-reads.ts).
  */
-import { readdirSync, readlinkSync } from "node:fs";
+import { readdirSync, readlinkSync, statSync } from "node:fs";
 
 /** Let the event loop run (other requests, /healthz) between slices of synchronous /proc reads. */
 export const nextTurn = () => new Promise<void>((r) => setImmediate(r));
@@ -26,14 +27,34 @@ export function listPids(proc = "/proc"): number[] {
 
 /** How many pids to scan between two turns of the event loop: a scan is synchronous and must not starve it. */
 export const PIDS_PER_TURN = 16;
-/** A full scan this recent answers again when it knows every inode asked for (a new socket forces a new scan). */
-export const SCAN_REUSE_MS = 100;
 
-/** Every socket inode of every process; stops (throwing the signal's reason) between slices once `signal` aborts. */
-export async function scanSocketOwners(signal: AbortSignal): Promise<SocketOwners> {
-  const holders = new Map<number, number[]>();
-  let unreadable = 0;
-  const pids = listPids();
+/** What a scan saw of one process: how many descriptors it had, each socket it holds and one fd linking to it. */
+interface Seen {
+  /** The size of /proc/<pid>/fd: its count of open files (Linux ≥ 6.2; 0 before, where it says nothing). */
+  fds: number;
+  sockets: Map<number, string>;
+}
+
+/** What a scan saw, per process (a process with no socket is here too, with none). */
+export interface FdScan {
+  links: Map<number, Seen>;
+  /** Processes whose fd directory we may not read. */
+  unreadable: Set<number>;
+}
+
+/** The count of open files Linux ≥ 6.2 gives as /proc/<pid>/fd's size; undefined when the process is gone. */
+function fdCount(pid: number): number | undefined {
+  try {
+    return statSync(`/proc/${pid}/fd`, { throwIfNoEntry: false })?.size;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The socket links of `pids` (every socket inode each holds); between slices it stops once `signal` aborts. */
+export async function scanPids(pids: readonly number[], signal: AbortSignal): Promise<FdScan> {
+  const links = new Map<number, Seen>();
+  const unreadable = new Set<number>();
   for (let i = 0; i < pids.length; i++) {
     if (i > 0 && i % PIDS_PER_TURN === 0) {
       await nextTurn();
@@ -41,41 +62,88 @@ export async function scanSocketOwners(signal: AbortSignal): Promise<SocketOwner
     }
     const pid = pids[i] as number;
     const dir = `/proc/${pid}/fd`;
+    const count = fdCount(pid) ?? 0;
     let fds: string[];
     try {
       fds = readdirSync(dir);
     } catch (err) {
       // Gone since the listing (ENOENT) is normal; EACCES means we may not look.
-      if ((err as NodeJS.ErrnoException).code === "EACCES") unreadable++;
+      if ((err as NodeJS.ErrnoException).code === "EACCES") unreadable.add(pid);
       continue;
     }
+    const sockets = new Map<number, string>();
     for (const fd of fds) {
-      let target: string;
-      try {
-        target = readlinkSync(`${dir}/${fd}`);
-      } catch {
-        continue;
-      }
-      if (!target.startsWith("socket:[")) continue;
-      const inode = Number(target.slice(8, -1));
+      const inode = socketInode(`${dir}/${fd}`);
+      if (inode !== undefined && !sockets.has(inode)) sockets.set(inode, fd);
+    }
+    links.set(pid, { fds: count, sockets });
+  }
+  return { links, unreadable };
+}
+
+/** The socket inode a descriptor links to; undefined when it is gone or not a socket. */
+function socketInode(link: string): number | undefined {
+  let target: string;
+  try {
+    target = readlinkSync(link);
+  } catch {
+    return undefined;
+  }
+  return target.startsWith("socket:[") ? Number(target.slice(8, -1)) : undefined;
+}
+
+/** Every socket inode of every process; stops (throwing the signal's reason) between slices once `signal` aborts. */
+export async function scanSocketOwners(signal: AbortSignal): Promise<FdScan> {
+  return scanPids(listPids(), signal);
+}
+
+/**
+ * `before` brought up to date for `inodes` without reading every process again: processes gone are dropped,
+ * processes started since are scanned whole (a fork shares its parent's sockets), a process whose count of open
+ * files changed is scanned whole again (a socket handed over by SCM_RIGHTS, as Node's cluster does, is a new
+ * file), and each known holder of an asked-for inode is checked by its one link. What it cannot see: a handover
+ * that closed as many files as it opened, one on a kernel before 6.2 (no count), a pid reused within the spell:
+ * proc-reads.ts bounds them with a full scan every FULL_SCAN_MS.
+ */
+export async function refreshScan(before: FdScan, inodes: ReadonlySet<number>, signal: AbortSignal): Promise<FdScan> {
+  const now = listPids();
+  const alive = new Set(now);
+  const links = new Map<number, Seen>();
+  const again: number[] = [];
+  for (const [pid, seen] of before.links) {
+    if (!alive.has(pid)) continue;
+    let same = fdCount(pid) === seen.fds;
+    for (const [inode, fd] of seen.sockets) {
+      if (!same) break;
+      if (inodes.has(inode) && socketInode(`/proc/${pid}/fd/${fd}`) !== inode) same = false;
+    }
+    if (same) links.set(pid, seen);
+    else again.push(pid);
+  }
+  const unreadable = new Set([...before.unreadable].filter((p) => alive.has(p)));
+  const started = now.filter((p) => !before.links.has(p) && !before.unreadable.has(p));
+  const fresh = await scanPids([...again, ...started], signal);
+  for (const [pid, own] of fresh.links) links.set(pid, own);
+  for (const pid of fresh.unreadable) unreadable.add(pid);
+  return { links, unreadable };
+}
+
+/** The holders of each inode a scan saw, pids ascending. */
+export function ownersOf(scan: FdScan, inodes: ReadonlySet<number>): SocketOwners {
+  const holders = new Map<number, number[]>();
+  // links is in pid order for a full scan; a refresh appends new pids after older ones: sorted below.
+  for (const [pid, seen] of scan.links) {
+    for (const inode of seen.sockets.keys()) {
+      if (!inodes.has(inode)) continue;
       const list = holders.get(inode);
-      if (!list) holders.set(inode, [pid]);
-      else if (list.at(-1) !== pid) list.push(pid);
+      if (list) list.push(pid);
+      else holders.set(inode, [pid]);
     }
   }
-  return { holders, unreadable };
+  for (const list of holders.values()) list.sort((a, b) => a - b);
+  return { holders, unreadable: scan.unreadable.size };
 }
 
-/** The scan saw every one of `inodes`. */
+/** Every one of `inodes` has a holder in the scan. */
 export const knowsAll = (owners: SocketOwners, inodes: ReadonlySet<number>) =>
   [...inodes].every((i) => owners.holders.has(i));
-
-/** The holders of `inodes` only. */
-export function only(owners: SocketOwners, inodes: ReadonlySet<number>): SocketOwners {
-  const holders = new Map<number, number[]>();
-  for (const i of inodes) {
-    const pids = owners.holders.get(i);
-    if (pids) holders.set(i, pids);
-  }
-  return { holders, unreadable: owners.unreadable };
-}

@@ -7,8 +7,9 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { type AddressInfo, connect, createServer, type Server, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { formatIpv6 } from "@roadnerd/conventions";
 import { describe, expect, it } from "vitest";
-import { decodeHexAddress, formatIpv6, hostPortOf } from "../../src/proc/hex-address.ts";
+import { decodeHexAddress, hostPortOf } from "../../src/proc/hex-address.ts";
 import { parseNetTable, parseTcpConnections, readAllTables } from "../../src/proc/net-table.ts";
 
 const fixture = (name: string) => readFileSync(new URL(`../fixtures/${name}`, import.meta.url), "utf8");

@@ -1,9 +1,11 @@
 /**
  * ProcReads, the runtime's reads of /proc: holders from /proc/<pid>/fd shared between concurrent callers (a
- * socket opened after a recent scan is still found: the reuse rule rescans for an inode it has not seen), one
- * instance per runtime (two runtimes share no read), and closing the runtime stops its reads.
+ * socket opened after a scan is still found: an inode it has not seen makes a full scan), a refresh that sees a
+ * socket handed to a running process and one it closed (ADR 0064), one instance per runtime (two runtimes share
+ * no read), and closing the runtime stops its reads.
  */
-import { readdirSync, readlinkSync } from "node:fs";
+import { type ChildProcess, spawn } from "node:child_process";
+import { readdirSync, readlinkSync, statSync } from "node:fs";
 import { type AddressInfo, createServer, type Server } from "node:net";
 import { testRuntime, thrown } from "@roadnerd/conventions/testing";
 import { afterEach, describe, expect, it } from "vitest";
@@ -61,6 +63,38 @@ describe("ProcReads.owners", () => {
     const socks = await Promise.all([listen(), listen(), listen(), listen(), listen()]);
     const answers = await Promise.all(socks.map((s) => reads.owners(new Set([s.inode]), live())));
     expect(answers.map((a, i) => a.holders.get(socks[i]?.inode ?? 0))).toEqual(socks.map(() => [process.pid]));
+  });
+
+  it("a refresh sees a socket handed over to a running process (SCM_RIGHTS), and the same process closing it", async () => {
+    const reads = createProcReads();
+    const a = await listen();
+    const s = servers.at(-1) as Server;
+    // A process that keeps whatever handle it is sent, and closes it when told: Node's cluster hands its
+    // workers their listening sockets so.
+    const child: ChildProcess = spawn(
+      process.execPath,
+      ["-e", `let h;process.on("message",(m,handle)=>{if(m==="keep")h=handle;else h.close();process.send("done")})`],
+      { stdio: ["ignore", "ignore", "ignore", "ipc"] },
+    );
+    const done = () => new Promise((r) => child.once("message", r));
+    try {
+      await new Promise((r) => child.once("spawn", r));
+      // The child is known (scanned with no socket) before it is given one.
+      expect((await reads.owners(new Set([a.inode]), live())).holders.get(a.inode)).toEqual([process.pid]);
+      child.send("keep", s);
+      await done();
+      const pid = child.pid as number;
+      const after = (await reads.owners(new Set([a.inode]), live())).holders.get(a.inode);
+      // The count of open files in /proc/<pid>/fd's size (Linux ≥ 6.2) tells the refresh the child changed; an
+      // older kernel says 0 and the child is seen only at the next full scan (FULL_SCAN_MS).
+      const counts = statSync("/proc/self/fd").size > 0;
+      expect(after).toEqual(counts ? [process.pid, pid].sort((x, y) => x - y) : [process.pid]);
+      child.send("close");
+      await done();
+      expect((await reads.owners(new Set([a.inode]), live())).holders.get(a.inode)).toEqual([process.pid]);
+    } finally {
+      child.kill("SIGKILL");
+    }
   });
 
   it("leaves out an inode nobody holds, and counts no unreadable process as root", async () => {

@@ -1,6 +1,7 @@
 /**
  * listening_sockets against real listeners: TCP and UDP, IPv4 and IPv6, opened in this test process and in a
- * child process with a known argv; the same answer from /proc and from `ss`.
+ * child process with a known argv; the same answer from the kernel's socket diagnostics (netlink, the default
+ * where the kernel's addon is built: `pnpm build`, as `pnpm test` does), from /proc/net and from `ss`.
  */
 import dgram from "node:dgram";
 import { readFileSync, readlinkSync } from "node:fs";
@@ -87,9 +88,9 @@ async function listing(input: Record<string, unknown>, env?: Record<string, stri
 }
 
 describe("listening_sockets", () => {
-  it("lists every socket this test and its child hold, with the exact pid and process name (from /proc)", async () => {
+  it("lists every socket this test and its child hold, with the exact pid and process name (netlink)", async () => {
     const r = await listing({ limit: 500 });
-    expect(r.source).toBe("proc");
+    expect(r.source).toBe("netlink");
     expect(r.netns).toBe(readlinkSync("/proc/self/ns/net"));
     expect(ours(r.sockets)).toEqual(sortLike(expected()));
     // Sorted by port, then proto.
@@ -97,11 +98,14 @@ describe("listening_sockets", () => {
     expect(r.summary).toMatch(/^\d+ listening sockets: /);
   });
 
-  it("answers the same from `ss -Hltnup` (SOCKETS_SOURCE=ss)", async () => {
-    const viaProc = await listing({ limit: 500 });
+  it("answers the same from /proc/net (SOCKETS_SOURCE=proc) and from `ss -Hltnup` (SOCKETS_SOURCE=ss)", async () => {
+    const viaNetlink = await listing({ limit: 500 });
+    const viaProc = await listing({ limit: 500 }, { SOCKETS_SOURCE: "proc" });
     const viaSs = await listing({ limit: 500 }, { SOCKETS_SOURCE: "ss" });
-    expect(viaSs.source).toBe("ss");
-    expect(ours(viaSs.sockets)).toEqual(ours(viaProc.sockets));
+    expect([viaProc.source, viaSs.source]).toEqual(["proc", "ss"]);
+    expect(ours(viaProc.sockets)).toEqual(sortLike(expected()));
+    expect(ours(viaSs.sockets)).toEqual(ours(viaNetlink.sockets));
+    expect(ours(viaProc.sockets)).toEqual(ours(viaNetlink.sockets));
   });
 
   it("filters by proto and caps the list with truncated/omitted", async () => {

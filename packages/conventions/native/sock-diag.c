@@ -1,0 +1,159 @@
+/*
+ * sock-diag.node: one question to the kernel's socket diagnostics (netlink NETLINK_SOCK_DIAG, sock_diag(7)),
+ * the answer's bytes back, unparsed. The kernel reads it, the kernel's own code (src/netlink/sock-diag.ts) asks
+ * and parses; this file only moves bytes. It is read-only by construction: the one message type it sends is
+ * SOCK_DIAG_BY_FAMILY (a query; SOCK_DESTROY and every other type are refused before a socket exists), and the
+ * netlink family is fixed. Why a native module at all: Node has no netlink socket, and /proc/net/tcp makes the
+ * kernel walk its whole connection hash at every read (~5 ms whatever the namespace holds), which a LISTEN-only
+ * query skips (ADR 0064).
+ *
+ *   request(question: Uint8Array) -> Buffer   every reply message of a dump (NLM_F_DUMP), or the one reply
+ * Throws an Error with `code` (an errno name) when the kernel refuses or the question is malformed.
+ */
+#include <errno.h>
+#include <linux/netlink.h>
+#include <linux/sock_diag.h>
+#include <node_api.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+#include <unistd.h>
+
+/* A question is one inet_diag_req_v2 (56 bytes) with an optional filter: far under a page. */
+#define QUESTION_MAX 4096
+/* An answer past this is refused (E2BIG), never cut: a cut list would hide sockets. ~900k sockets of 72 bytes. */
+#define ANSWER_MAX (64u * 1024u * 1024u)
+#define CHUNK 65536
+
+static napi_value fail(napi_env env, const char *code, const char *message) {
+  napi_throw_error(env, code, message);
+  return NULL;
+}
+
+static const char *errno_code(int err) {
+  switch (err) {
+    case EACCES: return "EACCES";
+    case EPERM: return "EPERM";
+    case ENOENT: return "ENOENT";
+    case EINVAL: return "EINVAL";
+    case EAGAIN: return "EAGAIN";
+    case ENOMEM: return "ENOMEM";
+    case EPROTONOSUPPORT: return "EPROTONOSUPPORT";
+    case EAFNOSUPPORT: return "EAFNOSUPPORT";
+    case E2BIG: return "E2BIG";
+    default: return "EIO";
+  }
+}
+
+static napi_value request(napi_env env, napi_callback_info info) {
+  size_t argc = 1;
+  napi_value argv[1];
+  if (napi_get_cb_info(env, info, &argc, argv, NULL, NULL) != napi_ok || argc < 1)
+    return fail(env, "EINVAL", "request(question): a Uint8Array is required");
+  bool is_typed = false;
+  napi_is_typedarray(env, argv[0], &is_typed);
+  if (!is_typed) return fail(env, "EINVAL", "request(question): a Uint8Array is required");
+  napi_typedarray_type type;
+  size_t length = 0;
+  void *data = NULL;
+  if (napi_get_typedarray_info(env, argv[0], &type, &length, &data, NULL, NULL) != napi_ok || type != napi_uint8_array)
+    return fail(env, "EINVAL", "request(question): a Uint8Array is required");
+  if (length < NLMSG_HDRLEN || length > QUESTION_MAX) return fail(env, "EINVAL", "question size out of bounds");
+
+  /* Copied first: the checks below and the send see the same bytes. */
+  char question[QUESTION_MAX];
+  memcpy(question, data, length);
+  struct nlmsghdr *q = (struct nlmsghdr *)question;
+  if (q->nlmsg_len != length) return fail(env, "EINVAL", "nlmsg_len is not the question's size");
+  if (q->nlmsg_type != SOCK_DIAG_BY_FAMILY) return fail(env, "EINVAL", "only SOCK_DIAG_BY_FAMILY may be asked");
+  if (!(q->nlmsg_flags & NLM_F_REQUEST) || (q->nlmsg_flags & ~(NLM_F_REQUEST | NLM_F_DUMP)))
+    return fail(env, "EINVAL", "flags other than NLM_F_REQUEST and NLM_F_DUMP");
+  int dump = (q->nlmsg_flags & NLM_F_DUMP) != 0;
+
+  int fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_SOCK_DIAG);
+  if (fd < 0) return fail(env, errno_code(errno), "socket(AF_NETLINK, NETLINK_SOCK_DIAG) failed");
+  /* The kernel answers at once; a bound wait all the same, so nothing here can hang the event loop. */
+  struct timeval tv = {.tv_sec = 2, .tv_usec = 0};
+  setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+  struct sockaddr_nl kernel = {.nl_family = AF_NETLINK};
+  ssize_t sent;
+  do sent = sendto(fd, question, length, 0, (struct sockaddr *)&kernel, sizeof kernel);
+  while (sent < 0 && errno == EINTR);
+  if (sent != (ssize_t)length) {
+    int err = errno;
+    close(fd);
+    return fail(env, errno_code(err), "sending the question failed");
+  }
+
+  char *out = NULL;
+  size_t used = 0, cap = 0;
+  int err = 0, done = 0;
+  char chunk[CHUNK] __attribute__((aligned(NLMSG_ALIGNTO)));
+  while (!done) {
+    ssize_t n = recv(fd, chunk, sizeof chunk, 0);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      err = errno;
+      break;
+    }
+    if (n == 0) break;
+    size_t keep = 0; /* bytes of this chunk that are answers (complete messages before DONE or ERROR) */
+    struct nlmsghdr *h = (struct nlmsghdr *)chunk;
+    int left = (int)n;
+    for (; NLMSG_OK(h, left); h = NLMSG_NEXT(h, left)) {
+      if (h->nlmsg_type == NLMSG_DONE) {
+        done = 1;
+        break;
+      }
+      if (h->nlmsg_type == NLMSG_ERROR) {
+        struct nlmsgerr *e = (struct nlmsgerr *)NLMSG_DATA(h);
+        if (h->nlmsg_len < NLMSG_LENGTH(sizeof *e)) err = EIO;
+        else if (e->error != 0) err = -e->error;
+        done = 1;
+        break;
+      }
+      keep = (size_t)((char *)h - chunk) + NLMSG_ALIGN(h->nlmsg_len);
+      if (keep > (size_t)n) keep = (size_t)n;
+      if (!dump) done = 1;
+    }
+    if (err) break;
+    if (keep > 0) {
+      if (used + keep > ANSWER_MAX) {
+        err = E2BIG;
+        break;
+      }
+      if (used + keep > cap) {
+        size_t next = cap ? cap * 2 : CHUNK;
+        while (next < used + keep) next *= 2;
+        char *grown = realloc(out, next);
+        if (!grown) {
+          err = ENOMEM;
+          break;
+        }
+        out = grown;
+        cap = next;
+      }
+      memcpy(out + used, chunk, keep);
+      used += keep;
+    }
+  }
+  close(fd);
+  if (err) {
+    free(out);
+    return fail(env, errno_code(err), err == E2BIG ? "the answer is larger than 64 MiB" : "the kernel refused the question");
+  }
+  napi_value result;
+  void *copy = NULL;
+  napi_status st = napi_create_buffer_copy(env, used, used ? out : "", &copy, &result);
+  free(out);
+  if (st != napi_ok) return fail(env, "ENOMEM", "no memory for the answer");
+  return result;
+}
+
+NAPI_MODULE_INIT(/* napi_env env, napi_value exports */) {
+  napi_value fn;
+  if (napi_create_function(env, "request", NAPI_AUTO_LENGTH, request, NULL, &fn) != napi_ok) return NULL;
+  if (napi_set_named_property(env, exports, "request", fn) != napi_ok) return NULL;
+  return exports;
+}

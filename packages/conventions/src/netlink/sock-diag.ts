@@ -1,0 +1,215 @@
+/**
+ * The kernel's socket diagnostics (netlink NETLINK_SOCK_DIAG, sock_diag(7)), asked through native/sock-diag.c:
+ * the listeners of this network namespace without the walk of the whole connection hash that every read of
+ * /proc/net/tcp makes (0.04 ms against ~5 ms, ADR 0064), and one connection's owner by its addresses and ports
+ * (an exact lookup, 0.01 ms). The module is optional: where it was not built (no C compiler), cannot load
+ * (another platform) or the kernel refuses, callers read /proc/net as before; `sockDiag()` is undefined then.
+ * Only queries are ever sent: the C side refuses every message type but SOCK_DIAG_BY_FAMILY.
+ */
+import { existsSync } from "node:fs";
+import { createRequire } from "node:module";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { formatIpv4, formatIpv6, ipBytes } from "./addresses.ts";
+
+/** The addon's file name: beside a built bundle (pnpm build copies it there) or in native/build/ (tests). */
+export const SOCK_DIAG_ADDON = "sock-diag.node";
+
+/** TCP states as the kernel numbers them (include/net/tcp_states.h). */
+export const TCP_STATE = {
+  established: 1,
+  syn_sent: 2,
+  syn_recv: 3,
+  fin_wait1: 4,
+  fin_wait2: 5,
+  time_wait: 6,
+  close: 7,
+  close_wait: 8,
+  last_ack: 9,
+  listen: 10,
+  closing: 11,
+  new_syn_recv: 12,
+} as const;
+
+/** The state mask of a query: the listening TCP sockets; for UDP, bound sockets are in state 7 (close). */
+export const stateMask = (...states: number[]) => states.reduce((m, s) => m | (1 << s), 0) >>> 0;
+
+export type Family = 4 | 6;
+export type Protocol = "tcp" | "udp";
+
+export interface DiagSocket {
+  family: Family;
+  protocol: Protocol;
+  state: number;
+  localAddress: string;
+  localPort: number;
+  remoteAddress: string;
+  remotePort: number;
+  uid: number;
+  /** What /proc/<pid>/fd/<n> links to as socket:[inode]; 0 for a socket no file holds (closed, TIME_WAIT). */
+  inode: number;
+}
+
+interface Binding {
+  request(question: Uint8Array): Buffer;
+}
+
+const AF: Record<Family, number> = { 4: 2, 6: 10 };
+const IPPROTO: Record<Protocol, number> = { tcp: 6, udp: 17 };
+const SOCK_DIAG_BY_FAMILY = 20;
+const NLM_F_REQUEST = 0x1;
+const NLM_F_DUMP = 0x300;
+const NLMSG_HDRLEN = 16;
+/** struct inet_diag_req_v2: family, protocol, ext, pad, states, then the 48-byte inet_diag_sockid. */
+const REQ_BYTES = 56;
+/** struct inet_diag_msg: family, state, timer, retrans, sockid (48), expires, rqueue, wqueue, uid, inode. */
+const MSG_BYTES = 72;
+const INET_DIAG_NOCOOKIE = 0xffffffff;
+
+/**
+ * Where the addon may be: beside the code running this (a server's CommonJS bundle: its __dirname; the
+ * orchestrator's ES module bundle: its URL; pnpm build copies the addon into both dist/), then, run from
+ * source (tests, scripts), in native/build/ beside src/. A server bundle defines import.meta.url away.
+ */
+function candidates(): string[] {
+  const out: string[] = [];
+  if (typeof __dirname === "string") out.push(join(__dirname, SOCK_DIAG_ADDON));
+  const here = typeof import.meta.url === "string" ? import.meta.url : undefined;
+  if (here?.startsWith("file:")) {
+    const dir = dirname(fileURLToPath(here));
+    out.push(join(dir, SOCK_DIAG_ADDON), join(dir, "../../native/build", SOCK_DIAG_ADDON));
+  }
+  return out;
+}
+
+let loaded: { binding: Binding | undefined; why: string } | undefined;
+
+function load(): { binding: Binding | undefined; why: string } {
+  if (process.platform !== "linux") return { binding: undefined, why: "not Linux" };
+  const found = candidates().find((file) => existsSync(file));
+  if (!found) return { binding: undefined, why: `${SOCK_DIAG_ADDON} not built (pnpm build, with a C compiler)` };
+  try {
+    const binding = createRequire(found)(found) as Binding;
+    if (typeof binding.request !== "function") return { binding: undefined, why: `${found}: no request()` };
+    // One harmless question: a kernel without inet_diag (a module not loaded, a seccomp filter) says so now.
+    binding.request(question(4, "tcp", stateMask(TCP_STATE.listen)));
+    return { binding, why: `loaded from ${found}` };
+  } catch (err) {
+    return { binding: undefined, why: `${found}: ${(err as Error).message}` };
+  }
+}
+
+/** Tests of the /proc path turn the addon off (and on again: undefined reloads it). */
+let off = false;
+export function sockDiagOff(value: boolean): void {
+  off = value;
+}
+
+/** The addon, loaded on first use; undefined where it cannot be (then `sockDiagStatus()` says why). */
+export function sockDiag(): Binding | undefined {
+  if (off) return undefined;
+  loaded ??= load();
+  return loaded.binding;
+}
+
+/** Whether the addon answers, and why not. */
+export function sockDiagStatus(): { available: boolean; why: string } {
+  loaded ??= load();
+  return { available: loaded.binding !== undefined, why: loaded.why };
+}
+
+interface Endpoint {
+  address: string;
+  port: number;
+}
+
+/** One SOCK_DIAG_BY_FAMILY question: a dump of `states`, or (with `exact`) the one socket of these ends. */
+function question(
+  family: Family,
+  protocol: Protocol,
+  states: number,
+  exact?: { local: Endpoint; remote: Endpoint },
+): Buffer {
+  const b = Buffer.alloc(NLMSG_HDRLEN + REQ_BYTES);
+  b.writeUInt32LE(b.length, 0);
+  b.writeUInt16LE(SOCK_DIAG_BY_FAMILY, 4);
+  b.writeUInt16LE(exact ? NLM_F_REQUEST : NLM_F_REQUEST | NLM_F_DUMP, 6);
+  const r = NLMSG_HDRLEN;
+  b[r] = AF[family];
+  b[r + 1] = IPPROTO[protocol];
+  b.writeUInt32LE(states >>> 0, r + 4);
+  if (exact) {
+    const src = ipBytes(exact.local.address);
+    const dst = ipBytes(exact.remote.address);
+    const size = family === 4 ? 4 : 16;
+    if (src?.length !== size || dst?.length !== size) throw new Error(`not an IPv${family} address pair`);
+    b.writeUInt16BE(exact.local.port, r + 8);
+    b.writeUInt16BE(exact.remote.port, r + 10);
+    Buffer.from(src).copy(b, r + 12);
+    Buffer.from(dst).copy(b, r + 28);
+  }
+  // idiag_if 0 (any), idiag_cookie: none.
+  b.writeUInt32LE(INET_DIAG_NOCOOKIE, r + 48);
+  b.writeUInt32LE(INET_DIAG_NOCOOKIE, r + 52);
+  return b;
+}
+
+function formatAddress(family: Family, buf: Buffer, at: number): string {
+  return family === 4 ? formatIpv4(buf.subarray(at, at + 4)) : formatIpv6(buf.subarray(at, at + 16));
+}
+
+/** Every inet_diag_msg in an answer (netlink messages, each 4-byte aligned; attributes after it skipped). */
+export function parseAnswer(protocol: Protocol, answer: Buffer): DiagSocket[] {
+  const out: DiagSocket[] = [];
+  let at = 0;
+  while (at + NLMSG_HDRLEN <= answer.length) {
+    const length = answer.readUInt32LE(at);
+    if (length < NLMSG_HDRLEN || at + length > answer.length) break;
+    if (answer.readUInt16LE(at + 4) === SOCK_DIAG_BY_FAMILY && length >= NLMSG_HDRLEN + MSG_BYTES) {
+      const m = at + NLMSG_HDRLEN;
+      const family: Family = answer[m] === AF[6] ? 6 : 4;
+      out.push({
+        family,
+        protocol,
+        state: answer[m + 1] ?? 0,
+        localPort: answer.readUInt16BE(m + 4),
+        remotePort: answer.readUInt16BE(m + 6),
+        localAddress: formatAddress(family, answer, m + 8),
+        remoteAddress: formatAddress(family, answer, m + 24),
+        uid: answer.readUInt32LE(m + 64),
+        inode: answer.readUInt32LE(m + 68),
+      });
+    }
+    at += (length + 3) & ~3;
+  }
+  return out;
+}
+
+/** The sockets of this network namespace of one family and protocol in `states`; undefined without the addon. */
+export function dumpSockets(family: Family, protocol: Protocol, states: number): DiagSocket[] | undefined {
+  const binding = sockDiag();
+  if (!binding) return undefined;
+  return parseAnswer(protocol, binding.request(question(family, protocol, states)));
+}
+
+/**
+ * The socket whose local end is `local` and remote end `remote` (the kernel's exact lookup), null when there is
+ * none; undefined without the addon.
+ */
+export function findSocket(
+  family: Family,
+  protocol: Protocol,
+  local: Endpoint,
+  remote: Endpoint,
+): DiagSocket | null | undefined {
+  const binding = sockDiag();
+  if (!binding) return undefined;
+  let answer: Buffer;
+  try {
+    answer = binding.request(question(family, protocol, 0xffffffff, { local, remote }));
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === "ENOENT") return null;
+    throw err;
+  }
+  return parseAnswer(protocol, answer)[0] ?? null;
+}
