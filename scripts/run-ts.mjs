@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Run a TypeScript script of this repo: bundle it with esbuild into .tools/run/ and import it.
 // Usage: node scripts/run-ts.mjs scripts/generate.ts [args…]
-import { mkdirSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync } from "node:fs";
 import { basename, join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { build } from "esbuild";
@@ -30,5 +30,8 @@ await build({
     js: 'import { createRequire as __rnCreateRequire } from "node:module"; const require = __rnCreateRequire(import.meta.url);',
   },
 });
+// The kernel's native module is looked for beside the code that runs (ADR 0064): beside this bundle too.
+const addon = join(root, "packages/conventions/native/build/sock-diag.node");
+if (existsSync(addon)) copyFileSync(addon, join(outdir, "sock-diag.node"));
 process.argv = [process.argv[0], outfile, ...rest];
 await import(pathToFileURL(outfile).href);

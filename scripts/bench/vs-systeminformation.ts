@@ -121,14 +121,14 @@ interface Pair {
 const PAIRS: Pair[] = [
   // networkInterfaces() rescans by default (its cache is only used with rescan false).
   { server: "network", tool: "iface_info", input: {}, si: "networkInterfaces()", call: () => si.networkInterfaces() },
-  // Our fd scan is reused for 100 ms (SCAN_REUSE_MS): spaced past it.
+  // Ours reads afresh at every call: the listeners from netlink, the holders by a refresh of its last fd scan
+  // (the processes started since, one link per known holder: ADR 0064), a full scan at most every FULL_SCAN_MS.
   {
     server: "ports",
     tool: "listening_sockets",
     input: {},
     si: "networkConnections()",
     call: () => si.networkConnections(),
-    gaps: { ours: 110, theirs: 0 },
   },
   // process_info by name reads every process's name (and argv[0]); processes() answers its last listing again
   // for 500 ms: spaced past it.

@@ -33,6 +33,8 @@ interface Seen {
   /** The size of /proc/<pid>/fd: its count of open files (Linux ≥ 6.2; 0 before, where it says nothing). */
   fds: number;
   sockets: Map<number, string>;
+  /** A kernel thread (no files, no executable): it never holds a socket, and a refresh does not look at it. */
+  kernel: boolean;
 }
 
 /** What a scan saw, per process (a process with no socket is here too, with none). */
@@ -76,9 +78,19 @@ export async function scanPids(pids: readonly number[], signal: AbortSignal): Pr
       const inode = socketInode(`${dir}/${fd}`);
       if (inode !== undefined && !sockets.has(inode)) sockets.set(inode, fd);
     }
-    links.set(pid, { fds: count, sockets });
+    links.set(pid, { fds: count, sockets, kernel: fds.length === 0 && isKernelThread(pid) });
   }
   return { links, unreadable };
+}
+
+/** A kernel thread has no executable: its exe link does not resolve (ENOENT), where a process's does. */
+function isKernelThread(pid: number): boolean {
+  try {
+    readlinkSync(`/proc/${pid}/exe`);
+    return false;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === "ENOENT";
+  }
 }
 
 /** The socket inode a descriptor links to; undefined when it is gone or not a socket. */
@@ -112,7 +124,7 @@ export async function refreshScan(before: FdScan, inodes: ReadonlySet<number>, s
   const again: number[] = [];
   for (const [pid, seen] of before.links) {
     if (!alive.has(pid)) continue;
-    let same = fdCount(pid) === seen.fds;
+    let same = seen.kernel || fdCount(pid) === seen.fds;
     for (const [inode, fd] of seen.sockets) {
       if (!same) break;
       if (inodes.has(inode) && socketInode(`/proc/${pid}/fd/${fd}`) !== inode) same = false;
