@@ -64,19 +64,29 @@ const bareBundle = await buildBareBundle();
 const bareAsServer = await buildBareAsServer();
 try {
   console.log(`\n1. attach: spawn → /healthz answered, against bare fastify+zod (target ≤ 0.85×) [${elapsed()}]`);
-  for (const s of servers)
-    await benchAttach(node, version(node), s.name, entryOf(s.name), bareBundle.main, STARTS, full);
-  // Informational: the bare app built as a server is, against itself built the standard way (ADR 0062).
-  await benchAttach(node, "as server", "bare", bareAsServer.main, bareBundle.main, STARTS, false, false);
+  // Every server and the bare app built as a server (informational, ADR 0062) in the same rounds as the baseline.
+  await benchAttach(
+    node,
+    [
+      ...servers.map((s) => ({ name: s.name, label: version(node), entry: entryOf(s.name), target: true })),
+      { name: "bare", label: "as server", entry: bareAsServer.main, target: false },
+    ],
+    bareBundle.main,
+    STARTS,
+    full,
+  );
   // Other runtimes: the network server in the default run, every server in --full; each with the code cache a
   // build with that Node would write (beside this Node's: one file per version, ADR 0062).
-  for (const other of otherNodes)
-    for (const s of full ? servers : servers.filter((x) => x.name === "network")) {
+  for (const other of otherNodes) {
+    const chosen = full ? servers : servers.filter((x) => x.name === "network");
+    for (const s of chosen) {
       const main = entryOf(s.name);
       const problem = await trainCodeCache(main, join(dirname(main), "app.cjs"), other);
       if (problem) console.log(`  ${s.name} ${version(other)}: no code cache (${problem})`);
-      await benchAttach(other, version(other), s.name, main, bareBundle.main, STARTS, full);
     }
+    const sides = chosen.map((s) => ({ name: s.name, label: version(other), entry: entryOf(s.name), target: true }));
+    await benchAttach(other, sides, bareBundle.main, STARTS, full);
+  }
 
   console.log(`\n2. hot path [${elapsed()}]`);
   const bare = await start(node, [bareBundle.main]);

@@ -60,39 +60,52 @@ function stdioOnce(node: string, entry: string): Promise<number> {
   });
 }
 
+export interface AttachSide {
+  /** The line's name (a server's, or "bare" for the bare app built as a server). */
+  name: string;
+  label: string;
+  entry: string;
+  /** Whether the line is judged against ≤ 0.85× (the informational lines are not). */
+  target: boolean;
+}
+
+/**
+ * Every side and the bare bundle started in rounds, the order rotating each round (drift on the machine hits
+ * them all alike), each cold then warm; one line per side against the bare bundle's starts of the same rounds.
+ * One baseline for all (`starts` of it, not `starts` per side): section 1 in half the time.
+ */
 export async function benchAttach(
   node: string,
-  label: string,
-  name: string,
-  entry: string,
+  sides: readonly AttachSide[],
   bareMain: string,
   starts: number,
   withStdio = false,
-  target = true,
 ): Promise<void> {
-  const s = { cold: [] as number[], warm: [] as number[] };
-  const b = { cold: [] as number[], warm: [] as number[] };
+  const mains = [bareMain, ...sides.map((x) => x.entry)];
+  const runs = mains.map(() => ({ cold: [] as number[], warm: [] as number[] }));
   for (let i = 0; i < starts; i++) {
-    // Alternating which goes first, so drift on the machine hits both alike.
-    const order = i % 2 ? [entry, bareMain] : [bareMain, entry];
-    for (const main of order) {
-      const [cold, warm] = await coldWarm(node, main);
-      const into = main === entry ? s : b;
-      into.cold.push(cold);
-      into.warm.push(warm);
+    for (let k = 0; k < mains.length; k++) {
+      const j = (i + k) % mains.length;
+      const [cold, warm] = await coldWarm(node, mains[j] as string);
+      runs[j]?.cold.push(cold);
+      runs[j]?.warm.push(warm);
     }
   }
-  const r = (k: "cold" | "warm") => {
-    const x = pct(s[k], 50) / pct(b[k], 50);
-    return `${f1(pct(s[k], 50))} vs ${f1(pct(b[k], 50))} ms ${x.toFixed(2)}×${!target || x <= 0.85 ? "" : "!"}`;
-  };
-  let stdio = "";
-  if (withStdio) {
-    const xs: number[] = [];
-    for (let i = 0; i < starts; i++) xs.push(await stdioOnce(node, entry));
-    stdio = ` | --stdio to initialize ${f1(pct(xs, 50))} ms`;
+  const b = runs[0] ?? { cold: [], warm: [] };
+  for (const [k, side] of sides.entries()) {
+    const s = runs[k + 1] ?? { cold: [], warm: [] };
+    const r = (key: "cold" | "warm") => {
+      const x = pct(s[key], 50) / pct(b[key], 50);
+      return `${f1(pct(s[key], 50))} vs ${f1(pct(b[key], 50))} ms ${x.toFixed(2)}×${!side.target || x <= 0.85 ? "" : "!"}`;
+    };
+    let stdio = "";
+    if (withStdio && side.target) {
+      const xs: number[] = [];
+      for (let i = 0; i < starts; i++) xs.push(await stdioOnce(node, side.entry));
+      stdio = ` | --stdio to initialize ${f1(pct(xs, 50))} ms`;
+    }
+    console.log(
+      `  ${side.name.padEnd(10)} ${side.label.padEnd(9)} attach p50 warm ${r("warm")}, cold ${r("cold")} (bare fastify+zod; ${starts} each, ${loadavg()})${stdio}`,
+    );
   }
-  console.log(
-    `  ${name.padEnd(10)} ${label.padEnd(9)} attach p50 warm ${r("warm")}, cold ${r("cold")} (bare fastify+zod; ${starts} each, ${loadavg()})${stdio}`,
-  );
 }

@@ -18,10 +18,13 @@ export const ADDON_NAME = "sock-diag.node";
 
 const newer = (a: string, b: string) => statSync(a).mtimeMs > statSync(b).mtimeMs;
 
-/** Compiles the addon when it is missing or older than its source; says why when it could not. */
-export function buildAddon(): string | undefined {
+/**
+ * Compiles the addon when it is missing or older than its source; says why when it could not. `out` and `cc`
+ * (default: ADDON_BUILT and $CC or cc) for tests.
+ */
+export function buildAddon(out = ADDON_BUILT, cc = process.env.CC || "cc"): string | undefined {
   if (process.platform !== "linux") return "not Linux: the socket tables come from ss or /proc";
-  if (existsSync(ADDON_BUILT) && !newer(ADDON_SOURCE, ADDON_BUILT)) return undefined;
+  if (existsSync(out) && !newer(ADDON_SOURCE, out)) return undefined;
   let include: string;
   try {
     include = join(
@@ -31,9 +34,8 @@ export function buildAddon(): string | undefined {
   } catch {
     return "node-api-headers is not installed (pnpm install)";
   }
-  mkdirSync(dirname(ADDON_BUILT), { recursive: true });
-  const temp = `${ADDON_BUILT}.${process.pid}`;
-  const cc = process.env.CC || "cc";
+  mkdirSync(dirname(out), { recursive: true });
+  const temp = `${out}.${process.pid}`;
   // Hardened as Debian builds its packages; -D_GNU_SOURCE for SOCK_CLOEXEC.
   const args = [
     ...["-O2", "-std=c11", "-D_GNU_SOURCE", "-Wall", "-Wextra", "-D_FORTIFY_SOURCE=2", "-fstack-protector-strong"],
@@ -47,7 +49,7 @@ export function buildAddon(): string | undefined {
       : run.stderr.trim();
     return `not compiled (${why.split("\n")[0]}): the socket tables come from /proc/net`;
   }
-  renameSync(temp, ADDON_BUILT);
+  renameSync(temp, out);
   return undefined;
 }
 

@@ -1,6 +1,7 @@
 /**
  * This server's reads of /proc, owned by its runtime (ctx.use(procReads)): calls that arrive while a read of
- * the socket tables or a full scan of /proc/<pid>/fd runs share it (the kernel's single-flight). After a full
+ * the socket tables, a full scan of /proc/<pid>/fd or a refresh for the same sockets runs share it (the kernel's
+ * single-flight). After a full
  * scan, a call is answered by a refresh of it (socket-owners.ts, ADR 0064: the processes started since, and one
  * link per known holder) when that finds a holder for every inode asked for and the full scan is less than
  * FULL_SCAN_MS old; otherwise by a full scan, one that began after the call did. Two runtimes share nothing;
@@ -70,7 +71,10 @@ export function createProcReads(): ProcReads {
       const calledAt = performance.now();
       const base = last;
       if (base && calledAt - base.fullAt < FULL_SCAN_MS) {
-        const scan = await refreshScan(base.scan, inodes, signal);
+        // Calls asking about the same sockets (listening_sockets under load) share one refresh.
+        const key = `fd refresh ${[...inodes].sort((a, b) => a - b).join(",")}`;
+        const scan = await shared.run(key, undefined, 0, (s) => orReason(s, refreshScan(base.scan, inodes, s)));
+        if (signal.aborted) throw new DiagError("E_TIMEOUT", "scanning /proc/<pid>/fd took too long");
         const owners = ownersOf(scan, inodes);
         if (knowsAll(owners, inodes)) {
           // Kept only if no full scan replaced it meanwhile.
