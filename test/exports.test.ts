@@ -191,6 +191,7 @@ const PINNED: Record<string, Record<string, readonly string[]>> = {
       "fakeBinaries",
       "isLive",
       "liveProcessGroups",
+      "ownSocketInodes",
       "pidsWhere",
       "rssMb",
       "runCurlExample",

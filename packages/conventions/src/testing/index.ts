@@ -13,7 +13,7 @@ export { canBind } from "./can-bind.ts";
 export { testExec } from "./exec.ts";
 export { type FakeBinaries, fakeBinaries } from "./fake-binaries.ts";
 export { type CallOptions, type CollectOptions, callTool, collectStream, testApp, testRuntime } from "./inject.ts";
-export { isLive, pidsWhere, rssMb } from "./procfs.ts";
+export { isLive, ownSocketInodes, pidsWhere, rssMb } from "./procfs.ts";
 export { type CurlExample, type CurlVerdict, curlExamples, runCurlExample } from "./readme-curl.ts";
 export { PROXY_SAMPLES, READABLE_SAMPLES, SECRET_SAMPLES, type SecretSample } from "./secrets-corpus.ts";
 export { silentLogger } from "./silent-logger.ts";

@@ -1,5 +1,5 @@
 /** What tests and the bench read of processes from /proc, outside the process itself. */
-import { readdirSync, readFileSync } from "node:fs";
+import { readdirSync, readFileSync, readlinkSync } from "node:fs";
 
 /** Resident memory in MB. */
 export function rssMb(pid: number): number {
@@ -28,4 +28,16 @@ export function pidsWhere(file: "status" | "cmdline", test: (text: string) => bo
     }
   }
   return found;
+}
+
+/** The socket inodes this process holds, from its /proc/self/fd links. */
+export function ownSocketInodes(): Set<number> {
+  const out = new Set<number>();
+  for (const fd of readdirSync("/proc/self/fd")) {
+    try {
+      const m = /^socket:\[(\d+)\]$/.exec(readlinkSync(`/proc/self/fd/${fd}`));
+      if (m) out.add(Number(m[1]));
+    } catch {}
+  }
+  return out;
 }

@@ -6,7 +6,7 @@
  */
 import { spawnSync } from "node:child_process";
 import dgram from "node:dgram";
-import { readdirSync, readFileSync, readlinkSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { type AddressInfo, connect, createServer, type Server, type Socket } from "node:net";
 import fc from "fast-check";
@@ -19,6 +19,7 @@ import {
   stateMask,
   TCP_STATE,
 } from "../../src/netlink/sock-diag.ts";
+import { ownSocketInodes as ownInodes } from "../../src/testing/procfs.ts";
 
 const uid = process.getuid?.() ?? 0;
 let tcp4: Server;
@@ -27,18 +28,6 @@ let udp4: dgram.Socket;
 let client: Socket;
 let accepted: Socket | undefined;
 const port = (s: Server) => (s.address() as AddressInfo).port;
-
-/** Socket inodes this process holds, read from /proc/self/fd. */
-function ownInodes(): Set<number> {
-  const out = new Set<number>();
-  for (const fd of readdirSync("/proc/self/fd")) {
-    try {
-      const m = /^socket:\[(\d+)\]$/.exec(readlinkSync(`/proc/self/fd/${fd}`));
-      if (m) out.add(Number(m[1]));
-    } catch {}
-  }
-  return out;
-}
 
 /** Listening rows of /proc/net/tcp or tcp6 as "port inode". */
 function procListeners(table: string): Set<string> {

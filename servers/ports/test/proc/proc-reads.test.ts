@@ -5,9 +5,9 @@
  * no read), and closing the runtime stops its reads.
  */
 import { type ChildProcess, spawn } from "node:child_process";
-import { readdirSync, readlinkSync, statSync } from "node:fs";
+import { statSync } from "node:fs";
 import { type AddressInfo, createServer, type Server } from "node:net";
-import { testRuntime, thrown } from "@roadnerd/conventions/testing";
+import { ownSocketInodes, testRuntime, thrown } from "@roadnerd/conventions/testing";
 import { afterEach, describe, expect, it } from "vitest";
 import { readAllTables } from "../../src/proc/net-table.ts";
 import { userNames } from "../../src/proc/passwd.ts";
@@ -29,18 +29,6 @@ async function listen(): Promise<{ port: number; inode: number }> {
   const inode = (await readAllTables()).listening.find((t) => t.port === port)?.inode ?? 0;
   expect(inode).toBeGreaterThan(0);
   return { port, inode };
-}
-
-/** This process's own socket inodes, read here independently. */
-function ownSocketInodes(): Set<number> {
-  const out = new Set<number>();
-  for (const fd of readdirSync("/proc/self/fd")) {
-    try {
-      const m = /^socket:\[(\d+)\]$/.exec(readlinkSync(`/proc/self/fd/${fd}`));
-      if (m) out.add(Number(m[1]));
-    } catch {}
-  }
-  return out;
 }
 
 describe("ProcReads.owners", () => {
