@@ -86,6 +86,32 @@ describe.each([
     expect((await asNobody(open.port, "/actions")).status).toBe(200);
   });
 
+  it("a request whose connection nobody resets at once runs nothing (the peer is gone: refused, not waved through)", async () => {
+    // Regression (stop 31's review): with its addresses gone by the time the rule looked, a reset connection was
+    // taken for an injected test request and its tool ran as root (46 of 50). Now it is refused like any
+    // caller that cannot be named; either way the call must never run.
+    const calls = async () => {
+      const res = await request(`http://127.0.0.1:${plain.port}/metrics`);
+      const text = await res.body.text();
+      return Number(/roadnerd_tool_calls_total\{[^}]*tool="echo_name"[^}]*\} (\d+)/.exec(text)?.[1] ?? 0);
+    };
+    const before = await calls();
+    const body = JSON.stringify({ name: "example.com" });
+    const raw = `POST /actions/echo_name HTTP/1.1\r\nHost: 127.0.0.1\r\ncontent-type: application/json\r\ncontent-length: ${body.length}\r\n\r\n${body}`;
+    // 20 connections from nobody, each writing its request and resetting (RST) at once.
+    const script = `const net=require("node:net");let left=20;for(let i=0;i<20;i++){const s=net.connect(${plain.port},"127.0.0.1",()=>{s.write(${JSON.stringify(raw)},()=>{s.resetAndDestroy();if(--left===0)setTimeout(()=>process.exit(0),300)})});s.on("error",()=>{})}`;
+    await run("setpriv", [`--reuid=${NOBODY}`, `--regid=${NOBODY}`, "--clear-groups", process.execPath, "-e", script]);
+    // A request served as root still counts: the counter works.
+    const ok = await request(`http://127.0.0.1:${plain.port}/actions/echo_name`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body,
+    });
+    expect(ok.statusCode).toBe(200);
+    await ok.body.dump();
+    expect(await calls()).toBe(before + 1);
+  });
+
   it("a client's socket is found in tcp6 as in tcp: nobody over ::1 and over 127.0.0.1 at a dual-stack server", async () => {
     for (const host of ["127.0.0.1", "::1"]) {
       const res = await asNobody(dual.port, "/actions", {}, host);

@@ -6,7 +6,7 @@
  * this process's own user, root, the user who ran sudo (SUDO_UID), or a uid ALLOWED_UIDS names; anyone else
  * needs the bearer token. Where the tables cannot be read (not Linux), the check is skipped, once logged.
  */
-import type { Socket } from "node:net";
+import { Socket } from "node:net";
 import { ipFamily } from "../define/fields.ts";
 import { NET_TABLE_ROW, readPieces, readPiecesSync } from "../fs/read-pieces.ts";
 import { ipBytes } from "../netlink/addresses.ts";
@@ -59,7 +59,8 @@ function addRows(rows: Map<string, Row[]>, lines: string): void {
     const f = line.trim().split(/\s+/);
     if (!/^\d+:$/.test(f[0] ?? "")) continue;
     // TIME_WAIT (06): a closed connection's leftover, owned by no one (uid 0); it may share a live one's ports.
-    if (f[3] === "06") continue;
+    // Inode 0: no process holds the socket (a closed one's FIN_WAIT2 leftover also says uid 0): no owner either.
+    if (f[3] === "06" || f[9] === "0") continue;
     const [la = "", lp = ""] = (f[1] ?? "").split(":");
     const [ra = "", rp = ""] = (f[2] ?? "").split(":");
     const key = `${Number.parseInt(lp, 16)}:${Number.parseInt(rp, 16)}`;
@@ -258,16 +259,25 @@ function socketsToAsk(peer: Endpoint, local: Endpoint): Array<{ family: Family; 
 }
 
 /**
- * The kernel's exact lookup of the client's socket (ADR 0064): [] when there is no live one (gone, or a
- * TIME_WAIT leftover, owned by no one), undefined when it cannot be asked (no addon, the kernel refused): then
- * the tables are read.
+ * A socket a process holds, of a connection: not a listener (the kernel's lookup falls back to one on the
+ * client's port), not a leftover of a closed connection (TIME_WAIT, or a FIN_WAIT2 one: inode 0, "uid 0").
+ */
+const liveClient = (s: { state: number; inode: number }) =>
+  s.inode !== 0 &&
+  s.state !== TCP_STATE.listen &&
+  s.state !== TCP_STATE.time_wait &&
+  s.state !== TCP_STATE.new_syn_recv;
+
+/**
+ * The kernel's exact lookup of the client's socket (ADR 0064): [] when there is no live one held by a process,
+ * undefined when it cannot be asked (no addon, the kernel refused): then the tables are read.
  */
 function uidsByLookup(peer: Endpoint, local: Endpoint): number[] | undefined {
   try {
     for (const ask of socketsToAsk(peer, local)) {
       const found = findSocket(ask.family, "tcp", ask.peer, ask.local);
       if (found === undefined) return undefined;
-      if (found && found.state !== TCP_STATE.time_wait && found.state !== TCP_STATE.new_syn_recv) return [found.uid];
+      if (found && liveClient(found)) return [found.uid];
     }
     return [];
   } catch {
@@ -305,6 +315,27 @@ export function uidTrust(config: { ALLOWED_UIDS: readonly number[] | "*"; SUDO_U
 
 const isLoopback = (address: string) => /^(127\.|::1$|::ffff:127\.)/.test(address);
 
+/**
+ * Whose connection is judged: a real TCP connection with either end on loopback. A packet to 127/8 or ::1 can
+ * only come from this host, whatever its source: a local user connecting from the host's LAN or docker0 address
+ * to a server on 127.0.0.1 is still a local user (stop 31's review: it was served as root). "gone": the peer reset
+ * the connection before we looked (no address left): refused, as a caller we cannot name. "skip": a request
+ * injected in a test (not a socket: no other user can make one), or a connection between two addresses beyond
+ * loopback, which only a server bound beyond loopback takes, and that one requires the token (ADR 0025).
+ */
+function judged(socket: Socket): "judge" | "gone" | "skip" {
+  if (!(socket instanceof Socket)) return "skip";
+  const remote = socket.remoteAddress;
+  if (!remote || !socket.remotePort) return "gone";
+  return isLoopback(remote) || isLoopback(socket.localAddress ?? "") ? "judge" : "skip";
+}
+
+/**
+ * Off Linux there are no tables to read: the rule is skipped. On Linux a lookup that could not be made (out of
+ * descriptors) refuses: it must never let an unknown caller in.
+ */
+const FAIL_OPEN = process.platform !== "linux";
+
 const lookups = new WeakMap<Socket, Promise<number[] | undefined>>();
 
 /**
@@ -326,8 +357,9 @@ function uidsOf(socket: Socket): Promise<number[] | undefined> {
  * tables cannot be read; -1 when no row matches (the peer is already gone).
  */
 export async function peerUid(socket: Socket): Promise<number | undefined> {
-  // No port: not a TCP connection (an injected request in a test, which no other user can make).
-  if (!isLoopback(socket.remoteAddress ?? "") || !socket.remotePort) return undefined;
+  const which = judged(socket);
+  if (which === "gone") return -1;
+  if (which === "skip") return undefined;
   const uids = await uidsOf(socket);
   if (uids === undefined) return undefined;
   // Normally one row (the client's socket).
@@ -335,14 +367,17 @@ export async function peerUid(socket: Socket): Promise<number | undefined> {
 }
 
 /**
- * For a loopback connection: "ok" (an allowed uid, or no tables to read: "unknown"), or the refused uid. Not
- * loopback: "ok" (a bind beyond loopback requires the token already).
+ * For a connection with an end on loopback: "ok" (an allowed uid; off Linux, no tables to read: "unknown"), or
+ * the refused uid (-1: none could be named, the lookup failed or the peer is gone). Beyond loopback: "ok" (a bind
+ * beyond loopback requires the token already).
  */
 export async function judgePeer(socket: Socket, trust: UidTrust): Promise<number | "ok" | "unknown"> {
-  // No port: not a TCP connection (an injected request in a test, which no other user can make).
-  if (!isLoopback(socket.remoteAddress ?? "") || !socket.remotePort || trust.allowed === "*") return "ok";
+  if (trust.allowed === "*") return "ok";
+  const which = judged(socket);
+  if (which === "gone") return -1;
+  if (which === "skip") return "ok";
   const uids = await uidsOf(socket);
-  if (uids === undefined) return "unknown";
+  if (uids === undefined) return FAIL_OPEN ? "unknown" : -1;
   const allowed = trust.allowed;
   // No row: the connection is already gone, or not what it claims: refuse, naming no uid.
   if (uids.length === 0) return -1;

@@ -68,18 +68,19 @@ const INET_DIAG_NOCOOKIE = 0xffffffff;
 
 /**
  * Where the addon may be: beside the code running this (a server's CommonJS bundle: its __dirname; the
- * orchestrator's ES module bundle: its URL; pnpm build copies the addon into both dist/), then, run from
- * source (tests, scripts), in native/build/ beside src/. A server bundle defines import.meta.url away.
+ * orchestrator's ES module bundle: its URL; pnpm build copies the addon into both dist/), or, for this very
+ * source file run by tests, in native/build/ beside src/. Never a path relative to a bundle's parent: a dist/
+ * copied under /tmp would look in /tmp/native (stop 31's review). A server bundle defines import.meta.url away.
  */
 function candidates(): string[] {
-  const out: string[] = [];
-  if (typeof __dirname === "string") out.push(join(__dirname, SOCK_DIAG_ADDON));
+  // import.meta first: vitest gives a source module a __dirname too.
   const here = typeof import.meta.url === "string" ? import.meta.url : undefined;
   if (here?.startsWith("file:")) {
-    const dir = dirname(fileURLToPath(here));
-    out.push(join(dir, SOCK_DIAG_ADDON), join(dir, "../../native/build", SOCK_DIAG_ADDON));
+    const file = fileURLToPath(here);
+    const fromSource = file.endsWith(join("src", "netlink", "sock-diag.ts"));
+    return [join(dirname(file), fromSource ? "../../native/build" : ".", SOCK_DIAG_ADDON)];
   }
-  return out;
+  return typeof __dirname === "string" ? [join(__dirname, SOCK_DIAG_ADDON)] : [];
 }
 
 let loaded: { binding: Binding | undefined; why: string } | undefined;
