@@ -197,6 +197,10 @@ export function netlinkListeners(): TableSocket[] | undefined {
       } catch (err) {
         const code = (err as NodeJS.ErrnoException).code;
         if (family === 6 && (code === "EAFNOSUPPORT" || code === "ENOENT")) continue;
+        // Past the module's 64 MiB (~900,000 listeners): refused, never a shorter list, and not `ss`'s to list
+        // (it would take seconds for the same answer: stop 31's review).
+        if (code === "E2BIG")
+          throw new DiagError("E_TOO_LARGE", `more listening ${protocol} sockets than one answer may hold (64 MiB)`);
         throw err;
       }
       if (!sockets) return undefined;

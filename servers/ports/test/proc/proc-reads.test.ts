@@ -12,6 +12,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { readAllTables } from "../../src/proc/net-table.ts";
 import { userNames } from "../../src/proc/passwd.ts";
 import { createProcReads, procReads } from "../../src/proc/proc-reads.ts";
+import { scanSocketOwners } from "../../src/proc/socket-owners.ts";
 import { server } from "../../src/server.ts";
 
 const servers: Server[] = [];
@@ -80,6 +81,34 @@ describe("ProcReads.owners", () => {
       child.send("close");
       await done();
       expect((await reads.owners(new Set([a.inode]), live())).holders.get(a.inode)).toEqual([process.pid]);
+    } finally {
+      child.kill("SIGKILL");
+    }
+  });
+
+  it("a listener no process holds (in flight over SCM_RIGHTS) makes one full scan, not one per call", async () => {
+    let fullScans = 0;
+    const reads = createProcReads((signal) => {
+      fullScans += 1;
+      return scanSocketOwners(signal);
+    });
+    // A child that is stopped before it can read: the listener sent to it stays in its IPC socket's queue,
+    // held by no process once this one closes its own.
+    const child = spawn(process.execPath, ["-e", "setInterval(()=>{},1000)"], {
+      stdio: ["ignore", "ignore", "ignore", "ipc"],
+    });
+    try {
+      await new Promise((r) => child.once("spawn", r));
+      const a = await listen();
+      const s = servers.pop() as Server;
+      child.kill("SIGSTOP");
+      await new Promise<void>((r, j) => child.send("take", s, (err) => (err ? j(err) : r())));
+      await new Promise<void>((r) => s.close(() => r()));
+      expect(ownSocketInodes().has(a.inode)).toBe(false);
+      expect((await reads.owners(new Set([a.inode]), live())).holders.has(a.inode)).toBe(false);
+      expect(fullScans).toBe(1);
+      for (let i = 0; i < 3; i++) expect((await reads.owners(new Set([a.inode]), live())).holders.size).toBe(0);
+      expect(fullScans).toBe(1);
     } finally {
       child.kill("SIGKILL");
     }
