@@ -57,7 +57,7 @@ export async function listenersFromTables(
   port?: number,
 ): Promise<Listener[]> {
   const netlink = ctx.config.SOCKETS_SOURCE === "auto";
-  const { listening } = await ctx.use(procReads).tables(ctx.signal, { connections: false, netlink });
+  const { listening } = await ctx.use(procReads).tables(ctx.signal, { connections: false, netlink, port });
   return listening.filter((s) => port === undefined || s.port === port).map(toListener);
 }
 

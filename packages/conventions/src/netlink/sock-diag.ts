@@ -8,6 +8,7 @@
  */
 import { existsSync } from "node:fs";
 import { createRequire } from "node:module";
+import { endianness } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { formatIpv4, formatIpv6, ipBytes } from "./addresses.ts";
@@ -124,21 +125,41 @@ interface Endpoint {
   port: number;
 }
 
-/** One SOCK_DIAG_BY_FAMILY question: a dump of `states`, or (with `exact`) the one socket of these ends. */
+/** Netlink speaks the machine's own byte order (the addresses and ports of a socket id are network order). */
+const LE = endianness() === "LE";
+const u16 = (b: Buffer, v: number, at: number) => (LE ? b.writeUInt16LE(v, at) : b.writeUInt16BE(v, at));
+const u32 = (b: Buffer, v: number, at: number) => (LE ? b.writeUInt32LE(v, at) : b.writeUInt32BE(v, at));
+const r16 = (b: Buffer, at: number) => (LE ? b.readUInt16LE(at) : b.readUInt16BE(at));
+const r32 = (b: Buffer, at: number) => (LE ? b.readUInt32LE(at) : b.readUInt32BE(at));
+
+/** INET_DIAG_REQ_BYTECODE: a filter the kernel runs on each socket before it answers. */
+const INET_DIAG_REQ_BYTECODE = 1;
+/** inet_diag_bc_op's code for "local port equals" (the next op's `no` holds the port, in host order). */
+const INET_DIAG_BC_S_EQ = 11;
+const NLA_HDRLEN = 4;
+const FILTER_BYTES = 8;
+
+/**
+ * One SOCK_DIAG_BY_FAMILY question: a dump of `states` (with `port`, only the sockets of that local port: the
+ * kernel filters, so the answer is one message, with nothing for a resumed dump to skip), or (with `exact`) the
+ * one socket of these ends.
+ */
 function question(
   family: Family,
   protocol: Protocol,
   states: number,
-  exact?: { local: Endpoint; remote: Endpoint },
+  options: { exact?: { local: Endpoint; remote: Endpoint }; port?: number } = {},
 ): Buffer {
-  const b = Buffer.alloc(NLMSG_HDRLEN + REQ_BYTES);
-  b.writeUInt32LE(b.length, 0);
-  b.writeUInt16LE(SOCK_DIAG_BY_FAMILY, 4);
-  b.writeUInt16LE(exact ? NLM_F_REQUEST : NLM_F_REQUEST | NLM_F_DUMP, 6);
+  const { exact, port } = options;
+  const filtered = port !== undefined && !exact;
+  const b = Buffer.alloc(NLMSG_HDRLEN + REQ_BYTES + (filtered ? NLA_HDRLEN + FILTER_BYTES : 0));
+  u32(b, b.length, 0);
+  u16(b, SOCK_DIAG_BY_FAMILY, 4);
+  u16(b, exact ? NLM_F_REQUEST : NLM_F_REQUEST | NLM_F_DUMP, 6);
   const r = NLMSG_HDRLEN;
   b[r] = AF[family];
   b[r + 1] = IPPROTO[protocol];
-  b.writeUInt32LE(states >>> 0, r + 4);
+  u32(b, states >>> 0, r + 4);
   if (exact) {
     const src = ipBytes(exact.local.address);
     const dst = ipBytes(exact.remote.address);
@@ -150,8 +171,18 @@ function question(
     Buffer.from(dst).copy(b, r + 28);
   }
   // idiag_if 0 (any), idiag_cookie: none.
-  b.writeUInt32LE(INET_DIAG_NOCOOKIE, r + 48);
-  b.writeUInt32LE(INET_DIAG_NOCOOKIE, r + 52);
+  u32(b, INET_DIAG_NOCOOKIE, r + 48);
+  u32(b, INET_DIAG_NOCOOKIE, r + 52);
+  if (filtered) {
+    // As `ss sport = :PORT` asks: { S_EQ, yes: next op, no: past the end (reject) }, { -, -, port }.
+    const a = r + REQ_BYTES;
+    u16(b, NLA_HDRLEN + FILTER_BYTES, a);
+    u16(b, INET_DIAG_REQ_BYTECODE, a + 2);
+    b[a + 4] = INET_DIAG_BC_S_EQ;
+    b[a + 5] = FILTER_BYTES;
+    u16(b, FILTER_BYTES + 4, a + 6);
+    u16(b, port, a + 10);
+  }
   return b;
 }
 
@@ -164,9 +195,9 @@ export function parseAnswer(protocol: Protocol, answer: Buffer): DiagSocket[] {
   const out: DiagSocket[] = [];
   let at = 0;
   while (at + NLMSG_HDRLEN <= answer.length) {
-    const length = answer.readUInt32LE(at);
+    const length = r32(answer, at);
     if (length < NLMSG_HDRLEN || at + length > answer.length) break;
-    if (answer.readUInt16LE(at + 4) === SOCK_DIAG_BY_FAMILY && length >= NLMSG_HDRLEN + MSG_BYTES) {
+    if (r16(answer, at + 4) === SOCK_DIAG_BY_FAMILY && length >= NLMSG_HDRLEN + MSG_BYTES) {
       const m = at + NLMSG_HDRLEN;
       const family: Family = answer[m] === AF[6] ? 6 : 4;
       out.push({
@@ -177,8 +208,8 @@ export function parseAnswer(protocol: Protocol, answer: Buffer): DiagSocket[] {
         remotePort: answer.readUInt16BE(m + 6),
         localAddress: formatAddress(family, answer, m + 8),
         remoteAddress: formatAddress(family, answer, m + 24),
-        uid: answer.readUInt32LE(m + 64),
-        inode: answer.readUInt32LE(m + 68),
+        uid: r32(answer, m + 64),
+        inode: r32(answer, m + 68),
       });
     }
     at += (length + 3) & ~3;
@@ -186,11 +217,19 @@ export function parseAnswer(protocol: Protocol, answer: Buffer): DiagSocket[] {
   return out;
 }
 
-/** The sockets of this network namespace of one family and protocol in `states`; undefined without the addon. */
-export function dumpSockets(family: Family, protocol: Protocol, states: number): DiagSocket[] | undefined {
+/**
+ * The sockets of this network namespace of one family and protocol in `states` (with `port`, of that local port
+ * only); undefined without the addon.
+ */
+export function dumpSockets(
+  family: Family,
+  protocol: Protocol,
+  states: number,
+  port?: number,
+): DiagSocket[] | undefined {
   const binding = sockDiag();
   if (!binding) return undefined;
-  return parseAnswer(protocol, binding.request(question(family, protocol, states)));
+  return parseAnswer(protocol, binding.request(question(family, protocol, states, { port })));
 }
 
 /**
@@ -207,7 +246,7 @@ export function findSocket(
   if (!binding) return undefined;
   let answer: Buffer;
   try {
-    answer = binding.request(question(family, protocol, 0xffffffff, { local, remote }));
+    answer = binding.request(question(family, protocol, 0xffffffff, { exact: { local, remote } }));
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === "ENOENT") return null;
     throw err;

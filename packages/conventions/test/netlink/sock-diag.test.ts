@@ -95,6 +95,25 @@ describe("sock_diag: listeners", () => {
     }
   });
 
+  it("with a port, the kernel answers that port's listeners only (filtered before it answers)", async () => {
+    const others = await Promise.all(
+      Array.from({ length: 50 }, async () => {
+        const s = createServer();
+        await new Promise<void>((r) => s.listen(0, "127.0.0.1", r));
+        return s;
+      }),
+    );
+    try {
+      const all = dumpSockets(4, "tcp", stateMask(TCP_STATE.listen)) ?? [];
+      const one = dumpSockets(4, "tcp", stateMask(TCP_STATE.listen), port(tcp4)) ?? [];
+      expect(all.length).toBeGreaterThan(50);
+      expect(one.map((s) => [s.localPort, s.localAddress])).toEqual([[port(tcp4), "127.0.0.1"]]);
+      expect(dumpSockets(4, "udp", stateMask(TCP_STATE.close), udp4.address().port)?.length).toBe(1);
+    } finally {
+      for (const s of others) s.close();
+    }
+  });
+
   it("lists a bound UDP socket in state 7, as ss -lu does", () => {
     const udp = dumpSockets(4, "udp", stateMask(TCP_STATE.close)) ?? [];
     expect(udp.find((s) => s.localPort === udp4.address().port)).toMatchObject({

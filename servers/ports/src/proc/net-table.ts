@@ -180,10 +180,12 @@ const PROTO_OF: Record<DiagSocket["protocol"], Record<DiagSocket["family"], Prot
 
 /**
  * The same listeners from the kernel's socket diagnostics (netlink, ADR 0064): a LISTEN-only question skips the
- * connection hash that every read of /proc/net/tcp walks. undefined when the addon is not there (then /proc).
- * A family the kernel does not have (IPv6 disabled) adds nothing, as a missing tcp6 table does.
+ * connection hash that every read of /proc/net/tcp walks. With `port`, the kernel answers that port's only (one
+ * short message: nothing for a resumed dump to skip, however many listeners others hold). undefined when the
+ * addon is not there (then /proc). A family the kernel does not have (IPv6 disabled) adds nothing, as a missing
+ * tcp6 table does.
  */
-export function netlinkListeners(): TableSocket[] | undefined {
+export function netlinkListeners(port?: number): TableSocket[] | undefined {
   const out: TableSocket[] = [];
   const seen = new Set<number>();
   for (const [protocol, state] of [
@@ -193,7 +195,7 @@ export function netlinkListeners(): TableSocket[] | undefined {
     for (const family of [4, 6] as const) {
       let sockets: DiagSocket[] | undefined;
       try {
-        sockets = dumpSockets(family, protocol, stateMask(state));
+        sockets = dumpSockets(family, protocol, stateMask(state), port);
       } catch (err) {
         const code = (err as NodeJS.ErrnoException).code;
         if (family === 6 && (code === "EAFNOSUPPORT" || code === "ENOENT")) continue;

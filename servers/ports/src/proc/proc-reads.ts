@@ -22,9 +22,12 @@ export interface ProcReads {
   /**
    * Every listening socket and TCP connection of this namespace; with `connections: false` the listeners only
    * (`connections` empty: a cheaper read, net-table.ts), from the kernel's socket diagnostics when `netlink` and
-   * the addon is there. The object is shared: do not change it.
+   * the addon is there (then only `port`'s, if given). The object is shared: do not change it.
    */
-  tables(signal: AbortSignal, options?: { connections?: boolean; netlink?: boolean }): Promise<NetTables>;
+  tables(
+    signal: AbortSignal,
+    options?: { connections?: boolean; netlink?: boolean; port?: number | undefined },
+  ): Promise<NetTables>;
   /** The pids holding each of `inodes`. */
   owners(inodes: ReadonlySet<number>, signal: AbortSignal): Promise<SocketOwners>;
   close(): Promise<void>;
@@ -65,9 +68,9 @@ export function createProcReads(scanAll: (signal: AbortSignal) => Promise<FdScan
       return { startedAt, scan };
     });
   return {
-    async tables(signal, { connections = true, netlink = false } = {}) {
-      // Synchronous and ~0.1 ms: nothing to share.
-      const listening = !connections && netlink ? netlinkListeners() : undefined;
+    async tables(signal, { connections = true, netlink = false, port } = {}) {
+      // Synchronous and ~0.1 ms: nothing to share. (/proc's listeners are the whole table's, filtered by callers.)
+      const listening = !connections && netlink ? netlinkListeners(port) : undefined;
       if (listening) return { listening, connections: [], source: "netlink" };
       const tables = await shared.run(connections ? "tables" : "listeners", undefined, 0, (s) =>
         orReason(s, readAllTables("/proc/net", s, { connections })),
