@@ -10,7 +10,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
 import { loadavg } from "node:os";
 import { join } from "node:path";
-import { REPO_ROOT } from "@roadnerd/registry";
+import { REPO_ROOT, readRegistry } from "@roadnerd/registry";
 
 /** Cheap read-only calls across the servers (a failure, e.g. no systemd here, is still a call served). */
 const MIX: Array<[string, string, Record<string, unknown>]> = [
@@ -62,8 +62,12 @@ async function upAndRows(args: string[]): Promise<{ child: ChildProcess; urls: M
     );
   const nodeArgs = process.env.UP_NODE_ARGS?.split(" ").filter(Boolean) ?? [];
   const main = process.env.UP_MAIN ?? join(REPO_ROOT, "packages/orchestrator/dist/main.js");
+  // Every server on a free port (not its default): both modes run at once in the bench (measureBoth).
+  const anyPort = Object.fromEntries(
+    readRegistry().map((s) => [`ROADNERD_${s.name.toUpperCase().replace(/-/g, "_")}_PORT`, "0"]),
+  );
   const child = spawn(process.execPath, [...nodeArgs, main, "up", ...args], {
-    env: { PATH: process.env.PATH ?? "/usr/bin:/bin", ...extraEnv() },
+    env: { PATH: process.env.PATH ?? "/usr/bin:/bin", ...anyPort, ...extraEnv() },
     stdio: ["ignore", "pipe", "ignore"],
   });
   let out = "";
@@ -123,11 +127,13 @@ interface Loaded extends Omit<UpMemory, "afterQuiet"> {
 async function startAndLoad(args: string[], calls: number): Promise<Loaded> {
   const { child, urls } = await upAndRows(["--port", "0", ...args]);
   const stop = async () => {
+    if (child.exitCode !== null || child.signalCode !== null) return;
     child.kill("SIGINT");
     await new Promise((r) => child.once("exit", r));
   };
   try {
     const pid = child.pid ?? 0;
+    if (urls.size === 0) throw new Error(`roadnerd up ${args.join(" ")} did not start`);
     await new Promise((r) => setTimeout(r, 3000));
     const idle = sumUss(pid);
     // UP_WARM_S: one call of each kind first, then that many seconds of quiet: what the lazily loaded parts
