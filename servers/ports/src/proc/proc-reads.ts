@@ -1,11 +1,10 @@
 /**
  * This server's reads of /proc, owned by its runtime (ctx.use(procReads)): calls that arrive while a read of
  * the socket tables, a full scan of /proc/<pid>/fd or a refresh for the same sockets runs share it (the kernel's
- * single-flight). After a full
- * scan, a call is answered by a refresh of it (socket-owners.ts, ADR 0064: the processes started since, and one
- * link per known holder) when that finds a holder for every inode asked for and the full scan is less than
- * FULL_SCAN_MS old; otherwise by a full scan, one that began after the call did. Two runtimes share nothing;
- * closing the runtime stops the reads in flight.
+ * single-flight). After a full scan, a call is answered by a refresh of it (socket-owners.ts, ADR 0064: the
+ * processes started since, and one link per known holder) when that finds a holder for every inode asked for
+ * and the full scan is less than FULL_SCAN_MS old (or knows it cannot place them); otherwise by a full scan,
+ * one that began after the call did. Two runtimes share nothing; closing the runtime stops the reads in flight.
  */
 import { createSharedCalls, DiagError } from "@roadnerd/conventions";
 import { defineResource } from "../kit.ts";
@@ -47,6 +46,16 @@ async function orReason<T>(signal: AbortSignal, work: Promise<T>): Promise<T> {
   }
 }
 
+/** Listeners from netlink; undefined (read /proc/net instead) when it cannot answer, a refusal of ours aside. */
+function fromNetlink(port: number | undefined): ReturnType<typeof netlinkListeners> {
+  try {
+    return netlinkListeners(port);
+  } catch (err) {
+    if (err instanceof DiagError) throw err;
+    return undefined;
+  }
+}
+
 /** `scanAll`: the full scan (tests count them). */
 export function createProcReads(scanAll: (signal: AbortSignal) => Promise<FdScan> = scanSocketOwners): ProcReads {
   const shared = createSharedCalls();
@@ -70,7 +79,7 @@ export function createProcReads(scanAll: (signal: AbortSignal) => Promise<FdScan
   return {
     async tables(signal, { connections = true, netlink = false, port } = {}) {
       // Synchronous and ~0.1 ms: nothing to share. (/proc's listeners are the whole table's, filtered by callers.)
-      const listening = !connections && netlink ? netlinkListeners(port) : undefined;
+      const listening = !connections && netlink ? fromNetlink(port) : undefined;
       if (listening) return { listening, connections: [], source: "netlink" };
       const tables = await shared.run(connections ? "tables" : "listeners", undefined, 0, (s) =>
         orReason(s, readAllTables("/proc/net", s, { connections })),
