@@ -3,7 +3,7 @@
  * diagnostics (netlink, ADR 0064) or the /proc/net tables, plus the holders from /proc/<pid>/fd (measured faster
  * than spawning ss, README "Where the answers come from, and speed"), or `ss -Hltnup` when /proc/net cannot be
  * read (SOCKETS_SOURCE=auto) or when asked to (SOCKETS_SOURCE=ss). A question about one port counts that port's
- * TCP connections too, which only the whole tables give: /proc/net then.
+ * TCP connections too, which only the whole tables give: /proc/net for those (its listeners from netlink).
  */
 import { command, DiagError, type ToolContext } from "@roadnerd/conventions";
 import type { PortsConfig } from "./kit.ts";
@@ -73,6 +73,7 @@ async function fromProc(ctx: ListenerContext, port?: number): Promise<ListenerSn
   const tables = await reads.tables(ctx.signal, {
     connections: port !== undefined,
     netlink: ctx.config.SOCKETS_SOURCE === "auto",
+    port,
   });
   const listeners = tables.listening.filter((s) => port === undefined || s.port === port).map(toListener);
   const connections = port === undefined ? null : countStates(tables.connections, port);

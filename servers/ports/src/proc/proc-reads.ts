@@ -79,13 +79,15 @@ export function createProcReads(scanAll: (signal: AbortSignal) => Promise<FdScan
   return {
     async tables(signal, { connections = true, netlink = false, port } = {}) {
       // Synchronous and ~0.1 ms: nothing to share. (/proc's listeners are the whole table's, filtered by callers.)
-      const listening = !connections && netlink ? fromNetlink(port) : undefined;
-      if (listening) return { listening, connections: [], source: "netlink" };
+      // One port's listeners too when its connections are counted from /proc (who_uses_port): the kernel's
+      // filtered answer cannot miss one at a resumed read's boundary, as a walk of the tables can (security.md).
+      const listening = netlink && (!connections || port !== undefined) ? fromNetlink(port) : undefined;
+      if (listening && !connections) return { listening, connections: [], source: "netlink" };
       const tables = await shared.run(connections ? "tables" : "listeners", undefined, 0, (s) =>
         orReason(s, readAllTables("/proc/net", s, { connections })),
       );
       if (signal.aborted) throw new DiagError("E_TIMEOUT", "reading /proc/net took too long");
-      return tables;
+      return listening ? { ...tables, listening, source: "netlink" } : tables;
     },
     async owners(inodes, signal) {
       const calledAt = performance.now();

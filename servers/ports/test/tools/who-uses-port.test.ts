@@ -68,16 +68,19 @@ describe("who_uses_port", () => {
       note: null,
       connections: {},
       netns,
-      source: "proc",
+      source: "netlink",
       summary: `port ${port} is held by node (pid ${holder.pid}) on tcp 127.0.0.1:${port}, tcp6 [::1]:${port}, udp 127.0.0.1:${port}`,
     });
     expect(leakedSecrets(r)).toEqual([]);
   });
 
-  it("answers the same through `ss` (SOCKETS_SOURCE=ss)", async () => {
-    const viaProc = await callTool(server, whoUsesPort, { port });
+  it("answers the same from /proc/net alone (SOCKETS_SOURCE=proc) and through `ss` (SOCKETS_SOURCE=ss)", async () => {
+    const viaNetlink = await callTool(server, whoUsesPort, { port });
+    const viaProc = await callTool(server, whoUsesPort, { port }, { env: { SOCKETS_SOURCE: "proc" } });
     const viaSs = await callTool(server, whoUsesPort, { port }, { env: { SOCKETS_SOURCE: "ss" } });
-    expect({ ...viaSs, source: "proc", connections: {} }).toEqual(viaProc);
+    expect(viaProc.source).toBe("proc");
+    expect({ ...viaProc, source: "netlink" }).toEqual(viaNetlink);
+    expect({ ...viaSs, source: "netlink", connections: {} }).toEqual(viaNetlink);
     expect(viaSs.connections).toBeNull();
   });
 
@@ -108,7 +111,7 @@ describe("who_uses_port", () => {
       note: null,
       connections: {},
       netns,
-      source: "proc",
+      source: "netlink",
       summary: `nothing listens on port ${p} in this network namespace`,
     });
   });
