@@ -164,7 +164,9 @@ describe.skipIf(!bindable)("dns_resolve against a real DNS server on port 53 (ne
     // Within the deadline: a result saying TIMEOUT, not the kernel's 504 for a call that outran timeout_ms.
     expect(r).toMatchObject({ answers: [], error: "E_DNS_FAIL", detail: "TIMEOUT" });
     expect(r.rcode).toBeUndefined();
-    expect(r.query_ms).toBeGreaterThanOrEqual(300);
+    // It waited out its budget: timeout_ms less the kernel's 100 ms margin, less what the call spent before the
+    // query began (a few ms on a loaded machine: CI once saw 296), not a failure at once.
+    expect(r.query_ms).toBeGreaterThanOrEqual(250);
     // The last retransmit may still sit unread in this process's socket when the answer arrives: wait for it.
     const sent = () => zone.queries.filter((q) => q.name === "silent.example.test").length;
     for (let i = 0; i < 500 && sent() < 3; i++) await new Promise((res) => setTimeout(res, 10));
