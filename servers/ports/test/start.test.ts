@@ -48,6 +48,8 @@ describe("the built ports server", () => {
       change: "initial",
       listening: true,
       listeners: [{ proto: "tcp", local: `127.0.0.1:${port}`, pid: holder.pid, process: "node", cmd: HOLDER_CMD }],
+      truncated: false,
+      omitted: 0,
       summary: `listening: tcp 127.0.0.1:${port} by node (pid ${holder.pid})`,
     });
     expect(events[1]?.data).toEqual({ reason: "duration" });

@@ -1,9 +1,10 @@
 /**
  * port_watch: a message when a listener on the port appears or disappears (or is replaced), the first one
- * being the current state. Each round reads only the /proc/net tables (cheap); the holders are looked up
- * (the /proc/<pid>/fd scan) only when the set of sockets changed.
+ * being the current state. Each round asks only for the port's listening sockets (cheap); the holders are
+ * looked up (the /proc/<pid>/fd scan) only when the set of sockets changed. A message lists at most `limit`
+ * of them (SO_REUSEPORT or one bind per address can put thousands on a port): the rest are counted.
  */
-import { DiagError, portField } from "@roadnerd/conventions";
+import { capList, DiagError, limitInput, portField, truncationFields } from "@roadnerd/conventions";
 import { z } from "zod";
 import { defineStream } from "../kit.ts";
 import { type Listener, type ListenerSnapshot, listenersFromTables, readListeners, ssListening } from "../listeners.ts";
@@ -39,13 +40,15 @@ export const portWatch = defineStream({
       .max(60_000)
       .optional()
       .describe(`ms between looks (default ${DEFAULT_INTERVAL_MS})`),
+    limit: limitInput,
   },
   message: {
     change: z
       .enum(["initial", "appeared", "disappeared", "changed"])
       .describe("initial: the state when the watch began; changed: still listening, other sockets or holders"),
     listening: z.boolean().describe("something listens on the port now"),
-    listeners: z.array(listener).describe("its listening sockets now"),
+    listeners: z.array(listener).describe("its listening sockets now, at most `limit`"),
+    ...truncationFields,
   },
   example: { port: 8080 },
   commands: [ssListening],
@@ -53,7 +56,8 @@ export const portWatch = defineStream({
     if (!m.listening) return m.change === "initial" ? "nothing listens on the port" : "the listener went away";
     const who = [...new Set(m.listeners.map((l) => (l.pid ? `${l.process} (pid ${l.pid})` : "an unseen process")))];
     const verb = m.change === "initial" ? "listening" : m.change;
-    return `${verb}: ${m.listeners.map((l) => `${l.proto} ${l.local}`).join(", ")} by ${who.join(", ")}`;
+    const more = m.omitted > 0 ? ` and ${m.omitted} more` : "";
+    return `${verb}: ${m.listeners.map((l) => `${l.proto} ${l.local}`).join(", ")}${more} by ${who.join(", ")}`;
   },
   async run(input, ctx) {
     const interval = input.interval_ms ?? DEFAULT_INTERVAL_MS;
@@ -93,12 +97,14 @@ export const portWatch = defineStream({
                   : "disappeared";
           last = seen ? k : key(full.listeners.map((l) => ({ ...l, pids: [] })));
           wasListening = listening;
-          const listeners = full.listeners.map((l) => {
+          // Facts (a /proc read each) only for the listeners the message carries.
+          const { items, omitted } = capList(full.listeners, input.limit);
+          const listeners = items.map((l) => {
             const pid = l.pids[0] ?? null;
             const facts = pid === null ? null : processFacts(pid, userName);
             return { proto: l.proto, local: l.local, pid, process: facts?.name ?? null, cmd: facts?.cmd ?? null };
           });
-          message = { change, listening, listeners };
+          message = { change, listening, listeners, truncated: omitted > 0, omitted };
         }
       } catch (err) {
         // The duration ended or the client left mid-round: nothing to report.

@@ -43,14 +43,30 @@ describe("port_watch", () => {
       );
       expect(end).toBe("closed");
       expect(messages).toEqual([
-        { change: "initial", listening: false, listeners: [], summary: "nothing listens on the port" },
+        {
+          change: "initial",
+          listening: false,
+          listeners: [],
+          truncated: false,
+          omitted: 0,
+          summary: "nothing listens on the port",
+        },
         {
           change: "appeared",
           listening: true,
           listeners: [{ proto: "tcp", local: `127.0.0.1:${port}`, pid: holder?.pid, process: "node", cmd: HOLDER_CMD }],
+          truncated: false,
+          omitted: 0,
           summary: `appeared: tcp 127.0.0.1:${port} by node (pid ${holder?.pid})`,
         },
-        { change: "disappeared", listening: false, listeners: [], summary: "the listener went away" },
+        {
+          change: "disappeared",
+          listening: false,
+          listeners: [],
+          truncated: false,
+          omitted: 0,
+          summary: "the listener went away",
+        },
       ]);
       expect(leakedSecrets(messages)).toEqual([]);
     } finally {
@@ -102,7 +118,37 @@ describe("port_watch", () => {
           change: "initial",
           listening: true,
           listeners: [{ proto: "udp6", local: `[::1]:${port}`, pid: holder.pid, process: "node", cmd: HOLDER_CMD }],
+          truncated: false,
+          omitted: 0,
           summary: `listening: udp6 [::1]:${port} by node (pid ${holder.pid})`,
+        },
+      ]);
+    } finally {
+      await holder.stop();
+    }
+  });
+
+  it("lists at most `limit` listeners of a port held on many addresses, and counts the rest", async () => {
+    const hosts = Array.from({ length: 8 }, (_, i) => `127.0.0.${i + 1}`);
+    const holder = await startHolder(hosts.map((host, i) => ({ proto: "tcp", host, port: i === 0 ? 0 : "same" })));
+    try {
+      const port = holder.sockets[0]?.port as number;
+      const { messages } = await collectStream(
+        server,
+        portWatch,
+        { port, limit: 3, interval_ms: 100, duration_ms: 30_000 },
+        { max: 1 },
+      );
+      expect(messages).toEqual([
+        {
+          change: "initial",
+          listening: true,
+          listeners: hosts
+            .slice(0, 3)
+            .map((h) => ({ proto: "tcp", local: `${h}:${port}`, pid: holder.pid, process: "node", cmd: HOLDER_CMD })),
+          truncated: true,
+          omitted: 5,
+          summary: `listening: tcp 127.0.0.1:${port}, tcp 127.0.0.2:${port}, tcp 127.0.0.3:${port} and 5 more by node (pid ${holder.pid})`,
         },
       ]);
     } finally {
