@@ -180,8 +180,8 @@ const PROTO_OF: Record<DiagSocket["protocol"], Record<DiagSocket["family"], Prot
 
 /**
  * The same listeners from the kernel's socket diagnostics (netlink, ADR 0064): a LISTEN-only question skips the
- * connection hash that every read of /proc/net/tcp walks. With `port`, the kernel answers that port's only (one
- * short message: nothing for a resumed dump to skip, however many listeners others hold). undefined when the
+ * connection hash that every read of /proc/net/tcp walks. With `port`, the kernel answers that port's only; a
+ * dump resumed across datagrams is asked again until it holds still (dumpSockets). undefined when the
  * addon is not there (then /proc). A family the kernel does not have (IPv6 disabled) adds nothing, as a missing
  * tcp6 table does.
  */
@@ -207,7 +207,7 @@ export function netlinkListeners(port?: number): TableSocket[] | undefined {
       }
       if (!sockets) return undefined;
       for (const s of sockets) {
-        // One socket is one inode, as in parseNetTable (a dump resumed across answers may repeat a row).
+        // One socket is one inode, as in parseNetTable (each dump is merged already; this keeps the rule local).
         if (s.inode > 0) {
           if (seen.has(s.inode)) continue;
           seen.add(s.inode);
