@@ -5,7 +5,7 @@
  * explained. A full scan reads every process's descriptors; a refresh (ADR 0064) reads only the processes that
  * started since and checks that each known holder still holds its socket, one link each (proc-reads.ts).
  */
-import { readdirSync, readlinkSync, statSync } from "node:fs";
+import { readdirSync, readFileSync, readlinkSync, statSync } from "node:fs";
 
 /** Let the event loop run (other requests, /healthz) between slices of synchronous /proc reads. */
 export const nextTurn = () => new Promise<void>((r) => setImmediate(r));
@@ -28,14 +28,20 @@ export function listPids(proc = "/proc"): number[] {
 /** How many pids to scan between two turns of the event loop: a scan is synchronous and must not starve it. */
 export const PIDS_PER_TURN = 16;
 
-/** What a scan saw of one process: how many descriptors it had, each socket it holds and one fd linking to it. */
+/**
+ * What a scan saw of one process: how many descriptors it had, each socket it holds and one link to it, relative
+ * to /proc/<pid> ("fd/5", or "task/<tid>/fd/5" when the leader has exited and its threads hold the files).
+ */
 interface Seen {
   /** The size of /proc/<pid>/fd: its count of open files (Linux ≥ 6.2; 0 before, where it says nothing). */
   fds: number;
   sockets: Map<number, string>;
-  /** A kernel thread (no files, no executable): it never holds a socket, and a refresh does not look at it. */
+  /** A kernel thread (PF_KTHREAD): it never holds a socket, and a refresh does not look at it. */
   kernel: boolean;
 }
+
+/** Threads of a process whose leader has exited looked at, at most: they share one table of files. */
+const TASKS_LOOKED_AT = 64;
 
 /** What a scan saw, per process (a process with no socket is here too, with none). */
 export interface FdScan {
@@ -74,22 +80,58 @@ export async function scanPids(pids: readonly number[], signal: AbortSignal): Pr
       continue;
     }
     const sockets = new Map<number, string>();
-    for (const fd of fds) {
-      const inode = socketInode(`${dir}/${fd}`);
-      if (inode !== undefined && !sockets.has(inode)) sockets.set(inode, fd);
-    }
-    links.set(pid, { fds: count, sockets, kernel: fds.length === 0 && isKernelThread(pid) });
+    addSockets(sockets, pid, "fd", fds);
+    const kernel = fds.length === 0 && isKernelThread(pid);
+    if (fds.length === 0 && !kernel) addThreadSockets(sockets, pid);
+    links.set(pid, { fds: count, sockets, kernel });
   }
   return { links, unreadable };
 }
 
-/** A kernel thread has no executable: its exe link does not resolve (ENOENT), where a process's does. */
+/** Each socket among `fds` of /proc/<pid>/<at>, by one link to it. */
+function addSockets(sockets: Map<number, string>, pid: number, at: string, fds: readonly string[]): void {
+  for (const fd of fds) {
+    const link = `${at}/${fd}`;
+    const inode = socketInode(`/proc/${pid}/${link}`);
+    if (inode !== undefined && !sockets.has(inode)) sockets.set(inode, link);
+  }
+}
+
+/**
+ * A process whose leader thread has exited (a zombie leader: its fd directory is empty, `ss -p` shows nothing)
+ * while other threads run on with the files: its sockets are read through a thread's own fd directory (stop 32's
+ * review hid a listener so, and the process was taken for a kernel thread).
+ */
+function addThreadSockets(sockets: Map<number, string>, pid: number): void {
+  let tids: string[];
+  try {
+    tids = readdirSync(`/proc/${pid}/task`).filter((t) => t !== String(pid));
+  } catch {
+    return;
+  }
+  for (const tid of tids.slice(0, TASKS_LOOKED_AT)) {
+    let fds: string[];
+    try {
+      fds = readdirSync(`/proc/${pid}/task/${tid}/fd`);
+    } catch {
+      continue;
+    }
+    addSockets(sockets, pid, `task/${tid}/fd`, fds);
+    // Threads share their files (CLONE_FILES) unless one unshared them: the first with any is the table.
+    if (fds.length > 0) return;
+  }
+}
+
+/** PF_KTHREAD in /proc/<pid>/stat's flags (field 9): "no files and no executable" is also a zombie leader. */
+const PF_KTHREAD = 0x00200000;
+
 function isKernelThread(pid: number): boolean {
   try {
-    readlinkSync(`/proc/${pid}/exe`);
+    const stat = readFileSync(`/proc/${pid}/stat`, "latin1");
+    const flags = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[6]);
+    return (flags & PF_KTHREAD) !== 0;
+  } catch {
     return false;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === "ENOENT";
   }
 }
 
@@ -125,9 +167,9 @@ export async function refreshScan(before: FdScan, inodes: ReadonlySet<number>, s
   for (const [pid, seen] of before.links) {
     if (!alive.has(pid)) continue;
     let same = seen.kernel || fdCount(pid) === seen.fds;
-    for (const [inode, fd] of seen.sockets) {
+    for (const [inode, link] of seen.sockets) {
       if (!same) break;
-      if (inodes.has(inode) && socketInode(`/proc/${pid}/fd/${fd}`) !== inode) same = false;
+      if (inodes.has(inode) && socketInode(`/proc/${pid}/${link}`) !== inode) same = false;
     }
     if (same) links.set(pid, seen);
     else again.push(pid);

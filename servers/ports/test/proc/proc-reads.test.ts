@@ -4,9 +4,12 @@
  * socket handed to a running process and one it closed (ADR 0064), one instance per runtime (two runtimes share
  * no read), and closing the runtime stops its reads.
  */
-import { type ChildProcess, spawn } from "node:child_process";
-import { statSync } from "node:fs";
+import { type ChildProcess, spawn, spawnSync } from "node:child_process";
+import { mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
 import { type AddressInfo, createServer, type Server } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { setTimeout } from "node:timers/promises";
 import { ownSocketInodes, testRuntime, thrown } from "@roadnerd/conventions/testing";
 import { afterEach, describe, expect, it } from "vitest";
 import { readAllTables } from "../../src/proc/net-table.ts";
@@ -111,6 +114,37 @@ describe("ProcReads.owners", () => {
       expect(fullScans).toBe(1);
     } finally {
       child.kill("SIGKILL");
+    }
+  });
+
+  it("finds the holder whose leader thread has exited (its threads hold the files), at a scan and a refresh", async () => {
+    // Stop 32's review: such a process was taken for a kernel thread and its listener shown as no one's.
+    const dir = mkdtempSync(join(tmpdir(), "rn-zombie-leader-"));
+    let child: ChildProcess | undefined;
+    try {
+      const exe = join(dir, "zombie-leader");
+      const source = join(import.meta.dirname, "../helpers/zombie-leader.c");
+      const cc = spawnSync("gcc", ["-O2", "-pthread", "-o", exe, source], { encoding: "utf8" });
+      expect(cc.stderr).toBe("");
+      const c = spawn(exe, [], { stdio: ["pipe", "pipe", "inherit"] });
+      child = c;
+      const port = Number(await new Promise<string>((r) => c.stdout?.once("data", (d: Buffer) => r(d.toString()))));
+      const inode = (await readAllTables()).listening.find((t) => t.port === port)?.inode ?? 0;
+      expect(inode).toBeGreaterThan(0);
+      // The leader is a zombie once it has exited: wait for that (bounded), as the attack does.
+      for (let i = 0; i < 200 && readdirSync(`/proc/${c.pid}/fd`).length > 0; i++) await setTimeout(10);
+      expect(readdirSync(`/proc/${c.pid}/fd`)).toEqual([]);
+      const reads = createProcReads();
+      expect((await reads.owners(new Set([inode]), live())).holders.get(inode)).toEqual([c.pid]);
+      // Asked again (a refresh): still its holder, by the thread's link.
+      expect((await reads.owners(new Set([inode]), live())).holders.get(inode)).toEqual([c.pid]);
+    } finally {
+      if (child && child.exitCode === null) {
+        const gone = new Promise((r) => child?.once("exit", r));
+        child.stdin?.end();
+        await gone;
+      }
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 
