@@ -220,3 +220,46 @@ export function netlinkListeners(port?: number): TableSocket[] | undefined {
   }
   return out;
 }
+
+/** The TCP states of a connection as netlink numbers them, named as TCP_STATES names /proc's (12: a request). */
+const NETLINK_TCP_STATES: Record<number, string> = {
+  [TCP_STATE.established]: "established",
+  [TCP_STATE.syn_sent]: "syn_sent",
+  [TCP_STATE.syn_recv]: "syn_recv",
+  [TCP_STATE.fin_wait1]: "fin_wait1",
+  [TCP_STATE.fin_wait2]: "fin_wait2",
+  [TCP_STATE.time_wait]: "time_wait",
+  [TCP_STATE.close]: "close",
+  [TCP_STATE.close_wait]: "close_wait",
+  [TCP_STATE.last_ack]: "last_ack",
+  [TCP_STATE.closing]: "closing",
+  // A connection not yet accepted: /proc/net/tcp shows it as 03.
+  [TCP_STATE.new_syn_recv]: "syn_recv",
+};
+
+const NOT_LISTENING = stateMask(...Object.keys(NETLINK_TCP_STATES).map(Number));
+
+/**
+ * The TCP connections (every state but LISTEN) whose local port is `port`, from one filtered question per family
+ * (as `ss state all sport = :PORT` asks): the kernel walks only its connection hash and answers that port's, where
+ * /proc/net/tcp hands out every listener and connection to be parsed (stop 32's review: 0.5 s of parsing for a
+ * call with one user's 5,000 listeners). undefined when the addon is not there (then /proc).
+ */
+export function netlinkConnections(port: number): TcpConnection[] | undefined {
+  const out: TcpConnection[] = [];
+  for (const family of [4, 6] as const) {
+    let sockets: DiagSocket[] | undefined;
+    try {
+      sockets = dumpSockets(family, "tcp", NOT_LISTENING, port);
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      if (family === 6 && (code === "EAFNOSUPPORT" || code === "ENOENT")) continue;
+      if (code === "E2BIG")
+        throw new DiagError("E_TOO_LARGE", `more TCP connections on port ${port} than one answer may hold (64 MiB)`);
+      throw err;
+    }
+    if (!sockets) return undefined;
+    for (const s of sockets) out.push({ port: s.localPort, state: NETLINK_TCP_STATES[s.state] ?? "other" });
+  }
+  return out;
+}

@@ -15,8 +15,9 @@ import { afterEach, describe, expect, it } from "vitest";
 import { readAllTables } from "../../src/proc/net-table.ts";
 import { userNames } from "../../src/proc/passwd.ts";
 import { createProcReads, procReads } from "../../src/proc/proc-reads.ts";
-import { scanSocketOwners } from "../../src/proc/socket-owners.ts";
+import { refreshScan, scanPids, scanSocketOwners } from "../../src/proc/socket-owners.ts";
 import { server } from "../../src/server.ts";
+import { startHolder } from "../helpers/holder.ts";
 
 const servers: Server[] = [];
 afterEach(() => {
@@ -145,6 +146,32 @@ describe("ProcReads.owners", () => {
         await gone;
       }
       rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("lets the event loop turn within one process's many sockets, at a scan and at a refresh", async () => {
+    // Stop 32's review: one user's 19,000 listeners held every call (and /healthz) for 300 ms in one slice.
+    const holder = await startHolder(Array.from({ length: 600 }, () => ({ proto: "tcp", host: "127.0.0.1", port: 0 })));
+    try {
+      let turns = 0;
+      let counting = true;
+      const count = () => {
+        if (!counting) return;
+        turns += 1;
+        setImmediate(count);
+      };
+      setImmediate(count);
+      const scan = await scanPids([holder.pid], live());
+      const inodes = new Set(scan.links.get(holder.pid)?.sockets.keys());
+      expect(inodes.size).toBeGreaterThanOrEqual(600);
+      // 600 links: two turns at least in the scan, two in the refresh that checks each.
+      expect(turns).toBeGreaterThanOrEqual(2);
+      const before = turns;
+      await refreshScan(scan, inodes, live());
+      expect(turns - before).toBeGreaterThanOrEqual(2);
+      counting = false;
+    } finally {
+      await holder.stop();
     }
   });
 

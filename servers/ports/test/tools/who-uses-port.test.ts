@@ -4,7 +4,8 @@
  * holders and says so.
  */
 import { readFileSync, readlinkSync } from "node:fs";
-import { type AddressInfo, connect, createServer } from "node:net";
+import { type AddressInfo, connect, createServer, type Socket } from "node:net";
+import { setTimeout } from "node:timers/promises";
 import { createClient } from "@roadnerd/client";
 import type { ResultOf } from "@roadnerd/conventions";
 import { callTool } from "@roadnerd/conventions/testing";
@@ -82,6 +83,46 @@ describe("who_uses_port", () => {
     expect({ ...viaProc, source: "netlink" }).toEqual(viaNetlink);
     expect({ ...viaSs, source: "netlink", connections: {} }).toEqual(viaNetlink);
     expect(viaSs.connections).toBeNull();
+  });
+
+  it("counts a port's connections by state from netlink as from /proc/net: established, and TIME_WAIT after", async () => {
+    const accepted: Socket[] = [];
+    const srv = createServer((s) => accepted.push(s));
+    await new Promise<void>((r) => srv.listen(0, "127.0.0.1", r));
+    const p = (srv.address() as AddressInfo).port;
+    const clients = [connect(p, "127.0.0.1"), connect(p, "::ffff:127.0.0.1"), connect(p, "127.0.0.1")];
+    try {
+      await Promise.all(clients.map((c) => new Promise((r) => c.once("connect", r))));
+      for (let i = 0; i < 200 && accepted.length < clients.length; i++) await setTimeout(5);
+      const viaNetlink = await callTool(server, whoUsesPort, { port: p });
+      const viaProc = await callTool(server, whoUsesPort, { port: p }, { env: { SOCKETS_SOURCE: "proc" } });
+      // The accepted ends have local port p; the clients' ends (another local port) are not the port's.
+      expect(viaNetlink.connections).toEqual({ established: 3 });
+      expect(viaNetlink.source).toBe("netlink");
+      expect(viaProc.connections).toEqual(viaNetlink.connections);
+      // The server side closes first: its ends linger in TIME_WAIT.
+      for (const s of accepted) s.end();
+      await Promise.all(
+        clients.map((c) => {
+          c.on("end", () => c.end());
+          c.resume();
+          return new Promise((r) => c.once("close", r));
+        }),
+      );
+      for (let i = 0; i < 200; i++) {
+        const now = await callTool(server, whoUsesPort, { port: p });
+        if (now.connections?.time_wait === 3) break;
+        await setTimeout(5);
+      }
+      const after = await callTool(server, whoUsesPort, { port: p });
+      expect(after.connections).toEqual({ time_wait: 3 });
+      const afterProc = await callTool(server, whoUsesPort, { port: p }, { env: { SOCKETS_SOURCE: "proc" } });
+      expect(afterProc.connections).toEqual(after.connections);
+    } finally {
+      for (const c of clients) c.destroy();
+      for (const s of accepted) s.destroy();
+      await new Promise<void>((r) => srv.close(() => r()));
+    }
   });
 
   it("lists both processes holding one shared socket (a forked worker)", async () => {
