@@ -63,4 +63,23 @@ describe.skipIf(netnsSkipReason())("a local user from another address of the hos
     expect(statusFrom(NOBODY, source, server.url)).toBe(403);
     expect(statusFrom(0, source, server.url)).toBe(200);
   });
+
+  // Stop 32's review: a server bound beyond loopback without a token (ALLOW_UNAUTHENTICATED=1, meant for a
+  // container) served nobody as root when nobody called it from the host's own address.
+  it.each([
+    { host: "10.9.9.9", source: "10.9.9.9" },
+    { host: "0.0.0.0", source: "10.9.9.9" },
+    { host: "fd00::9", source: "fd00::9" },
+  ])(
+    "bound to $host without a token, nobody from the host's own $source is refused, root served",
+    async ({ host, source }) => {
+      const main = join(REPO_ROOT, "servers/dns-config/dist/main.js");
+      const env = { HOST: host, ALLOW_UNAUTHENTICATED: "1", ALLOW_PLAINTEXT: "1" };
+      const server = await spawnListening([...lab.wrap(ns), process.execPath, main], { env });
+      servers.push(server);
+      const url = host === "0.0.0.0" ? server.url.replace("0.0.0.0", source) : server.url;
+      expect(statusFrom(NOBODY, source, url)).toBe(403);
+      expect(statusFrom(0, source, url)).toBe(200);
+    },
+  );
 });

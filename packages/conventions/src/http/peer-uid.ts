@@ -7,6 +7,7 @@
  * needs the bearer token. Where the tables cannot be read (not Linux), the check is skipped, once logged.
  */
 import { Socket } from "node:net";
+import { networkInterfaces } from "node:os";
 import { ipFamily } from "../define/fields.ts";
 import { NET_TABLE_ROW, readPieces, readPiecesSync } from "../fs/read-pieces.ts";
 import { ipBytes } from "../netlink/addresses.ts";
@@ -315,19 +316,33 @@ export function uidTrust(config: { ALLOWED_UIDS: readonly number[] | "*"; SUDO_U
 
 const isLoopback = (address: string) => /^(127\.|::1$|::ffff:127\.)/.test(address);
 
+/** An address as os.networkInterfaces() writes it: no IPv4-mapped prefix, no IPv6 zone. */
+const bareAddress = (address: string) => address.replace(/^::ffff:(?=\d+\.)/, "").replace(/%.*$/, "");
+
+/** One of this host's own addresses (this network namespace's): a caller from it is on this host. */
+function isOwnAddress(address: string): boolean {
+  const wanted = bareAddress(address);
+  for (const list of Object.values(networkInterfaces()))
+    for (const a of list ?? []) if (bareAddress(a.address) === wanted) return true;
+  return false;
+}
+
 /**
  * Whose connection is judged: a real TCP connection with either end on loopback. A packet to 127/8 or ::1 can
  * only come from this host, whatever its source: a local user connecting from the host's LAN or docker0 address
- * to a server on 127.0.0.1 is still a local user (stop 31's review: it was served as root). "gone": the peer reset
- * the connection before we looked (no address left): refused, as a caller we cannot name. "skip": a request
- * injected in a test (not a socket: no other user can make one), or a connection between two addresses beyond
- * loopback, which only a server bound beyond loopback takes, and that one requires the token (ADR 0025).
+ * to a server on 127.0.0.1 is still a local user (stop 31's review: it was served as root). So is a caller from one
+ * of this host's own addresses to a server bound beyond loopback (stop 32's review: with ALLOW_UNAUTHENTICATED=1
+ * on a shared host, nobody from 10.9.9.9 to 10.9.9.9 was served as root). "gone": the peer reset the connection
+ * before we looked (no address left): refused, as a caller we cannot name. "skip": a request injected in a test
+ * (not a socket: no other user can make one), or a caller from another host, which only a server bound beyond
+ * loopback takes, and that one requires the token (ADR 0025).
  */
 function judged(socket: Socket): "judge" | "gone" | "skip" {
   if (!(socket instanceof Socket)) return "skip";
   const remote = socket.remoteAddress;
   if (!remote || !socket.remotePort) return "gone";
-  return isLoopback(remote) || isLoopback(socket.localAddress ?? "") ? "judge" : "skip";
+  if (isLoopback(remote) || isLoopback(socket.localAddress ?? "")) return "judge";
+  return isOwnAddress(remote) ? "judge" : "skip";
 }
 
 /**
