@@ -23,14 +23,15 @@ import { REPO_ROOT } from "../../registry/src/read-registry.ts";
 const NOBODY = 65534;
 let lab: NetnsLab;
 let ns: string;
+let other: string;
 let copy: string;
 const servers: ListeningProcess[] = [];
 
-/** GET /actions from inside the namespace, as `uid`, from `source`: the status. */
-function statusFrom(uid: number, source: string, url: string): number {
+/** GET /actions from inside the namespace (`from`, default the server's), as `uid`, from `source`: the status. */
+function statusFrom(uid: number, source: string, url: string, from = ns): number {
   const target = new URL(`${url}/actions`);
   const script = `require("node:http").get({host:${JSON.stringify(target.hostname.replace(/^\[|\]$/g, ""))},port:${target.port},path:"/actions",localAddress:${JSON.stringify(source)}},r=>{r.resume();process.stdout.write(String(r.statusCode))}).on("error",e=>process.stdout.write("error "+e.code))`;
-  const argv = [...lab.wrap(ns), "setpriv", `--reuid=${uid}`, `--regid=${uid}`, "--clear-groups", process.execPath];
+  const argv = [...lab.wrap(from), "setpriv", `--reuid=${uid}`, `--regid=${uid}`, "--clear-groups", process.execPath];
   return Number(execFileSync(argv[0] as string, [...argv.slice(1), "-e", script], { encoding: "utf8" }));
 }
 
@@ -40,6 +41,18 @@ describe.skipIf(netnsSkipReason())("a local user from another address of the hos
     ns = lab.addNs();
     lab.ip(ns, "addr", "add", "10.9.9.9/32", "dev", "lo");
     lab.ip(ns, "-6", "addr", "add", "fd00::9/128", "dev", "lo", "nodad");
+    // Addresses of this host that os.networkInterfaces() does not list: one on an interface that is down (a veth
+    // pair left down, as docker0 without containers has no carrier), and an AnyIP route's.
+    lab.ip(ns, "link", "add", "rnd0", "type", "veth", "peer", "name", "rnd1");
+    lab.ip(ns, "addr", "add", "10.60.0.1/24", "dev", "rnd0");
+    lab.ip(ns, "route", "add", "local", "10.50.0.0/16", "dev", "lo");
+    // Another host: a namespace of its own over a veth pair (10.77.0.2 → 10.77.0.1).
+    other = lab.addNs();
+    lab.ip(ns, "link", "add", "rnh0", "type", "veth", "peer", "name", "rnh1", "netns", other);
+    lab.ip(ns, "addr", "add", "10.77.0.1/24", "dev", "rnh0");
+    lab.ip(ns, "link", "set", "rnh0", "up");
+    lab.ip(other, "addr", "add", "10.77.0.2/24", "dev", "rnh1");
+    lab.ip(other, "link", "set", "rnh1", "up");
     // The same server without the native module: the tables' path (ADR 0064's fallback).
     copy = mkdtempSync(join(tmpdir(), "rn-any-source-"));
     cpSync(join(REPO_ROOT, "servers/dns-config/dist"), join(copy, "dist"), { recursive: true });
@@ -70,16 +83,26 @@ describe.skipIf(netnsSkipReason())("a local user from another address of the hos
     { host: "10.9.9.9", source: "10.9.9.9" },
     { host: "0.0.0.0", source: "10.9.9.9" },
     { host: "fd00::9", source: "fd00::9" },
+    { host: "10.9.9.9", source: "10.60.0.1" },
+    { host: "10.9.9.9", source: "10.50.1.2" },
   ])(
-    "bound to $host without a token, nobody from the host's own $source is refused, root served",
+    "bound to $host without a token, nobody from this host's $source is refused, root served",
     async ({ host, source }) => {
       const main = join(REPO_ROOT, "servers/dns-config/dist/main.js");
       const env = { HOST: host, ALLOW_UNAUTHENTICATED: "1", ALLOW_PLAINTEXT: "1" };
       const server = await spawnListening([...lab.wrap(ns), process.execPath, main], { env });
       servers.push(server);
-      const url = host === "0.0.0.0" ? server.url.replace("0.0.0.0", source) : server.url;
+      const url = host === "0.0.0.0" ? server.url.replace("0.0.0.0", "10.9.9.9") : server.url;
       expect(statusFrom(NOBODY, source, url)).toBe(403);
       expect(statusFrom(0, source, url)).toBe(200);
     },
   );
+
+  it("bound beyond loopback without a token, a caller from another host is not judged (its uid is not ours to know)", async () => {
+    const main = join(REPO_ROOT, "servers/dns-config/dist/main.js");
+    const env = { HOST: "10.77.0.1", ALLOW_UNAUTHENTICATED: "1", ALLOW_PLAINTEXT: "1" };
+    const server = await spawnListening([...lab.wrap(ns), process.execPath, main], { env });
+    servers.push(server);
+    expect(statusFrom(NOBODY, "10.77.0.2", server.url, other)).toBe(200);
+  });
 });

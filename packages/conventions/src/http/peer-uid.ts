@@ -319,7 +319,7 @@ const isLoopback = (address: string) => /^(127\.|::1$|::ffff:127\.)/.test(addres
 /** An address as os.networkInterfaces() writes it: no IPv4-mapped prefix, no IPv6 zone. */
 const bareAddress = (address: string) => address.replace(/^::ffff:(?=\d+\.)/, "").replace(/%.*$/, "");
 
-/** One of this host's own addresses (this network namespace's): a caller from it is on this host. */
+/** One of this host's own addresses as os.networkInterfaces() lists them (interfaces up and running only). */
 function isOwnAddress(address: string): boolean {
   const wanted = bareAddress(address);
   for (const list of Object.values(networkInterfaces()))
@@ -327,12 +327,37 @@ function isOwnAddress(address: string): boolean {
   return false;
 }
 
+const here = new WeakMap<Socket, boolean>();
+
+/**
+ * The client's own socket is in this network namespace (the kernel's exact lookup, any state but a listener
+ * the lookup falls back to): the caller is on this host, whatever address it used, one on an interface that is
+ * down or has no carrier, or of an AnyIP route, which os.networkInterfaces() does not list (stop 32's second
+ * review served nobody as root from each). Where the lookup cannot be made, the listed addresses decide.
+ */
+function callerHere(socket: Socket, remote: string): boolean {
+  let known = here.get(socket);
+  if (known !== undefined) return known;
+  const peer = { address: remote, port: socket.remotePort ?? 0 };
+  const local = { address: socket.localAddress ?? "", port: socket.localPort ?? 0 };
+  known = isOwnAddress(remote);
+  try {
+    for (const ask of socketsToAsk(peer, local)) {
+      if (known) break;
+      const found = findSocket(ask.family, "tcp", ask.peer, ask.local);
+      if (found && found.state !== TCP_STATE.listen) known = true;
+    }
+  } catch {}
+  here.set(socket, known);
+  return known;
+}
+
 /**
  * Whose connection is judged: a real TCP connection with either end on loopback. A packet to 127/8 or ::1 can
  * only come from this host, whatever its source: a local user connecting from the host's LAN or docker0 address
- * to a server on 127.0.0.1 is still a local user (stop 31's review: it was served as root). So is a caller from one
- * of this host's own addresses to a server bound beyond loopback (stop 32's review: with ALLOW_UNAUTHENTICATED=1
- * on a shared host, nobody from 10.9.9.9 to 10.9.9.9 was served as root). "gone": the peer reset the connection
+ * to a server on 127.0.0.1 is still a local user (stop 31's review: it was served as root). So is a caller on this
+ * host to a server bound beyond loopback, from whatever address (callerHere; stop 32's review: with
+ * ALLOW_UNAUTHENTICATED=1 on a shared host, nobody from 10.9.9.9 to 10.9.9.9 was served as root). "gone": the peer reset the connection
  * before we looked (no address left): refused, as a caller we cannot name. "skip": a request injected in a test
  * (not a socket: no other user can make one), or a caller from another host, which only a server bound beyond
  * loopback takes, and that one requires the token (ADR 0025).
@@ -342,7 +367,7 @@ function judged(socket: Socket): "judge" | "gone" | "skip" {
   const remote = socket.remoteAddress;
   if (!remote || !socket.remotePort) return "gone";
   if (isLoopback(remote) || isLoopback(socket.localAddress ?? "")) return "judge";
-  return isOwnAddress(remote) ? "judge" : "skip";
+  return callerHere(socket, remote) ? "judge" : "skip";
 }
 
 /**
