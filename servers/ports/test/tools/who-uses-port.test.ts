@@ -85,7 +85,7 @@ describe("who_uses_port", () => {
     expect(viaSs.connections).toBeNull();
   });
 
-  it("counts a port's connections by state from netlink as from /proc/net: established, and TIME_WAIT after", async () => {
+  it("counts a port's connections by state (established, then TIME_WAIT), the same with SOCKETS_SOURCE=proc", async () => {
     const accepted: Socket[] = [];
     const srv = createServer((s) => accepted.push(s));
     await new Promise<void>((r) => srv.listen(0, "127.0.0.1", r));
