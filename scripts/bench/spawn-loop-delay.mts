@@ -6,7 +6,7 @@ import { execFile } from "node:child_process";
 import { loadavg } from "node:os";
 import { monitorEventLoopDelay } from "node:perf_hooks";
 import { command } from "../../packages/conventions/src/define/command.ts";
-import { createExec } from "../../packages/conventions/src/process/exec.ts";
+import { createExec } from "../../packages/conventions/src/exec/exec.ts";
 
 const PATH = "/usr/bin:/bin:/usr/sbin:/sbin";
 const ss = command("ss", ["-Hltnup"]);

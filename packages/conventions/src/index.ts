@@ -33,6 +33,7 @@ export {
   hostPort,
   type SocketFailureKind,
 } from "./errors/socket-errors.ts";
+export { type ExecResult, type NodeChild, spawnNodeChild } from "./exec/exec.ts";
 export { DIR_NOFOLLOW, fdPath } from "./fs/beneath.ts";
 export { NET_TABLE_ROW, readPieces } from "./fs/read-pieces.ts";
 export { runMain } from "./main.ts";
@@ -64,7 +65,6 @@ export {
 } from "./outbound/index.ts";
 export { probeEnv } from "./probe/modules.ts";
 export { defineProber, type ProbeContext, type ProbeOutcome, type ProbeSeries } from "./probe/prober.ts";
-export { type ExecResult, type NodeChild, spawnNodeChild } from "./process/exec.ts";
 export { createLimiter, type Limiter } from "./runtime/limiter.ts";
 export { MASK, maskArgv, maskCommandLine, maskText, maskUrl, shownUrl } from "./runtime/mask.ts";
 export { createSharedCalls } from "./runtime/shared-calls.ts";

@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { command } from "../src/define/command.ts";
 import { DiagError, errorBody } from "../src/errors/errors.ts";
-import { createExec } from "../src/process/exec.ts";
+import { createExec } from "../src/exec/exec.ts";
 
 const SECRETS = ["HUNTER2SECRET", "Tok9ExecErr", "Pw9ExecUrl"];
 let dir: string;

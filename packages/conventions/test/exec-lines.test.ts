@@ -10,7 +10,7 @@ import { z } from "zod";
 import { command, slot } from "../src/define/command.ts";
 import { defineServer } from "../src/define/kit.ts";
 import { defineStream } from "../src/define/stream.ts";
-import { createExecLines, liveProcessGroups, spawnLines } from "../src/process/exec.ts";
+import { createExecLines, liveProcessGroups, spawnLines } from "../src/exec/exec.ts";
 import { runStream } from "../src/runtime/run-stream.ts";
 import { collectStream, testRuntime } from "../src/testing/inject.ts";
 import { isLive } from "../src/testing/procfs.ts";

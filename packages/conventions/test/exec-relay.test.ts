@@ -10,14 +10,9 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { command } from "../src/define/command.ts";
+import { createExec, liveProcessGroups, spawnLines } from "../src/exec/exec.ts";
+import { SPAWN_HELPER_IDLE_MS, spawnHelperStarted, spawnsInFlight, stopSpawnHelper } from "../src/exec/exec-relay.ts";
 import { deathTieWrapper } from "../src/process/death-tie.ts";
-import { createExec, liveProcessGroups, spawnLines } from "../src/process/exec.ts";
-import {
-  SPAWN_HELPER_IDLE_MS,
-  spawnHelperStarted,
-  spawnsInFlight,
-  stopSpawnHelper,
-} from "../src/process/exec-relay.ts";
 import { isLive, pidsWhere } from "../src/testing/procfs.ts";
 
 let dir: string;
@@ -106,7 +101,7 @@ describe("the spawn helper thread", () => {
     // exit code 13 (an unsettled top-level await) before the sleep is over.
     const src = (p: string) => JSON.stringify(fileURLToPath(new URL(`../src/${p}`, import.meta.url)));
     const script = [
-      `import { createExec } from ${src("process/exec.ts")};`,
+      `import { createExec } from ${src("exec/exec.ts")};`,
       `import { command } from ${src("define/command.ts")};`,
       `const nap = command("sleep", ["0.3"]);`,
       `const r = await createExec([nap], "/usr/bin:/bin")(nap, undefined, { timeoutMs: 10_000 });`,

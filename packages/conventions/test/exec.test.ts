@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { buildArgv, checkAllowed, command, slot } from "../src/define/command.ts";
 import { DiagError } from "../src/errors/errors.ts";
-import { createExec, KILL_GRACE_MS } from "../src/process/exec.ts";
+import { createExec, KILL_GRACE_MS } from "../src/exec/exec.ts";
 import { isLive } from "../src/testing/procfs.ts";
 
 let dir: string;

@@ -1,6 +1,6 @@
 /** runProgram: the kernel's spawn for programs the orchestrator chose — output, failure, deadline, cap, no leftovers. */
 import { describe, expect, it } from "vitest";
-import { liveProcessGroups } from "../src/process/exec.ts";
+import { liveProcessGroups } from "../src/exec/exec.ts";
 import { runProgram } from "../src/process/run-program.ts";
 
 const env = { PATH: "/usr/bin:/bin" };

@@ -7,8 +7,8 @@ import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
+import { liveProcessGroups, spawnNodeChild } from "../src/exec/exec.ts";
 import { deathTieWrapper } from "../src/process/death-tie.ts";
-import { liveProcessGroups, spawnNodeChild } from "../src/process/exec.ts";
 import { isLive } from "../src/testing/procfs.ts";
 
 /** Answers each message doubled; exits when the channel closes. */
@@ -51,7 +51,7 @@ describe("spawnNodeChild", () => {
     async () => {
       // A parent (plain node on the kernel's source) starts a child that ignores "disconnect" and would run on;
       // SIGKILLing the parent runs no exit hook: only the death signal (setpriv, ADR 0051) can end the child.
-      const exec = fileURLToPath(new URL("../src/process/exec.ts", import.meta.url));
+      const exec = fileURLToPath(new URL("../src/exec/exec.ts", import.meta.url));
       const script = `import { spawnNodeChild } from ${JSON.stringify(exec)};
 const { child } = spawnNodeChild('process.on("disconnect", () => {}); setInterval(() => {}, 1000); process.send("up");');
 child.once("message", () => process.stdout.write(child.pid + "\\n"));`;

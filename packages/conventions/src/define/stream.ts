@@ -1,6 +1,6 @@
 /** defineStream: a bounded stream that emits `message` events until its work, its duration or the client ends. */
 import { z } from "zod";
-import type { LineProcess } from "../process/exec.ts";
+import type { LineProcess } from "../exec/exec.ts";
 import type { Command, SlotValues } from "./command.ts";
 import type { BaseConfig } from "./config.ts";
 import { runIdField } from "./fields.ts";

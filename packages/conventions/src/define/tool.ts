@@ -1,7 +1,7 @@
 /** defineTool: one definition (name, summary, zod input/output, read-only handler) for every surface. */
 import { z } from "zod";
+import type { ExecResult } from "../exec/exec.ts";
 import type { OutboundPolicy } from "../outbound/policy.ts";
-import type { ExecResult } from "../process/exec.ts";
 import type { Logger } from "../runtime/logger.ts";
 import type { Resource } from "../runtime/resources.ts";
 import type { Command, SlotValues } from "./command.ts";

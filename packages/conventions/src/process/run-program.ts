@@ -3,7 +3,7 @@
  * eval`), not a tool's command: the kernel's one spawn (own process group, tracked, reaped), the given
  * environment only, a deadline that kills the whole group, output capped.
  */
-import { spawnGroup } from "./exec.ts";
+import { spawnGroup } from "../exec/exec.ts";
 
 export interface ProgramOutput {
   stdout: string;

@@ -5,7 +5,7 @@
  * process exits, and an exit notification. The spawn itself is exec.ts's (spawnGroup): one place starts processes.
  */
 import { DEFAULT_EXEC_PATH } from "../define/config.ts";
-import { scrubbedEnv, spawnGroup } from "./exec.ts";
+import { scrubbedEnv, spawnGroup } from "../exec/exec.ts";
 
 /** Time between SIGTERM and SIGKILL when a supervised child is stopped. */
 export const SUPERVISE_KILL_GRACE_MS = 2000;

@@ -16,7 +16,7 @@ import {
   type StreamExecLines,
 } from "../define/stream.ts";
 import { DiagError, toDiagError } from "../errors/errors.ts";
-import { createExecLines } from "../process/exec.ts";
+import { createExecLines } from "../exec/exec.ts";
 import { maskText } from "./mask.ts";
 import { boundExec, checkAndSummarize, parseInput, runTool } from "./run-tool.ts";
 import type { Runtime } from "./runtime.ts";

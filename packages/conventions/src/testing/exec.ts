@@ -4,7 +4,7 @@
  */
 import type { Command } from "../define/command.ts";
 import { DEFAULT_EXEC_PATH } from "../define/config.ts";
-import { createExec, type Exec } from "../process/exec.ts";
+import { createExec, type Exec } from "../exec/exec.ts";
 
 /** An exec that runs only `commands`, finding binaries on `execPath` (default: the kernel's EXEC_PATH). */
 export function testExec(commands: readonly Command[], execPath: string = DEFAULT_EXEC_PATH): Exec {

@@ -8,7 +8,7 @@ import "../define/zod-jitless.ts";
 // The allowlist check and the line spawner, so a server's tests prove a mutating argv is refused before any
 // process exists; liveProcessGroups, that none is left behind.
 export { checkAllowed } from "../define/command.ts";
-export { liveProcessGroups, spawnLines } from "../process/exec.ts";
+export { liveProcessGroups, spawnLines } from "../exec/exec.ts";
 export { canBind } from "./can-bind.ts";
 export { testExec } from "./exec.ts";
 export { type FakeBinaries, fakeBinaries } from "./fake-binaries.ts";

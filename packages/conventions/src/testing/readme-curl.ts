@@ -4,7 +4,7 @@
  * any other must answer without an error object (an SSE line must end with `end`, without `error`).
  */
 import { command, slot } from "../define/command.ts";
-import { createExec } from "../process/exec.ts";
+import { createExec } from "../exec/exec.ts";
 
 /** The one command this runner may start: a README's curl line, through bash for its quoting, as a user pastes it. */
 const curlLine = command("bash", ["-c", slot("line", /^curl [^\n]+$/)]);

@@ -11,8 +11,8 @@ import { type ChildProcess, type spawn as nodeSpawn, spawn as spawnHere } from "
 import type { MessagePort } from "node:worker_threads";
 import { buildArgv, type Command, checkAllowed, type SlotValues } from "../define/command.ts";
 import { DiagError } from "../errors/errors.ts";
+import { deathTieWrapper } from "../process/death-tie.ts";
 import type { Limiter } from "../runtime/limiter.ts";
-import { deathTieWrapper } from "./death-tie.ts";
 import { type RelayedChild, relayGroup, relaySpawn } from "./exec-relay.ts";
 
 export const DEFAULT_EXEC_MAX_BYTES = 1024 * 1024;

@@ -10,7 +10,7 @@ import { Readable } from "node:stream";
 import { finished } from "node:stream/promises";
 import type { Worker } from "node:worker_threads";
 import { DiagError } from "../errors/errors.ts";
-import { findOnPath } from "./death-tie.ts";
+import { findOnPath } from "../process/death-tie.ts";
 import {
   type FromSpawnWorker,
   type GroupJob,
