@@ -333,41 +333,55 @@ const here = new WeakMap<Socket, boolean>();
  * The client's own socket is in this network namespace (the kernel's exact lookup, any state but a listener
  * the lookup falls back to): the caller is on this host, whatever address it used, one on an interface that is
  * down or has no carrier, or of an AnyIP route, which os.networkInterfaces() does not list (stop 32's second
- * review served nobody as root from each). Where the lookup cannot be made, the listed addresses decide.
+ * review served nobody as root from each). Or its address is one os.networkInterfaces() lists: a client that
+ * reset the connection before the lookup is still known as local (and refused, as gone).
  */
-function callerHere(socket: Socket, remote: string): boolean {
+function callerHere(socket: Socket): boolean {
   let known = here.get(socket);
-  if (known !== undefined) return known;
-  const peer = { address: remote, port: socket.remotePort ?? 0 };
-  const local = { address: socket.localAddress ?? "", port: socket.localPort ?? 0 };
-  known = isOwnAddress(remote);
-  try {
-    for (const ask of socketsToAsk(peer, local)) {
-      if (known) break;
-      const found = findSocket(ask.family, "tcp", ask.peer, ask.local);
-      if (found && found.state !== TCP_STATE.listen) known = true;
-    }
-  } catch {}
-  here.set(socket, known);
+  if (known === undefined) {
+    const { peer, local } = endsOf(socket);
+    known = clientSocketHere(peer, local) || isOwnAddress(peer.address);
+    here.set(socket, known);
+  }
   return known;
+}
+
+/** The kernel's exact lookup finds the client's socket (not a listener it falls back to) in this namespace. */
+function clientSocketHere(peer: Endpoint, local: Endpoint): boolean {
+  try {
+    return socketsToAsk(peer, local).some((ask) => {
+      const found = findSocket(ask.family, "tcp", ask.peer, ask.local);
+      return found ? found.state !== TCP_STATE.listen : false;
+    });
+  } catch {
+    return false;
+  }
+}
+
+/** A connection's two ends as the lookups take them. */
+function endsOf(socket: Socket): { peer: Endpoint; local: Endpoint } {
+  return {
+    peer: { address: socket.remoteAddress ?? "", port: socket.remotePort ?? 0 },
+    local: { address: socket.localAddress ?? "", port: socket.localPort ?? 0 },
+  };
 }
 
 /**
  * Whose connection is judged: a real TCP connection with either end on loopback. A packet to 127/8 or ::1 can
  * only come from this host, whatever its source: a local user connecting from the host's LAN or docker0 address
- * to a server on 127.0.0.1 is still a local user (stop 31's review: it was served as root). So is a caller on this
- * host to a server bound beyond loopback, from whatever address (callerHere; stop 32's review: with
- * ALLOW_UNAUTHENTICATED=1 on a shared host, nobody from 10.9.9.9 to 10.9.9.9 was served as root). "gone": the peer reset the connection
- * before we looked (no address left): refused, as a caller we cannot name. "skip": a request injected in a test
- * (not a socket: no other user can make one), or a caller from another host, which only a server bound beyond
- * loopback takes, and that one requires the token (ADR 0025).
+ * to a server on 127.0.0.1 is still a local user (stop 31's review: it was served as root). So is a caller on
+ * this host to a server bound beyond loopback, from whatever address (callerHere; stop 32's review: with
+ * ALLOW_UNAUTHENTICATED=1 on a shared host, nobody from 10.9.9.9 to 10.9.9.9 was served as root). "gone": the
+ * peer reset the connection before we looked (no address left): refused, as a caller we cannot name. "skip": a
+ * request injected in a test (not a socket: no other user can make one), or a caller from another host, which
+ * only a server bound beyond loopback takes, and that one requires the token (ADR 0025).
  */
 function judged(socket: Socket): "judge" | "gone" | "skip" {
   if (!(socket instanceof Socket)) return "skip";
   const remote = socket.remoteAddress;
   if (!remote || !socket.remotePort) return "gone";
   if (isLoopback(remote) || isLoopback(socket.localAddress ?? "")) return "judge";
-  return callerHere(socket, remote) ? "judge" : "skip";
+  return callerHere(socket) ? "judge" : "skip";
 }
 
 /**
@@ -385,8 +399,7 @@ const lookups = new WeakMap<Socket, Promise<number[] | undefined>>();
 function uidsOf(socket: Socket): Promise<number[] | undefined> {
   let uids = lookups.get(socket);
   if (uids) return uids;
-  const peer = { address: socket.remoteAddress ?? "", port: socket.remotePort ?? 0 };
-  const local = { address: socket.localAddress ?? "", port: socket.localPort ?? 0 };
+  const { peer, local } = endsOf(socket);
   uids = socket.destroyed ? Promise.resolve([]) : peerUids(peer, local);
   lookups.set(socket, uids);
   return uids;

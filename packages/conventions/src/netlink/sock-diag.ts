@@ -250,11 +250,10 @@ export function dumpSockets(
   const seen = new Map(sockets.map((s) => [socketKey(s), s]));
   let last = new Set(seen.keys());
   for (let pass = 2; pass <= MAX_DUMP_PASSES; pass++) {
-    const now = parseAnswer(protocol, binding.request(q));
-    const keys = new Set(now.map(socketKey));
-    for (const s of now) if (!seen.has(socketKey(s))) seen.set(socketKey(s), s);
-    if (keys.size === last.size && [...keys].every((k) => last.has(k))) break;
-    last = keys;
+    const now = new Map(parseAnswer(protocol, binding.request(q)).map((s) => [socketKey(s), s]));
+    for (const [key, s] of now) if (!seen.has(key)) seen.set(key, s);
+    if (now.size === last.size && [...now.keys()].every((k) => last.has(k))) break;
+    last = new Set(now.keys());
   }
   return [...seen.values()];
 }

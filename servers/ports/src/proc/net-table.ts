@@ -187,7 +187,6 @@ const PROTO_OF: Record<DiagSocket["protocol"], Record<DiagSocket["family"], Prot
  */
 export function netlinkListeners(port?: number): TableSocket[] | undefined {
   const out: TableSocket[] = [];
-  const seen = new Set<number>();
   for (const [protocol, state] of [
     ["tcp", TCP_STATE.listen],
     ["udp", TCP_STATE.close],
@@ -206,12 +205,8 @@ export function netlinkListeners(port?: number): TableSocket[] | undefined {
         throw err;
       }
       if (!sockets) return undefined;
+      // One socket per inode: dumpSockets merged its passes by inode, and no socket is in two families' dumps.
       for (const s of sockets) {
-        // One socket is one inode, as in parseNetTable (each dump is merged already; this keeps the rule local).
-        if (s.inode > 0) {
-          if (seen.has(s.inode)) continue;
-          seen.add(s.inode);
-        }
         const proto = PROTO_OF[protocol][family];
         const local = hostPortOf(s.localAddress, s.localPort);
         out.push({ proto, address: s.localAddress, port: s.localPort, local, uid: s.uid, inode: s.inode });

@@ -40,14 +40,23 @@ export function bootTime(): number {
   return Number(/^btime (\d+)$/m.exec(read("/proc/stat") ?? "")?.[1] ?? 0);
 }
 
-/** `pid (comm) S ppid … starttime …`: comm may hold spaces and parentheses, so split after the last `)`. */
-export function parseStat(text: string): { name: string; state: string; ppid: number; startTicks: number } | null {
+/**
+ * `pid (comm) S ppid … starttime …`: comm may hold spaces and parentheses, so split after the last `)`.
+ * `fields[0]` is field 3 (state), so field N is `fields[N - 3]`.
+ */
+export function statFields(text: string): { name: string; fields: string[] } | null {
   const open = text.indexOf("(");
   const close = text.lastIndexOf(")");
   if (open < 0 || close < open) return null;
-  const f = text.slice(close + 2).split(" ");
+  return { name: text.slice(open + 1, close), fields: text.slice(close + 2).split(" ") };
+}
+
+export function parseStat(text: string): { name: string; state: string; ppid: number; startTicks: number } | null {
+  const stat = statFields(text);
+  if (!stat) return null;
+  const f = stat.fields;
   // Field 3 (state) is f[0]; field 4 (ppid) f[1]; field 22 (starttime) f[19].
-  return { name: text.slice(open + 1, close), state: f[0] ?? "?", ppid: Number(f[1]), startTicks: Number(f[19]) };
+  return { name: stat.name, state: f[0] ?? "?", ppid: Number(f[1]), startTicks: Number(f[19]) };
 }
 
 /**

@@ -6,6 +6,7 @@
  * started since and checks that each known holder still holds its socket, one link each (proc-reads.ts).
  */
 import { readdirSync, readFileSync, readlinkSync, statSync } from "node:fs";
+import { statFields } from "./process-facts.ts";
 
 /** Let the event loop run (other requests, /healthz) between slices of synchronous /proc reads. */
 export const nextTurn = () => new Promise<void>((r) => setImmediate(r));
@@ -139,8 +140,7 @@ const PF_KTHREAD = 0x00200000;
 
 function isKernelThread(pid: number): boolean {
   try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "latin1");
-    const flags = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[6]);
+    const flags = Number(statFields(readFileSync(`/proc/${pid}/stat`, "latin1"))?.fields[9 - 3]);
     return (flags & PF_KTHREAD) !== 0;
   } catch {
     return false;
