@@ -137,6 +137,21 @@ describe("roadnerd list / call", () => {
   });
 });
 
+describe("output into a pipe that closes", () => {
+  it("`roadnerd list | head -n 1` ends quietly when its reader goes away (no EPIPE stack)", async () => {
+    const child = spawn(process.execPath, [BIN, "list"], { env: ENV, stdio: ["ignore", "pipe", "pipe"] });
+    let stderr = "";
+    child.stderr.on("data", (d: Buffer) => {
+      stderr += d.toString();
+    });
+    // The reader takes the first line and goes, as head does.
+    child.stdout.once("data", () => child.stdout.destroy());
+    const code = await new Promise<number | null>((r) => child.once("close", (c) => r(c)));
+    expect(stderr).not.toMatch(/EPIPE|Unhandled/);
+    expect(code).toBe(0);
+  });
+});
+
 describe("one exit-code table", () => {
   /** A stand-in ports server on 127.0.0.1 (used as a configured remote server) answering what `answer` says. */
   let standIn: Server;

@@ -82,7 +82,9 @@ export function shownCmd(cmdline: string, name: string): string {
 
 function maskedCmd(cmdline: string, name: string): string {
   const argv = cmdline.split("\0");
-  if (argv.at(-1) === "") argv.pop();
+  // Every trailing empty string: a process that set its title (Node's process.title) pads the rest of its
+  // argv area with NULs, which joined with spaces showed as "roadnerd up           " (stop 32's new user).
+  while (argv.at(-1) === "") argv.pop();
   if (argv.length === 0) return `[${name}]`;
   // A process that rewrote its title (nginx: master process …) leaves one string with spaces.
   const masked = argv.length === 1 ? maskCommandLine(argv[0] as string) : maskArgv(argv).join(" ");

@@ -33,6 +33,11 @@ describe("shownCmd", () => {
     expect(shownCmd(`node\0--token\0abc${"x".repeat(400)}\0`, "node")).toBe(`node --token ${MASK}`);
   });
 
+  it("drops the NULs a process that set its title pads its argv area with", () => {
+    // Node's process.title = "roadnerd up": the title, then NULs to the end of the original argv.
+    expect(shownCmd(`roadnerd up${"\0".repeat(12)}`, "roadnerd up")).toBe("roadnerd up");
+  });
+
   // Every command line of the shared corpus as /proc/<pid>/cmdline holds it (NUL-separated argv).
   it("keeps no secret of the corpus's command lines, and changes none of its readable lines", () => {
     const commands = SECRET_SAMPLES.filter((s) => s.command === true);
