@@ -17,7 +17,13 @@ export interface BenchServer {
 export interface BenchContext {
   /** Start the server's bundle with this environment (nothing from the developer's shell). */
   start(env: Record<string, string>): Promise<BenchServer>;
-  call(server: BenchServer, tool: string, input: Record<string, unknown>): Promise<void>;
+  /**
+   * One call over HTTP with the client RoadNerd's own callers use (undici's `request`, as @roadnerd/client and
+   * the gateway), reading the whole answer; rejects unless the status is `status` (default 200).
+   */
+  call(server: BenchServer, tool: string, input: Record<string, unknown>, status?: number): Promise<void>;
+  /** The HTTP floor: GET /healthz over the same client, the whole answer read. */
+  floor(server: BenchServer): Promise<void>;
   /**
    * p50/p95 of a tool against the data source underneath, measured the same way, back to back. `floor`: the
    * in-process floor, printed for information (no target mark); `info`: another figure printed for information

@@ -13,7 +13,7 @@ export async function benchLatency(b: BenchContext): Promise<void> {
   const host = await b.start({});
   const built = await b.start(root.env);
   try {
-    const healthz = async () => (await fetch(`${host.url}/healthz`)).arrayBuffer();
+    const healthz = () => b.floor(host);
     const get = () => b.call(host, "dns_config_get", {});
     await b.pairCommand("dns_config_get (/)", get, ["cat", "/etc/resolv.conf"]);
     await b.pair("dns_config_get (/)", get, "/healthz (the HTTP floor)", healthz, { withinMs: 0.3 });
@@ -37,7 +37,7 @@ export async function benchLatency(b: BenchContext): Promise<void> {
       "dns_config_get (stub)",
       () => b.call(built, "dns_config_get", {}),
       "/healthz (the HTTP floor)",
-      async () => (await fetch(`${built.url}/healthz`)).arrayBuffer(),
+      () => b.floor(built),
       { withinMs: 0.3 },
     );
     const resolved = () => b.call(host, "resolved_status", {});

@@ -109,7 +109,7 @@ export async function benchLatency(b: BenchContext): Promise<void> {
     // bare fastify+zod bundle, in section 2; nothing is faster than node:http answering "hello").
     await b.pair(
       "healthz (no tool)",
-      async () => (await fetch(`${srv.url}/healthz`)).arrayBuffer(),
+      () => b.floor(srv),
       "node:http hello",
       async () => (await fetch(`${webUrl}/`)).arrayBuffer(),
       { floor: true },

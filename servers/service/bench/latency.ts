@@ -50,17 +50,9 @@ export async function benchLatency(b: BenchContext): Promise<void> {
   try {
     await b.pair(
       "E_UNSUPPORTED (no systemd)",
-      async () => {
-        const res = await fetch(`${host.url}/actions/service_status`, {
-          method: "POST",
-          headers: { "content-type": "application/json" },
-          body: '{"name":"ssh"}',
-        });
-        if (res.status !== 501) throw new Error(`expected 501, got ${res.status}`);
-        await res.arrayBuffer();
-      },
+      () => b.call(host, "service_status", { name: "ssh" }, 501),
       "/healthz (the HTTP floor)",
-      async () => (await fetch(`${host.url}/healthz`)).arrayBuffer(),
+      () => b.floor(host),
       { withinMs: 0.3 },
     );
   } finally {

@@ -1,7 +1,7 @@
 /** Read a small text file inside the root: symlinks resolved inside it, regular files only, size bounded. */
 import { closeSync, constants, fstatSync, openSync, readdirSync, readSync } from "node:fs";
 import { DIR_NOFOLLOW, fdPath } from "@roadnerd/conventions";
-import { type HeldPath, holdInRoot, type RootPath } from "./root-path.ts";
+import { type HeldPath, holdInRoot, inDir, type RootPath } from "./root-path.ts";
 
 /** Config files here are a few lines; anything bigger is read only this far. */
 export const MAX_FILE_BYTES = 64 * 1024;
@@ -17,13 +17,16 @@ export interface BoundedText {
 }
 
 /**
- * The held path's own name, opened below its directory's descriptor; with no name, the directory itself
- * (its /proc/self/fd link must be followed: it is the descriptor's own file, not a link anyone planted).
+ * The held path's own name, opened below its directory; with no name, the directory itself (its
+ * /proc/self/fd link must be followed: it is the descriptor's own file, not a link anyone planted).
  */
 const openHeld = (held: HeldPath, flags: number) =>
   held.name === undefined
-    ? openSync(fdPath(held.dirFd), flags & ~constants.O_NOFOLLOW)
-    : openSync(fdPath(held.dirFd, held.name), flags);
+    ? openSync(held.dir, flags & ~constants.O_NOFOLLOW)
+    : openSync(inDir(held.dir, held.name), flags);
+
+/** One buffer for every read: reads here are synchronous, and a 64 KiB zeroed buffer a file cost more than the read. */
+const readBuffer = Buffer.allocUnsafe(MAX_FILE_BYTES + 1);
 
 export async function readInRoot(root: string, path: string, maxBytes = MAX_FILE_BYTES): Promise<BoundedText> {
   const held = await holdInRoot(root, path);
@@ -50,10 +53,10 @@ function readHeld(held: HeldPath, maxBytes: number): BoundedText {
   try {
     const st = fstatSync(fd);
     if (!st.isFile()) return { at, cut: false, error: "not_a_file" };
-    const buf = Buffer.alloc(maxBytes + 1);
-    const bytesRead = readSync(fd, buf, 0, buf.length, 0);
-    const cut = bytesRead > maxBytes;
-    return { at, cut, text: buf.subarray(0, Math.min(bytesRead, maxBytes)).toString("utf8") };
+    const want = Math.min(maxBytes, MAX_FILE_BYTES) + 1;
+    const bytesRead = readSync(fd, readBuffer, 0, want, 0);
+    const cut = bytesRead >= want;
+    return { at, cut, text: readBuffer.toString("utf8", 0, Math.min(bytesRead, want - 1)) };
   } catch (err) {
     return { at, cut: false, error: (err as NodeJS.ErrnoException).code ?? "unreadable" };
   } finally {
@@ -66,6 +69,11 @@ export async function listInRoot(root: string, path: string, max = 64): Promise<
   const held = await holdInRoot(root, path);
   try {
     if (held.at.problem) return [];
+    // Under `/` the path itself (a listing through /proc/self/fd costs 3× one by path); elsewhere the descriptor.
+    if (held.plain) {
+      const path = held.name === undefined ? held.dir : inDir(held.dir, held.name);
+      return readdirSync(path).sort().slice(0, max);
+    }
     const dir = openHeld(held, DIR_NOFOLLOW);
     try {
       return readdirSync(fdPath(dir)).sort().slice(0, max);

@@ -6,9 +6,13 @@
  * Synchronous calls: each is a few microseconds on the small local files of /etc, /run and /sys, where a
  * thread-pool round trip per component (a path is a dozen lstat/open/readlink calls) cost milliseconds on a
  * loaded machine, and dns_config_get makes several such lookups (issue 17: 27 ms for 0.3 ms of reading).
+ *
+ * The root `/` is walked by plain paths: nothing can lead outside it, so the descriptors that hold a mounted
+ * root's walk in place buy nothing there, and a lookup through /proc/self/fd costs 3-4× a plain one (issue 17:
+ * dns_config_get spent 0.3 ms a call in these walks).
  */
 import { closeSync, constants, lstatSync, openSync, readlinkSync, statSync } from "node:fs";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import { DIR_NOFOLLOW, DiagError, fdPath } from "@roadnerd/conventions";
 
 /** Linux's own bound on symlinks followed in one lookup (MAXSYMLINKS). */
@@ -36,14 +40,63 @@ export function hostPathOf(root: string, inside: string): string {
 }
 
 /**
- * What a path leads to, held open: the directory descriptor it ends in and the last name inside it (or no
- * name when the path ends at that directory itself). Reads go through these, never through `hostPath`.
+ * What a path leads to, held open: the directory it ends in and the last name inside it (or no name when the
+ * path ends at that directory itself). `dir` is the held descriptor's /proc/self/fd path, or under the root `/`
+ * the directory's own path. Reads go through these, never through `hostPath`.
  */
 export interface HeldPath {
   at: RootPath;
-  dirFd: number;
+  dir: string;
   name?: string;
+  /** Under the root `/`: `dir` is a plain path and no descriptor is held. */
+  plain: boolean;
   close(): Promise<void>;
+}
+
+/** `name` inside a held directory path. */
+export const inDir = (dir: string, name: string): string => (dir === "/" ? `/${name}` : `${dir}/${name}`);
+
+/** A directory reached by the walk: its descriptor (-1 under `/`, where none is held) and the path to use. */
+interface Reached {
+  fd: number;
+  path: string;
+  /** Held paths that end in it and are not closed yet. */
+  users: number;
+  /** Out of the turn's table: its descriptor closes with its last user. */
+  swept: boolean;
+}
+
+/**
+ * Directories reached in this turn of the event loop, by root and path inside it. One call looks up a dozen
+ * paths under the same few directories (/run/systemd, /sys/class/net…), all within one turn (the reads are
+ * synchronous): each directory is looked up and opened once, not once a path (issue 17: under a mounted root,
+ * where every lookup goes through /proc/self/fd, dns_config_get spent ~1 ms in these walks). Swept at the next
+ * turn, so nothing is remembered past the instant it was looked at.
+ */
+const turn = new Map<string, Reached>();
+let sweepQueued = false;
+
+function sweep(): void {
+  sweepQueued = false;
+  for (const dir of turn.values()) {
+    dir.swept = true;
+    if (dir.users === 0 && dir.fd >= 0) closeSync(dir.fd);
+  }
+  turn.clear();
+}
+
+function remember(key: string, dir: Reached): Reached {
+  turn.set(key, dir);
+  if (!sweepQueued) {
+    sweepQueued = true;
+    setImmediate(sweep);
+  }
+  return dir;
+}
+
+function release(dir: Reached): void {
+  dir.users -= 1;
+  if (dir.users === 0 && dir.swept && dir.fd >= 0) closeSync(dir.fd);
 }
 
 /** Follow `path` (absolute, inside the root) to what it names, never leaving `root`. */
@@ -64,30 +117,42 @@ export async function holdInRoot(root: string, path: string, maxHops = MAX_SYMLI
   let done: string[] = [];
   const links: RootPath["links"] = [];
   let climbed = false;
+  const plain = resolve(root) === "/";
+  const keyOf = (inside: readonly string[]) => `${root}\0/${inside.join("/")}`;
   // dirs[i] holds done[0..i-1]: dirs[0] is the root.
   // The root itself is configuration, trusted as written (it may be a symlink).
-  let rootDir: number;
-  try {
-    rootDir = openSync(root, constants.O_RDONLY | constants.O_DIRECTORY);
-  } catch {
-    const at = { path: path, hostPath: hostPathOf(root, path), links, climbed, problem: "unreadable" as const };
-    return { at, dirFd: -1, close: async () => {} };
+  let rootDir = turn.get(keyOf([]));
+  if (!rootDir) {
+    if (plain) rootDir = remember(keyOf([]), { fd: -1, path: "/", users: 0, swept: false });
+    else {
+      try {
+        const fd = openSync(root, constants.O_RDONLY | constants.O_DIRECTORY);
+        rootDir = remember(keyOf([]), { fd, path: fdPath(fd), users: 0, swept: false });
+      } catch {
+        const at = { path: path, hostPath: hostPathOf(root, path), links, climbed, problem: "unreadable" as const };
+        return { at, dir: root, plain, close: async () => {} };
+      }
+    }
   }
-  const dirs: number[] = [rootDir];
-  const top = () => dirs[dirs.length - 1] as number;
-  const closeFrom = (keep: number) => {
-    for (const d of dirs.splice(keep)) closeSync(d);
-  };
+  const dirs: Reached[] = [rootDir];
+  const top = () => dirs[dirs.length - 1] as Reached;
   const held = (problem?: RootPath["problem"]): HeldPath => {
     const inside = `/${[...done, ...(problem ? todo : [])].join("/")}`;
     const at = { path: inside, hostPath: hostPathOf(root, inside), links, climbed, ...(problem ? { problem } : {}) };
     // Each directory gone through is open; a last component is not (it is read by the caller, by name).
     const ends = dirs.length === done.length + 1;
+    const dir = top();
+    dir.users += 1;
+    let open = true;
     return {
       at,
-      dirFd: top(),
+      dir: dir.path,
+      plain,
       ...(ends ? {} : { name: done[done.length - 1] }),
-      close: async () => closeFrom(0),
+      close: async () => {
+        if (open) release(dir);
+        open = false;
+      },
     };
   };
   const lost = (part: string, err: unknown): HeldPath => {
@@ -100,12 +165,19 @@ export async function holdInRoot(root: string, path: string, maxHops = MAX_SYMLI
     if (part === "..") {
       if (done.length === 0) climbed = true;
       else {
-        closeFrom(dirs.length - 1);
+        dirs.pop();
         done.pop();
       }
       continue;
     }
-    const here = fdPath(top(), part);
+    // A directory on the way, reached already this turn: no lookup.
+    const known = todo.length > 0 ? turn.get(keyOf([...done, part])) : undefined;
+    if (known) {
+      done.push(part);
+      dirs.push(known);
+      continue;
+    }
+    const here = inDir(top().path, part);
     let st: ReturnType<typeof lstatSync>;
     try {
       // A missing name is the common answer here (no resolved, no networkd): no exception built for it.
@@ -130,7 +202,7 @@ export async function holdInRoot(root: string, path: string, maxHops = MAX_SYMLI
       links.push({ link: `/${[...done, part].join("/")}`, target });
       if (target.startsWith("/")) {
         done = [];
-        closeFrom(1);
+        dirs.splice(1);
       }
       todo = [...parts(target), ...todo];
       continue;
@@ -138,8 +210,13 @@ export async function holdInRoot(root: string, path: string, maxHops = MAX_SYMLI
     done.push(part);
     if (todo.length === 0) break;
     if (!st.isDirectory()) return held("not_a_directory");
+    if (plain) {
+      dirs.push(remember(keyOf(done), { fd: -1, path: here, users: 0, swept: false }));
+      continue;
+    }
     try {
-      dirs.push(openSync(here, DIR_NOFOLLOW));
+      const fd = openSync(here, DIR_NOFOLLOW);
+      dirs.push(remember(keyOf(done), { fd, path: fdPath(fd), users: 0, swept: false }));
     } catch (err) {
       done.pop();
       return lost(part, err);

@@ -1,6 +1,8 @@
 /** Path resolution inside a root, as chroot does it, over real symlinks: never a byte from outside. */
+import { execFileSync } from "node:child_process";
+import { symlink } from "node:fs/promises";
 import { afterEach, describe, expect, it } from "vitest";
-import { readInRoot } from "../../src/fs/read-bounded.ts";
+import { listInRoot, readInRoot } from "../../src/fs/read-bounded.ts";
 import { resolveInRoot } from "../../src/fs/root-path.ts";
 import { type BuiltRoot, buildRoot, type RootSpec } from "../helpers/build-root.ts";
 
@@ -70,5 +72,46 @@ describe("resolveInRoot", () => {
     const root = await rootOf({ "etc/big": "a".repeat(100) });
     expect(await readInRoot(root, "/etc/big", 10)).toMatchObject({ text: "aaaaaaaaaa", cut: true });
     expect(await readInRoot(root, "/etc/big", 100)).toMatchObject({ cut: false });
+  });
+});
+
+// The root `/` is walked by plain paths, no descriptors held (root-path.ts): the same answers as a mounted root,
+// over a tree built under the temp directory (absolute links written with its prefix).
+describe("resolveInRoot under the root /", () => {
+  it("follows relative and absolute links, each hop recorded, and reads through them", async () => {
+    const t = await rootOf({
+      "run/resolvconf/resolv.conf": "nameserver 192.0.2.1\n",
+      "etc/file": "x",
+      "etc/resolvconf/run": { link: "../../run/resolvconf" },
+    });
+    await symlink(`${t}/etc/resolvconf/run/resolv.conf`, `${t}/etc/resolv.conf`);
+    const file = await readInRoot("/", `${t}/etc/resolv.conf`);
+    expect(file.text).toBe("nameserver 192.0.2.1\n");
+    expect(file.at).toEqual({
+      path: `${t}/run/resolvconf/resolv.conf`,
+      hostPath: `${t}/run/resolvconf/resolv.conf`,
+      links: [
+        { link: `${t}/etc/resolv.conf`, target: `${t}/etc/resolvconf/run/resolv.conf` },
+        { link: `${t}/etc/resolvconf/run`, target: "../../run/resolvconf" },
+      ],
+      climbed: false,
+    });
+    expect((await resolveInRoot("/", `${t}/etc/file/x`)).problem).toBe("not_a_directory");
+    expect((await resolveInRoot("/", `${t}/etc/nothing`)).problem).toBe("missing");
+    expect(await listInRoot("/", `${t}/run/resolvconf`)).toEqual(["resolv.conf"]);
+    expect(await listInRoot("/", `${t}/etc/resolv.conf`)).toEqual([]);
+  });
+
+  it("a loop stops after 40 hops; a FIFO is not a file; `..` above / stays at /", async () => {
+    const t = await rootOf({ "etc/loop": { link: "loop2" }, "etc/loop2": { link: "loop" } });
+    const loop = await resolveInRoot("/", `${t}/etc/loop`);
+    expect(loop.problem).toBe("loop");
+    expect(loop.links).toHaveLength(40);
+    execFileSync("mkfifo", [`${t}/etc/fifo`]);
+    expect(await readInRoot("/", `${t}/etc/fifo`)).toMatchObject({ error: "not_a_file", cut: false });
+    const depth = t.split("/").length + 3;
+    const up = await readInRoot("/", `${t}/etc/${"../".repeat(depth)}${t.slice(1)}/etc/loop2`);
+    expect(up.at.climbed).toBe(true);
+    expect(up.error).toBe("loop");
   });
 });
