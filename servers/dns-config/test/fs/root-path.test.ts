@@ -1,9 +1,10 @@
 /** Path resolution inside a root, as chroot does it, over real symlinks: never a byte from outside. */
 import { execFileSync } from "node:child_process";
-import { symlink } from "node:fs/promises";
+import { readdirSync, readFileSync } from "node:fs";
+import { rename, symlink } from "node:fs/promises";
 import { afterEach, describe, expect, it } from "vitest";
 import { listInRoot, readInRoot } from "../../src/fs/read-bounded.ts";
-import { resolveInRoot } from "../../src/fs/root-path.ts";
+import { holdInRoot, resolveInRoot } from "../../src/fs/root-path.ts";
 import { type BuiltRoot, buildRoot, type RootSpec } from "../helpers/build-root.ts";
 
 const roots: BuiltRoot[] = [];
@@ -113,5 +114,42 @@ describe("resolveInRoot under the root /", () => {
     const up = await readInRoot("/", `${t}/etc/${"../".repeat(depth)}${t.slice(1)}/etc/loop2`);
     expect(up.at.climbed).toBe(true);
     expect(up.error).toBe("loop");
+  });
+});
+
+// Directories are looked up once a turn of the event loop (root-path.ts): never remembered into the next turn,
+// and every descriptor closed when the turn's table is swept.
+describe("the turn's table of directories", () => {
+  const openFds = () => readdirSync("/proc/self/fd").length;
+  const nextTurn = () => new Promise((r) => setImmediate(r));
+
+  it("a directory swapped between turns is looked up again, and no descriptor is left open", async () => {
+    const root = await rootOf({ "run/a/file": "first\n", "run/b/file": "second\n" });
+    await nextTurn();
+    const before = openFds();
+    expect((await readInRoot(root, "/run/a/file")).text).toBe("first\n");
+    expect(openFds()).toBeGreaterThan(before); // /run and /run/a held for the turn
+    await nextTurn();
+    expect(openFds()).toBe(before);
+    // /run/a becomes a link to /run/b: the next turn follows the link, not a descriptor of the old directory.
+    await rename(`${root}/run/a`, `${root}/run/old`);
+    await symlink("b", `${root}/run/a`);
+    const again = await readInRoot(root, "/run/a/file");
+    expect(again.text).toBe("second\n");
+    expect(again.at.links).toEqual([{ link: "/run/a", target: "b" }]);
+    await nextTurn();
+    expect(openFds()).toBe(before);
+  });
+
+  it("a held path outlives the sweep until it is closed", async () => {
+    const root = await rootOf({ "etc/x/y": "held\n" });
+    await nextTurn();
+    const before = openFds();
+    const held = await holdInRoot(root, "/etc/x/y");
+    await nextTurn();
+    // Swept, but the directory it ends in is still open for it.
+    expect(readFileSync(`${held.dir}/${held.name}`, "utf8")).toBe("held\n");
+    await held.close();
+    expect(openFds()).toBe(before);
   });
 });
