@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
-# Install everything a fresh Debian 12 machine needs to build, run and test RoadNerd MCP:
-# the Debian tools the servers and tests use, Node (when the machine's is missing or older than package.json's
+# Install everything a fresh Debian 12 machine needs to build and run RoadNerd MCP (and, with --tests, to test
+# it): the Debian tools the servers use, Node (when the machine's is missing or older than package.json's
 # engines field asks: Debian 12's own nodejs is 18, and Node 20 is end-of-life), pnpm (pinned) through npm, then
 # the workspace.
 #
-#   bash scripts/setup.sh                 everything to build, run and test
+#   bash scripts/setup.sh                 everything to build and run (`pnpm start`)
+#   bash scripts/setup.sh --tests         and what only the tests use (`pnpm test`): Prometheus, the blackbox
+#                                         exporter, git — installed without starting or enabling their services
 #   bash scripts/setup.sh --containers    and a container engine for `pnpm test:containers` (podman, runc,
 #                                         docker-compose, debootstrap: scripts/containers.sh engine)
 #
@@ -21,14 +23,11 @@ NPM_MAJOR=11
 REGISTRY=${npm_config_registry:-https://registry.npmjs.org}
 REGISTRY=${REGISTRY%/}
 # iproute2: `ip` for iface_info/route_info, `ip netns` in tests; util-linux: `unshare` for sealed runs;
-# curl: the test that runs the README examples (and fetching Node); systemd: systemctl/journalctl for the service
-# server and the booted-systemd test harness; chromium: webcheck's headless browser; prometheus (with promtool)
-# and prometheus-blackbox-exporter: the tests that scrape the servers and probe side by side (started by the
-# tests on loopback, never as services); git: the docs test copies the checkout's files as git lists them;
-# openssl: the README's certificates section (run by a test); gcc and libc6-dev: `pnpm build` compiles the
-# kernel's one native module, sock-diag.node (ADR 0064; without them the servers read /proc/net, slower).
-# ca-certificates (trusting registries over TLS) only
-# where no bundle is there yet: see install_packages.
+# curl: fetching Node, and the README's curl lines; systemd: systemctl/journalctl for the service server (and
+# the booted-systemd test harness); chromium: webcheck's headless browser; openssl: the README's certificates
+# section; gcc and libc6-dev: `pnpm build` compiles the kernel's one native module, sock-diag.node (ADR 0064;
+# without them the servers read /proc/net, slower).
+# ca-certificates (trusting registries over TLS) only where no bundle is there yet: see main.
 # Each server's run-time packages (roadnerd.debian) must be here too.
 # One package per line, so a list can grow without conflicts.
 DEB_PACKAGES=(
@@ -37,13 +36,21 @@ DEB_PACKAGES=(
   curl
   systemd
   chromium
-  prometheus
-  prometheus-blackbox-exporter
-  git
   openssl
   gcc
   libc6-dev
 )
+# What only the tests use (--tests): prometheus (with promtool) and prometheus-blackbox-exporter, for the tests
+# that scrape the servers and probe side by side (the tests start them on loopback, never as services); git: the
+# docs test copies the checkout's files as git lists them.
+TEST_PACKAGES=(
+  prometheus
+  prometheus-blackbox-exporter
+  git
+)
+# The services those packages bring, neither started nor enabled by setup (a user who asked for the tests did
+# not ask for a Prometheus on :9090 at every boot).
+TEST_SERVICES=(prometheus.service prometheus-blackbox-exporter.service)
 
 # The supported Node lines, package.json's engines field: LTS lines only, each as ^<first LTS release>
 # ("^24.11.0" → 24.11.0). Node outside them (missing, too old, end-of-life like 20, or a Current line) is replaced.
@@ -120,6 +127,36 @@ install_node() {
   echo "setup: Node $node_version and npm $npm_version installed in $prefix"
 }
 
+# apt-get install, quietly. Where a package setup installs for the tests only would start a service (Debian
+# starts prometheus on :9090 and the exporter on :9115 on a machine that runs systemd), a policy-rc.d (Debian's
+# own switch, honoured by invoke-rc.d and deb-systemd-invoke) keeps it from starting during the install, and
+# the units are disabled after: nothing of the tests' is left running or starts at the next boot. A policy-rc.d
+# the machine already has is left as it is.
+install_packages() {
+  local policy=/usr/sbin/policy-rc.d own_policy=false pkg units=()
+  for pkg in "$@"; do
+    case " ${TEST_PACKAGES[*]} " in *" $pkg "*) units+=("$pkg.service") ;; esac
+  done
+  if ((${#units[@]})) && ! [ -e "$policy" ]; then
+    printf '#!/bin/sh\n# scripts/setup.sh: no service starts while it installs the tests'"'"' packages\nexit 101\n' >"$policy"
+    chmod 0755 "$policy"
+    own_policy=true
+  fi
+  # dpkg's line per unpacked file is noise here; errors still go to stderr.
+  local status=0
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "$@" >/dev/null || status=$?
+  if $own_policy; then rm -f "$policy"; fi
+  if ((status)); then return "$status"; fi
+  local unit
+  for unit in "${units[@]}"; do
+    case " ${TEST_SERVICES[*]} " in *" $unit "*) ;; *) continue ;; esac
+    # Offline (no systemd running) this only removes the boot symlinks; with systemd it also stops a unit that
+    # something started anyway.
+    systemctl disable --now --quiet "$unit" >/dev/null 2>&1 || true
+    echo "setup: $unit installed for the tests, not started, not enabled (the tests start their own on loopback)"
+  done
+}
+
 main() {
   cd "$(dirname "$0")/.."
   # The versions are pinned here (NODE_MAJOR, PNPM_VERSION, the lockfile): npm's and pnpm's "update available"
@@ -127,7 +164,10 @@ main() {
   export NPM_CONFIG_UPDATE_NOTIFIER=false npm_config_update_notifier=false
   local prefix=${ROADNERD_NODE_PREFIX:-/usr/local} need_node=false
   node_ok || need_node=true
+  local tests=false
+  case " $* " in *" --tests "*) tests=true ;; esac
   local packages=("${DEB_PACKAGES[@]}")
+  if $tests; then packages+=("${TEST_PACKAGES[@]}"); fi
   # Fetching Node and packages over HTTPS needs the CA certificates (curl only recommends them), unless a bundle
   # is already there: a machine that re-signs TLS may provide its own, even mounted read-only where the package's
   # postinst cannot rewrite it (installing it there fails the whole apt-get).
@@ -141,8 +181,7 @@ main() {
     if [ "$(id -u)" = 0 ]; then
       echo "setup: installing Debian packages: ${missing[*]}"
       apt-get update -qq
-      # dpkg's line per unpacked file is noise here; errors still go to stderr.
-      DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+      install_packages "${missing[@]}"
     else
       echo "missing Debian packages (install them as root): ${missing[*]}" >&2
     fi
@@ -176,7 +215,7 @@ main() {
   # Resolve once now, while the registry is reachable: the lockfile stays as it is.
   echo "setup: caching the registry's metadata, so \`pnpm new-server\` can link a package offline later"
   pnpm install --resolution-only --no-frozen-lockfile --prefer-offline >/dev/null
-  if [ "${1:-}" = "--containers" ]; then bash scripts/containers.sh engine; fi
+  case " $* " in *" --containers "*) bash scripts/containers.sh engine ;; esac
 }
 
 if [ "${BASH_SOURCE[0]}" = "$0" ]; then main "$@"; fi

@@ -16,14 +16,14 @@ describe("README first commands", () => {
   it("gives exactly two commands near the top: install+run and install+test", () => {
     // Near the top as rendered: the comments naming lines not run (test/readme-blocks.test.ts) are not shown.
     expect(readme.replace(/<!--[^\n]*-->\n/g, "").indexOf(firstBlock)).toBeLessThan(400);
-    expect(commands).toEqual(["bash scripts/setup.sh && pnpm start", "bash scripts/setup.sh && pnpm test"]);
+    expect(commands).toEqual(["bash scripts/setup.sh && pnpm start", "bash scripts/setup.sh --tests && pnpm test"]);
   });
 
   it("CI runs the same setup and the same test command", () => {
     const ci = read(".ci/run");
     // Each CI stage is `stage <name> <command>`.
     const lines = ci.split("\n").map((l) => l.trim().replace(/^stage \S+ /, ""));
-    expect(lines).toContain("bash scripts/setup.sh");
+    expect(lines).toContain("bash scripts/setup.sh --tests");
     expect(lines.some((l) => /^pnpm test( |$)/.test(l))).toBe(true);
   });
 

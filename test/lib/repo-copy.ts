@@ -58,10 +58,20 @@ function copyBundles(to: string): void {
 export async function copyOfRepo(options: { built?: boolean } = {}): Promise<string> {
   const dir = mkdtempSync(join(tmpdir(), "rn-docs-"));
   copies.push(dir);
-  const files = execFileSync("git", ["ls-files", "-z", "--cached", "--others", "--exclude-standard"], {
-    cwd: REPO_ROOT,
-    encoding: "utf8",
-  }).split("\0");
+  let listing: string;
+  try {
+    listing = execFileSync("git", ["ls-files", "-z", "--cached", "--others", "--exclude-standard"], {
+      cwd: REPO_ROOT,
+      encoding: "utf8",
+    });
+  } catch (err) {
+    // Installed only for the tests (`setup.sh --tests`): say so instead of a spawn ENOENT.
+    if ((err as NodeJS.ErrnoException).code === "ENOENT") {
+      throw new Error("git is not installed: run bash scripts/setup.sh --tests (README)");
+    }
+    throw err;
+  }
+  const files = listing.split("\0");
   for (const f of files) {
     if (!f || !existsSync(join(REPO_ROOT, f))) continue;
     mkdirSync(dirname(join(dir, f)), { recursive: true });

@@ -4,10 +4,11 @@
  * (SIGTERM, then SIGKILL) and their temp dir removed.
  */
 import { type ChildProcess, spawn } from "node:child_process";
+import { existsSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { delimiter, join } from "node:path";
 import { scaledMs } from "@roadnerd/testkit";
 import { request } from "undici";
 
@@ -36,6 +37,9 @@ const delay = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Start `binary` with `args(port)` and wait (bounded, scaled to the machine's load) until it is ready. */
 export async function startDaemon(binary: string, dir: string, args: (port: number) => string[]): Promise<Daemon> {
+  // Installed only for the tests (`setup.sh --tests`): say so instead of a spawn ENOENT.
+  const onPath = (process.env.PATH ?? "").split(delimiter).some((d) => d && existsSync(join(d, binary)));
+  if (!onPath) throw new Error(`${binary} is not installed: run bash scripts/setup.sh --tests (README)`);
   const port = await freePort();
   const child: ChildProcess = spawn(binary, args(port), { cwd: dir, stdio: ["ignore", "pipe", "pipe"] });
   let text = "";
