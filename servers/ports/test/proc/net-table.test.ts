@@ -53,6 +53,42 @@ describe("parseNetTable", () => {
     expect(parseTcpConnections(fixture("proc-net-tcp6.txt"))).toEqual([]);
   });
 
+  it("finds rows by position as a split into fields would: IPv4 and IPv6, every state, torn lines skipped", () => {
+    // What the parsers did before they scanned by position (a split of every line), as the reference.
+    const bySplit = (text: string) =>
+      text
+        .split("\n")
+        .map((l) => l.trim().split(/\s+/))
+        .filter((f) => f.length >= 10 && /^\d+:$/.test(f[0] ?? "") && f[3] !== "0A")
+        .map((f) => Number.parseInt((f[1] ?? "").split(":")[1] ?? "", 16));
+    const v4 = fixture("proc-net-tcp.txt").split("\n");
+    const v6 = fixture("proc-net-tcp6.txt").split("\n");
+    const row4 = v4[2] ?? "";
+    const row6 = v6[1] ?? "";
+    const rows = [v4[0] ?? ""];
+    for (let i = 0; i < 300; i++) {
+      const state = ["01", "06", "08", "0A", "0B"][i % 5] ?? "01";
+      const port = (1000 + i).toString(16).toUpperCase().padStart(4, "0");
+      const base = i % 2 ? row4 : row6;
+      // sl renumbered (wider past 9999 in a real table), the local port and the state replaced in place.
+      const m = /^(\s*)\d+: ([0-9A-F]+):[0-9A-F]{4} (\S+) [0-9A-F]{2} /.exec(base);
+      expect(m).not.toBeNull();
+      rows.push(
+        base.replace(
+          /^\s*\d+: ([0-9A-F]+):[0-9A-F]{4} (\S+) [0-9A-F]{2} /,
+          `${String(i * 37).padStart(4)}: $1:${port} $2 ${state} `,
+        ),
+      );
+    }
+    // A torn last line (cut after its state), a line of garbage, an empty one.
+    rows.push(`${(rows[1] ?? "").slice(0, 45)}`, "garbage: 0100007F:1F90 x", "");
+    const text = rows.join("\n");
+    expect(parseTcpConnections(text).map((c) => c.port)).toEqual(bySplit(text));
+    expect(parseTcpConnections(text)).toHaveLength(240);
+    // 60 listening rows, copies of two sockets: one entry per inode.
+    expect(parseNetTable("tcp", text)).toHaveLength(2);
+  });
+
   it("lists a socket once when a read that resumed repeats its row (same inode)", () => {
     // Seen in CI: sockets of other tests closing between two pieces of /proc/net/udp made a listener appear twice.
     const udp = fixture("proc-net-udp.txt");
