@@ -9,7 +9,15 @@
 import { createSharedCalls, DiagError } from "@roadnerd/conventions";
 import { defineResource } from "../kit.ts";
 import { type NetTables, netlinkListeners, readAllTables } from "./net-table.ts";
-import { type FdScan, knowsAll, ownersOf, refreshScan, type SocketOwners, scanSocketOwners } from "./socket-owners.ts";
+import {
+  type FdScan,
+  findInThreads,
+  knowsAll,
+  ownersOf,
+  refreshScan,
+  type SocketOwners,
+  scanSocketOwners,
+} from "./socket-owners.ts";
 
 /**
  * How long a full scan is refreshed rather than made again: the bound on what a refresh cannot see (a socket
@@ -112,6 +120,14 @@ export function createProcReads(scanAll: (signal: AbortSignal) => Promise<FdScan
       // shared one has ended, so a new flight starts now or has started since).
       if (!knowsAll(ownersOf(found.scan, inodes), inodes) && found.startedAt < calledAt) found = await fullScan();
       if (signal.aborted) throw new DiagError("E_TIMEOUT", "scanning /proc/<pid>/fd took too long");
+      // Still unplaced: a thread with a files table of its own may hold it (costly, so only now; one search for
+      // every concurrent caller asking about the same sockets).
+      if (!knowsAll(ownersOf(found.scan, inodes), inodes)) {
+        const key = `thread search ${[...inodes].sort((a, b) => a - b).join(",")}`;
+        const scan = found.scan;
+        await shared.run(key, signal, 0, (s) => orReason(s, findInThreads(scan, inodes, s)));
+        if (signal.aborted) throw new DiagError("E_TIMEOUT", "scanning /proc/<pid>/task/<tid>/fd took too long");
+      }
       const owners = ownersOf(found.scan, inodes);
       if (last?.scan === found.scan) for (const i of inodes) if (!owners.holders.has(i)) last.unplaced.add(i);
       return owners;

@@ -135,6 +135,51 @@ function addThreadSockets(sockets: Map<number, string>, pid: number): void {
   }
 }
 
+/**
+ * Sockets among `inodes` that a scan placed nowhere, looked for in the fd directories of every process's other
+ * threads: a thread that unshared its files (unshare(CLONE_FILES)) holds a table of its own that the process's
+ * /proc/<pid>/fd does not show (as `ss -p` does not: stop 32's review hid a listener's owner so). No count or
+ * listing tells a shared table from an own one, so each thread's links are read; this runs only when a full
+ * scan left an asked-for socket unplaced (proc-reads.ts remembers those for a while), yields every
+ * LINKS_PER_TURN links, stops at the signal, and ends once every inode is placed. Found sockets are added to
+ * their process in `scan`, by the thread's link, so refreshes check them as any other.
+ */
+export async function findInThreads(scan: FdScan, inodes: ReadonlySet<number>, signal: AbortSignal): Promise<void> {
+  const placed = new Set<number>();
+  for (const seen of scan.links.values())
+    for (const inode of seen.sockets.keys()) if (inodes.has(inode)) placed.add(inode);
+  let read = 0;
+  for (const [pid, seen] of scan.links) {
+    if (placed.size >= inodes.size) return;
+    if (seen.kernel) continue;
+    let tids: string[];
+    try {
+      tids = readdirSync(`/proc/${pid}/task`).filter((t) => t !== String(pid));
+    } catch {
+      continue;
+    }
+    for (const tid of tids) {
+      let fds: string[];
+      try {
+        fds = readdirSync(`/proc/${pid}/task/${tid}/fd`);
+      } catch {
+        continue;
+      }
+      for (const fd of fds) {
+        if (++read % LINKS_PER_TURN === 0) {
+          await nextTurn();
+          signal.throwIfAborted();
+        }
+        const link = `task/${tid}/fd/${fd}`;
+        const inode = socketInode(`/proc/${pid}/${link}`);
+        if (inode === undefined || !inodes.has(inode) || seen.sockets.has(inode)) continue;
+        seen.sockets.set(inode, link);
+        placed.add(inode);
+      }
+    }
+  }
+}
+
 /** PF_KTHREAD in /proc/<pid>/stat's flags (field 9): "no files and no executable" is also a zombie leader. */
 const PF_KTHREAD = 0x00200000;
 

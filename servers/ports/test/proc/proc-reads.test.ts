@@ -5,7 +5,7 @@
  * no read), and closing the runtime stops its reads.
  */
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
-import { mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
+import { mkdtempSync, readdirSync, readlinkSync, rmSync, statSync } from "node:fs";
 import { type AddressInfo, createServer, type Server } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -135,6 +135,37 @@ describe("ProcReads.owners", () => {
       // The leader is a zombie once it has exited: wait for that (bounded), as the attack does.
       for (let i = 0; i < 200 && readdirSync(`/proc/${c.pid}/fd`).length > 0; i++) await setTimeout(10);
       expect(readdirSync(`/proc/${c.pid}/fd`)).toEqual([]);
+      const reads = createProcReads();
+      expect((await reads.owners(new Set([inode]), live())).holders.get(inode)).toEqual([c.pid]);
+      // Asked again (a refresh): still its holder, by the thread's link.
+      expect((await reads.owners(new Set([inode]), live())).holders.get(inode)).toEqual([c.pid]);
+    } finally {
+      if (child && child.exitCode === null) {
+        const gone = new Promise((r) => child?.once("exit", r));
+        child.stdin?.end();
+        await gone;
+      }
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("finds the holder whose thread has a files table of its own (unshare(CLONE_FILES)), at a scan and a refresh", async () => {
+    // Stop 32's second review: such a thread hid its listener's owner (as it does from `ss -p`).
+    const dir = mkdtempSync(join(tmpdir(), "rn-own-files-"));
+    let child: ChildProcess | undefined;
+    try {
+      const exe = join(dir, "own-files-thread");
+      const source = join(import.meta.dirname, "../helpers/own-files-thread.c");
+      const cc = spawnSync("gcc", ["-O2", "-pthread", "-o", exe, source], { encoding: "utf8" });
+      expect(cc.stderr).toBe("");
+      const c = spawn(exe, [], { stdio: ["pipe", "pipe", "inherit"] });
+      child = c;
+      const port = Number(await new Promise<string>((r) => c.stdout?.once("data", (d: Buffer) => r(d.toString()))));
+      const inode = (await readAllTables()).listening.find((t) => t.port === port)?.inode ?? 0;
+      expect(inode).toBeGreaterThan(0);
+      // Not in the process's own fd directory: only a thread's shows it.
+      const links = readdirSync(`/proc/${c.pid}/fd`).map((fd) => readlinkSync(`/proc/${c.pid}/fd/${fd}`));
+      expect(links).not.toContain(`socket:[${inode}]`);
       const reads = createProcReads();
       expect((await reads.owners(new Set([inode]), live())).holders.get(inode)).toEqual([c.pid]);
       // Asked again (a refresh): still its holder, by the thread's link.
