@@ -87,7 +87,7 @@ static napi_value request(napi_env env, napi_callback_info info) {
   }
 
   char *out = NULL;
-  size_t used = 0, cap = 0;
+  size_t used = 0, cap = 0, first_datagram = 0;
   int err = 0, done = 0;
   char chunk[CHUNK] __attribute__((aligned(NLMSG_ALIGNTO)));
   while (!done) {
@@ -118,6 +118,8 @@ static napi_value request(napi_env env, napi_callback_info info) {
       if (!dump) done = 1;
     }
     if (err) break;
+    /* The size of the first datagram that carried answers: one with room for more ended the kernel's walk. */
+    if (keep > 0 && first_datagram == 0) first_datagram = (size_t)n;
     if (keep > 0) {
       if (used + keep > ANSWER_MAX) {
         err = E2BIG;
@@ -148,6 +150,10 @@ static napi_value request(napi_env env, napi_callback_info info) {
   napi_status st = napi_create_buffer_copy(env, used, used ? out : "", &copy, &result);
   free(out);
   if (st != napi_ok) return fail(env, "ENOMEM", "no memory for the answer");
+  napi_value size;
+  if (napi_create_uint32(env, (uint32_t)first_datagram, &size) != napi_ok ||
+      napi_set_named_property(env, result, "firstDatagram", size) != napi_ok)
+    return fail(env, "ENOMEM", "no memory for the answer");
   return result;
 }
 

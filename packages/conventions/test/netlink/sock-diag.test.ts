@@ -15,6 +15,7 @@ import {
   dumpSockets,
   findSocket,
   parseAnswer,
+  ROOM_LEFT_BYTES,
   sockDiagStatus,
   stateMask,
   TCP_STATE,
@@ -190,6 +191,32 @@ describe("sock_diag: the native side asks queries only", () => {
 
   it("answers the well-formed question", () => {
     expect(parseAnswer("tcp", request(good())).some((s) => s.localPort === port(tcp4))).toBe(true);
+  });
+
+  it("says how big the first datagram with answers was: one with room left, or a full one past ROOM_LEFT_BYTES", async () => {
+    // dumpSockets asks once when the answers came in a first datagram with room left (nothing was resumed); a
+    // full first datagram must never look like one with room, or a resumed dump would go unchecked.
+    const few = request(good()) as Buffer & { firstDatagram: number };
+    expect(few.firstDatagram).toBeGreaterThan(0);
+    expect(few.firstDatagram).toBeLessThanOrEqual(ROOM_LEFT_BYTES);
+    const many: Server[] = [];
+    try {
+      for (let i = 0; i < 120; i++) {
+        const s = createServer();
+        await new Promise<void>((r) => s.listen(0, "127.0.0.1", r));
+        many.push(s);
+      }
+      const full = request(good()) as Buffer & { firstDatagram: number };
+      expect(parseAnswer("tcp", full).length).toBeGreaterThanOrEqual(120);
+      expect(full.firstDatagram).toBeGreaterThan(ROOM_LEFT_BYTES);
+      expect(full.firstDatagram).toBeLessThan(full.length);
+      // A question with no answer: no datagram carried one.
+      const none = good();
+      none.writeUInt32LE(0, 20); // no state asked
+      expect((request(none) as Buffer & { firstDatagram: number }).firstDatagram).toBe(0);
+    } finally {
+      for (const s of many) s.close();
+    }
   });
 
   it("refuses SOCK_DESTROY, other flags, a wrong length and what is not bytes, and the connection lives on", () => {
