@@ -144,7 +144,9 @@ install_packages() {
   fi
   # dpkg's line per unpacked file is noise here; errors still go to stderr.
   local status=0
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "$@" >/dev/null || status=$?
+  # DEBCONF_NOWARNINGS: no "delaying package configuration, since apt-utils is not installed" on a bare Debian.
+  DEBIAN_FRONTEND=noninteractive DEBCONF_NOWARNINGS=yes apt-get install -y -qq --no-install-recommends "$@" \
+    >/dev/null || status=$?
   if $own_policy; then rm -f "$policy"; fi
   if ((status)); then return "$status"; fi
   local unit
@@ -216,6 +218,7 @@ main() {
   echo "setup: caching the registry's metadata, so \`pnpm new-server\` can link a package offline later"
   pnpm install --resolution-only --no-frozen-lockfile --prefer-offline >/dev/null
   case " $* " in *" --containers "*) bash scripts/containers.sh engine ;; esac
+  if $tests; then echo "setup: done. Next: pnpm test"; else echo "setup: done. Next: pnpm start (pnpm test needs setup --tests)"; fi
 }
 
 if [ "${BASH_SOURCE[0]}" = "$0" ]; then main "$@"; fi

@@ -570,6 +570,7 @@ describe("roadnerd up", () => {
       for (const [name] of servers) expect(gwHealth.servers[String(name)]).toMatchObject({ state: "up" });
       expect(servers.map((r) => r[0])).toContain("network");
       expect(stderr).toContain("Every server in this one process; Ctrl-C stops them all.");
+      expect(stderr).toContain(`From a script: kill -INT ${child.pid} (this process`);
       child.kill("SIGINT");
       expect(await exited).toBe(0);
       expect(stderr).toContain("stopped.");

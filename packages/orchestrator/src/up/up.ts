@@ -171,6 +171,8 @@ export async function upCommand(line: UpLine, env: NodeJS.ProcessEnv): Promise<n
         ? `${one} and the gateway in this one process; Ctrl-C stops both.`
         : "Every server in this one process; Ctrl-C stops them all.",
   );
+  // pnpm passes no signal on to us: a script must signal this process (the gateway's row), not pnpm.
+  err(`From a script: kill -INT ${process.pid} (this process; signalling pnpm does not stop it).`);
   err(
     'Try, in another terminal: pnpm exec roadnerd triage   (or: pnpm exec roadnerd triage --symptom "port 8080 already in use")',
   );
