@@ -5,7 +5,7 @@
  * explained. A full scan reads every process's descriptors; a refresh (ADR 0064) reads only the processes that
  * started since and checks that each known holder still holds its socket, one link each (proc-reads.ts).
  */
-import { readdirSync, readFileSync, readlinkSync, statSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, readlinkSync, statSync } from "node:fs";
 import { statFields } from "./process-facts.ts";
 
 /** Let the event loop run (other requests, /healthz) between slices of synchronous /proc reads. */
@@ -55,6 +55,40 @@ export interface FdScan {
   links: Map<number, Seen>;
   /** Processes whose fd directory we may not read. */
   unreadable: Set<number>;
+  /** The newest pid of this pid namespace when its processes were listed (newestPid); undefined: unknown. */
+  lastPid?: number;
+}
+
+const ours = new Map<string, boolean>();
+function procIsOurs(proc: string): boolean {
+  let known = ours.get(proc);
+  if (known === undefined) {
+    try {
+      known = readlinkSync(`${proc}/self`) === String(process.pid);
+    } catch {
+      known = false;
+    }
+    ours.set(proc, known);
+  }
+  return known;
+}
+
+/**
+ * The pid this pid namespace gave out last (/proc/loadavg's last field): unchanged, no process or thread has
+ * started since, and a refresh need not list /proc again (a readdir of every process, ~0.2 ms on a quiet
+ * machine, more with hundreds of processes). It moves with every fork; coming back to the same number takes
+ * pid_max forks, and a full scan comes every FULL_SCAN_MS anyway.
+ */
+export function newestPid(proc = "/proc"): number | undefined {
+  // /proc/loadavg counts the reader's pid namespace: it speaks for the listing only when /proc is ours (a host's
+  // /proc mounted into a container of its own pid namespace is not).
+  if (!procIsOurs(proc)) return undefined;
+  try {
+    const last = Number(readFileSync(`${proc}/loadavg`, "latin1").trim().split(" ").pop());
+    return Number.isSafeInteger(last) && last > 0 ? last : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** The count of open files Linux ≥ 6.2 gives as /proc/<pid>/fd's size; undefined when the process is gone. */
@@ -205,7 +239,10 @@ function socketInode(link: string): number | undefined {
 
 /** Every socket inode of every process; stops (throwing the signal's reason) between slices once `signal` aborts. */
 export async function scanSocketOwners(signal: AbortSignal): Promise<FdScan> {
-  return scanPids(listPids(), signal);
+  // Read before the listing: a process started after it moves the number, and the next refresh lists again.
+  const lastPid = newestPid();
+  const scan = await scanPids(listPids(), signal);
+  return lastPid === undefined ? scan : { ...scan, lastPid };
 }
 
 /**
@@ -217,13 +254,16 @@ export async function scanSocketOwners(signal: AbortSignal): Promise<FdScan> {
  * proc-reads.ts bounds them with a full scan every FULL_SCAN_MS.
  */
 export async function refreshScan(before: FdScan, inodes: ReadonlySet<number>, signal: AbortSignal): Promise<FdScan> {
-  const now = listPids();
-  const alive = new Set(now);
+  const lastPid = newestPid();
+  // No process started since the last listing: the known ones are all there is (a gone one fails its count).
+  const now = lastPid !== undefined && lastPid === before.lastPid ? undefined : listPids();
+  const alive = now === undefined ? undefined : new Set(now);
+  const isAlive = (pid: number) => (alive ? alive.has(pid) : existsSync(`/proc/${pid}`));
   const links = new Map<number, Seen>();
   const again: number[] = [];
   let read = 0;
   for (const [pid, seen] of before.links) {
-    if (!alive.has(pid)) continue;
+    if (alive && !alive.has(pid)) continue;
     let same = seen.kernel || fdCount(pid) === seen.fds;
     for (const [inode, link] of seen.sockets) {
       if (!same) break;
@@ -237,12 +277,13 @@ export async function refreshScan(before: FdScan, inodes: ReadonlySet<number>, s
     if (same) links.set(pid, seen);
     else again.push(pid);
   }
-  const unreadable = new Set([...before.unreadable].filter((p) => alive.has(p)));
-  const started = now.filter((p) => !before.links.has(p) && !before.unreadable.has(p));
+  const unreadable = new Set([...before.unreadable].filter(isAlive));
+  const started = now ? now.filter((p) => !before.links.has(p) && !before.unreadable.has(p)) : [];
   const fresh = await scanPids([...again, ...started], signal);
   for (const [pid, own] of fresh.links) links.set(pid, own);
   for (const pid of fresh.unreadable) unreadable.add(pid);
-  return { links, unreadable };
+  const seenUpTo = now ? lastPid : before.lastPid;
+  return seenUpTo === undefined ? { links, unreadable } : { links, unreadable, lastPid: seenUpTo };
 }
 
 /** The holders of each inode a scan saw, pids ascending. */

@@ -15,7 +15,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { readAllTables } from "../../src/proc/net-table.ts";
 import { userNames } from "../../src/proc/passwd.ts";
 import { createProcReads, procReads } from "../../src/proc/proc-reads.ts";
-import { refreshScan, scanPids, scanSocketOwners } from "../../src/proc/socket-owners.ts";
+import { newestPid, refreshScan, scanPids, scanSocketOwners } from "../../src/proc/socket-owners.ts";
 import { server } from "../../src/server.ts";
 import { startHolder } from "../helpers/holder.ts";
 
@@ -203,6 +203,29 @@ describe("ProcReads.owners", () => {
       counting = false;
     } finally {
       await holder.stop();
+    }
+  });
+
+  it("knows the newest pid (a fork moves it), and a refresh with none new still drops a process that has gone", async () => {
+    const before = newestPid();
+    expect(before).toBeGreaterThan(0);
+    const child = spawn("sleep", ["30"], { stdio: "ignore" });
+    const pid = child.pid ?? 0;
+    try {
+      expect(newestPid()).not.toBe(before);
+      const scan = { ...(await scanPids([pid, process.pid], live())), lastPid: newestPid() };
+      expect(scan.links.has(pid)).toBe(true);
+      // A refresh with the same newest pid reads no listing: the known processes, each checked by its count.
+      const same = await refreshScan(scan, new Set(), live());
+      expect([...same.links.keys()].sort()).toEqual([pid, process.pid].sort());
+      const gone = new Promise((r) => child.once("exit", r));
+      child.kill("SIGKILL");
+      await gone;
+      const after = await refreshScan({ ...scan, lastPid: newestPid() }, new Set(), live());
+      expect(after.links.has(pid)).toBe(false);
+      expect(after.links.has(process.pid)).toBe(true);
+    } finally {
+      if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
     }
   });
 
