@@ -22,6 +22,8 @@ export interface Listener {
   /** Null when the source was ss (it does not print inodes). */
   inode: number | null;
   pids: number[];
+  /** TCP, bound but not listening (asked for one port, netlink on Linux ≥ 6.8). */
+  bound?: true;
 }
 
 export interface ListenerSnapshot {
@@ -49,6 +51,7 @@ const toListener = (s: TableSocket): Listener => ({
   local: s.local,
   inode: s.inode,
   pids: [],
+  ...(s.bound ? { bound: true as const } : {}),
 });
 
 /** The tables only, no owners: what the port watch polls each round. */
@@ -74,6 +77,8 @@ async function fromProc(ctx: ListenerContext, port?: number): Promise<ListenerSn
     connections: port !== undefined,
     netlink: ctx.config.SOCKETS_SOURCE === "auto",
     port,
+    // One port's question (who_uses_port) also names the TCP sockets bound to it without listening.
+    bound: port !== undefined,
   });
   const listeners = tables.listening.filter((s) => port === undefined || s.port === port).map(toListener);
   const connections = port === undefined ? null : countStates(tables.connections, port);

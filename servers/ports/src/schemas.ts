@@ -8,7 +8,14 @@ export const protoField = z
 
 export const localField = z.string().describe("local address:port, IPv6 in brackets, e.g. 127.0.0.1:8080, [::]:443");
 
-export const socketRef = z.object({ proto: protoField, local: localField });
+export const socketRef = z.object({
+  proto: protoField,
+  local: localField,
+  bound: z
+    .literal(true)
+    .optional()
+    .describe("bound but not listening: a new bind to it fails all the same (seen on Linux 6.8 and later)"),
+});
 
 /** The largest pid Linux allows (PID_MAX_LIMIT, 2^22). */
 export const MAX_PID = 4_194_304;

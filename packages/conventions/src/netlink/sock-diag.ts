@@ -30,6 +30,11 @@ export const TCP_STATE = {
   listen: 10,
   closing: 11,
   new_syn_recv: 12,
+  /**
+   * Bound, neither listening nor connected (TCP_BOUND_INACTIVE): Linux ≥ 6.8 dumps these TCP sockets when this
+   * state is asked for (they come back in state 7, close); older kernels ignore the bit and dump none.
+   */
+  bound_inactive: 13,
 } as const;
 
 /** The state mask of a query: the listening TCP sockets; for UDP, bound sockets are in state 7 (close). */

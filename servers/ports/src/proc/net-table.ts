@@ -28,6 +28,8 @@ export interface TableSocket {
   uid: number;
   /** The socket's inode: what /proc/<pid>/fd/<n> links to as socket:[inode]. 0 for a socket no file holds. */
   inode: number;
+  /** A TCP socket bound but not listening (netlink on Linux ≥ 6.8, when asked): a bind to it fails all the same. */
+  bound?: true;
 }
 
 /**
@@ -226,16 +228,19 @@ const PROTO_OF: Record<DiagSocket["protocol"], Record<DiagSocket["family"], Prot
  * addon is not there (then /proc). A family the kernel does not have (IPv6 disabled) adds nothing, as a missing
  * tcp6 table does.
  */
-export function netlinkListeners(port?: number): TableSocket[] | undefined {
+export function netlinkListeners(port?: number, { bound = false } = {}): TableSocket[] | undefined {
   const out: TableSocket[] = [];
-  for (const [protocol, state] of [
-    ["tcp", TCP_STATE.listen],
-    ["udp", TCP_STATE.close],
+  // `bound`: TCP sockets bound to the port but not listening too (a program that bound and never listened, or
+  // is about to): who_uses_port's "port already in use" with nothing listening.
+  const tcp = bound ? stateMask(TCP_STATE.listen, TCP_STATE.bound_inactive) : stateMask(TCP_STATE.listen);
+  for (const [protocol, states] of [
+    ["tcp", tcp],
+    ["udp", stateMask(TCP_STATE.close)],
   ] as const) {
     for (const family of [4, 6] as const) {
       let sockets: DiagSocket[] | undefined;
       try {
-        sockets = dumpSockets(family, protocol, stateMask(state), port);
+        sockets = dumpSockets(family, protocol, states, port);
       } catch (err) {
         const code = (err as NodeJS.ErrnoException).code;
         if (family === 6 && (code === "EAFNOSUPPORT" || code === "ENOENT")) continue;
@@ -250,7 +255,16 @@ export function netlinkListeners(port?: number): TableSocket[] | undefined {
       for (const s of sockets) {
         const proto = PROTO_OF[protocol][family];
         const local = hostPortOf(s.localAddress, s.localPort);
-        out.push({ proto, address: s.localAddress, port: s.localPort, local, uid: s.uid, inode: s.inode });
+        const socket: TableSocket = {
+          proto,
+          address: s.localAddress,
+          port: s.localPort,
+          local,
+          uid: s.uid,
+          inode: s.inode,
+        };
+        if (protocol === "tcp" && s.state !== TCP_STATE.listen) socket.bound = true;
+        out.push(socket);
       }
     }
   }

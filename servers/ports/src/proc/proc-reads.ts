@@ -33,7 +33,7 @@ export interface ProcReads {
    */
   tables(
     signal: AbortSignal,
-    options?: { connections?: boolean; netlink?: boolean; port?: number | undefined },
+    options?: { connections?: boolean; netlink?: boolean; port?: number | undefined; bound?: boolean },
   ): Promise<NetTables>;
   /** The pids holding each of `inodes`. */
   owners(inodes: ReadonlySet<number>, signal: AbortSignal): Promise<SocketOwners>;
@@ -55,9 +55,9 @@ async function orReason<T>(signal: AbortSignal, work: Promise<T>): Promise<T> {
 }
 
 /** Listeners from netlink; undefined (read /proc/net instead) when it cannot answer, a refusal of ours aside. */
-function fromNetlink(port: number | undefined): ReturnType<typeof netlinkListeners> {
+function fromNetlink(port: number | undefined, bound: boolean): ReturnType<typeof netlinkListeners> {
   try {
-    return netlinkListeners(port);
+    return netlinkListeners(port, { bound });
   } catch (err) {
     if (err instanceof DiagError) throw err;
     return undefined;
@@ -85,14 +85,14 @@ export function createProcReads(scanAll: (signal: AbortSignal) => Promise<FdScan
       return { startedAt, scan };
     });
   return {
-    async tables(signal, { connections = true, netlink = false, port } = {}) {
+    async tables(signal, { connections = true, netlink = false, port, bound = false } = {}) {
       // Synchronous and ~0.1 ms: nothing to share. (/proc's listeners are the whole table's, filtered by callers.)
       // One port's listeners too when its connections are counted from /proc (who_uses_port): the kernel's
       // filtered answer cannot miss one at a resumed read's boundary, as a walk of the tables can (security.md).
       // Its connections stay /proc's, read once for every concurrent caller: a netlink question about
       // connections walks the whole connection hash synchronously (2.7 ms a family with 262,144 buckets), and
       // per call it took the ports server under load from ~1,100 to ~230 req/s (stop 32, tried and undone).
-      const listening = netlink && (!connections || port !== undefined) ? fromNetlink(port) : undefined;
+      const listening = netlink && (!connections || port !== undefined) ? fromNetlink(port, bound) : undefined;
       if (listening && !connections) return { listening, connections: [], source: "netlink" };
       const tables = await shared.run(connections ? "tables" : "listeners", undefined, 0, (s) =>
         orReason(s, readAllTables("/proc/net", s, { connections })),

@@ -36,8 +36,8 @@ export const whoUsesPort = defineTool({
   input: { port: portField.describe("port to look up, 1-65535") },
   output: {
     port: z.number().int().describe("port as asked"),
-    in_use: z.boolean().describe("something listens on the port in this network namespace"),
-    pids: z.array(holder).describe("processes holding a listening socket on the port, by pid"),
+    in_use: z.boolean().describe("something listens on (or is bound to) the port in this network namespace"),
+    pids: z.array(holder).describe("processes holding a listening (or bound) socket on the port, by pid"),
     unowned: z.array(socketRef).describe("listening sockets on the port that no visible process holds"),
     note: z.string().nullable().describe("why some sockets have no process, when unowned is not empty"),
     connections: z
@@ -68,7 +68,7 @@ export const whoUsesPort = defineTool({
       return `nothing listens on port ${r.port} in this network namespace${lingering}`;
     }
     const held = r.pids.map((p) => {
-      const where = p.sockets.map((s) => `${s.proto} ${s.local}`).join(", ");
+      const where = p.sockets.map((s) => `${s.proto} ${s.local}${s.bound ? " (bound, not listening)" : ""}`).join(", ");
       return `${p.process} (pid ${p.pid}${p.unit ? `, ${p.unit}` : ""}) on ${where}`;
     });
     if (r.unowned.length > 0) held.push(`${r.unowned.length} socket(s) whose process is not visible`);
@@ -81,7 +81,7 @@ export const whoUsesPort = defineTool({
     const byPid = new Map<number, z.input<typeof holder>>();
     const unowned: Array<z.input<typeof socketRef>> = [];
     for (const l of snap.listeners) {
-      const ref = { proto: l.proto, local: l.local };
+      const ref = { proto: l.proto, local: l.local, ...(l.bound ? { bound: true as const } : {}) };
       let seen = false;
       for (const pid of l.pids) {
         const known = byPid.get(pid);

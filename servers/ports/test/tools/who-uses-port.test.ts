@@ -3,8 +3,11 @@
  * IPv6; a port nobody holds; and the built server run as an unprivileged user, who cannot see root's sockets'
  * holders and says so.
  */
-import { readFileSync, readlinkSync } from "node:fs";
+import { type ChildProcess, spawn, spawnSync } from "node:child_process";
+import { mkdtempSync, readFileSync, readlinkSync, rmSync } from "node:fs";
 import { type AddressInfo, connect, createServer, type Socket } from "node:net";
+import { release, tmpdir } from "node:os";
+import { join } from "node:path";
 import { setTimeout } from "node:timers/promises";
 import { createClient } from "@roadnerd/client";
 import type { ResultOf } from "@roadnerd/conventions";
@@ -13,6 +16,7 @@ import { type SpawnedServer, spawnServer } from "@roadnerd/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseCgroupUnit } from "../../src/proc/cgroup-unit.ts";
 import { server } from "../../src/server.ts";
+import { listeningSockets } from "../../src/tools/listening-sockets.ts";
 import { whoUsesPort } from "../../src/tools/who-uses-port.ts";
 import { HOLDER_CMD, type Holder, leakedSecrets, NODE_EXE, startHolder } from "../helpers/holder.ts";
 
@@ -45,6 +49,44 @@ async function freePort(): Promise<number> {
 }
 
 describe("who_uses_port", () => {
+  it("names the holder of a TCP socket bound to the port but not listening (Linux 6.8 and later)", async () => {
+    // "Address already in use" with nothing listening: a program that bound and never listened.
+    const dir = mkdtempSync(join(tmpdir(), "rn-bound-only-"));
+    let child: ChildProcess | undefined;
+    try {
+      const exe = join(dir, "bound-only");
+      const cc = spawnSync("gcc", ["-O2", "-o", exe, join(import.meta.dirname, "../helpers/bound-only.c")], {
+        encoding: "utf8",
+      });
+      expect(cc.stderr).toBe("");
+      const c = spawn(exe, [], { stdio: ["pipe", "pipe", "inherit"] });
+      child = c;
+      const bound = Number(await new Promise<string>((r) => c.stdout?.once("data", (d: Buffer) => r(d.toString()))));
+      const r = await callTool(server, whoUsesPort, { port: bound });
+      const [major = 0, minor = 0] = release().split(".").map(Number);
+      if (major > 6 || (major === 6 && minor >= 8)) {
+        // The kernel dumps bound-only TCP sockets when asked (TCP_BOUND_INACTIVE).
+        expect(r.in_use).toBe(true);
+        expect(r.pids.map((p) => p.pid)).toEqual([c.pid]);
+        expect(r.pids[0]?.sockets).toEqual([{ proto: "tcp", local: `127.0.0.1:${bound}`, bound: true }]);
+        expect(r.summary).toContain(`on tcp 127.0.0.1:${bound} (bound, not listening)`);
+      } else {
+        // Older kernels dump none: nothing to name (as ss, which cannot see them either).
+        expect(r.in_use).toBe(false);
+      }
+      // Not a listener: listening_sockets does not list it.
+      const all = await callTool(server, listeningSockets, {});
+      expect(all.sockets.some((s) => s.local === `127.0.0.1:${bound}`)).toBe(false);
+    } finally {
+      if (child && child.exitCode === null) {
+        const gone = new Promise((r) => child?.once("exit", r));
+        child.stdin?.end();
+        await gone;
+      }
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it("names the pid, process, masked command, executable, user and every socket on the port", async () => {
     const r = await callTool(server, whoUsesPort, { port });
     expect(r).toEqual({
