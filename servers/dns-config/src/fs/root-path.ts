@@ -178,6 +178,18 @@ export async function holdInRoot(root: string, path: string, maxHops = MAX_SYMLI
       continue;
     }
     const here = inDir(top().path, part);
+    // Under a mounted root, a directory on the way is opened first: one lookup through /proc/self/fd instead of
+    // two (lstat, then open) when it is one. Not a directory, or a link (O_NOFOLLOW): the lstat below says which.
+    if (!plain && todo.length > 0) {
+      try {
+        const fd = openSync(here, DIR_NOFOLLOW);
+        done.push(part);
+        dirs.push(remember(keyOf(done), { fd, path: fdPath(fd), users: 0, swept: false }));
+        continue;
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code === "ENOENT") return lost(part, err);
+      }
+    }
     let st: ReturnType<typeof lstatSync>;
     try {
       // A missing name is the common answer here (no resolved, no networkd): no exception built for it.
