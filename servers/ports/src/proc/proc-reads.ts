@@ -122,15 +122,25 @@ export function createProcReads(scanAll: (signal: AbortSignal) => Promise<FdScan
       if (signal.aborted) throw new DiagError("E_TIMEOUT", "scanning /proc/<pid>/fd took too long");
       // Still unplaced: a thread with a files table of its own may hold it (costly, so only now; one search for
       // every concurrent caller asking about the same sockets).
+      // What is still unplaced afterwards is remembered however the search ended (bounded, or cut by the
+      // deadline): the next calls within FULL_SCAN_MS answer it without a holder instead of searching again.
+      const remember = () => {
+        if (last?.scan !== found.scan) return;
+        const owners = ownersOf(found.scan, inodes);
+        for (const i of inodes) if (!owners.holders.has(i)) last.unplaced.add(i);
+      };
       if (!knowsAll(ownersOf(found.scan, inodes), inodes)) {
         const key = `thread search ${[...inodes].sort((a, b) => a - b).join(",")}`;
         const scan = found.scan;
-        await shared.run(key, signal, 0, (s) => orReason(s, findInThreads(scan, inodes, s)));
+        try {
+          await shared.run(key, signal, 0, (s) => orReason(s, findInThreads(scan, inodes, s)));
+        } finally {
+          remember();
+        }
         if (signal.aborted) throw new DiagError("E_TIMEOUT", "scanning /proc/<pid>/task/<tid>/fd took too long");
       }
-      const owners = ownersOf(found.scan, inodes);
-      if (last?.scan === found.scan) for (const i of inodes) if (!owners.holders.has(i)) last.unplaced.add(i);
-      return owners;
+      remember();
+      return ownersOf(found.scan, inodes);
     },
     close: () => shared.close(),
   };

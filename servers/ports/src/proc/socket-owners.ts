@@ -47,6 +47,12 @@ interface Seen {
   kernel: boolean;
 }
 
+/**
+ * Descriptors (and thread listings) one search of other threads' tables reads at most (findInThreads): ~50–100 ms
+ * of readlink on a quiet machine, yielding every LINKS_PER_TURN.
+ */
+export const THREAD_SEARCH_LINKS = 20_000;
+
 /** Threads of a process whose leader has exited looked at, at most: they share one table of files. */
 const TASKS_LOOKED_AT = 64;
 
@@ -174,17 +180,26 @@ function addThreadSockets(sockets: Map<number, string>, pid: number): void {
  * threads: a thread that unshared its files (unshare(CLONE_FILES)) holds a table of its own that the process's
  * /proc/<pid>/fd does not show (as `ss -p` does not: stop 32's review hid a listener's owner so). No count or
  * listing tells a shared table from an own one, so each thread's links are read; this runs only when a full
- * scan left an asked-for socket unplaced (proc-reads.ts remembers those for a while), yields every
- * LINKS_PER_TURN links, stops at the signal, and ends once every inode is placed. Found sockets are added to
- * their process in `scan`, by the thread's link, so refreshes check them as any other.
+ * scan left an asked-for socket unplaced (proc-reads.ts remembers those for a while, searched or not), yields
+ * every LINKS_PER_TURN links, stops at the signal, ends once every inode is placed, and reads at most
+ * THREAD_SEARCH_LINKS descriptors in all (processes in pid order: the machine's own before a newcomer's). A
+ * socket in flight over SCM_RIGHTS is placed nowhere, and with 1,000 threads of 1,500 files beside it one user
+ * made every root call read 1.5 million links and time out (stop 33's review): the search is bounded instead,
+ * and such a socket is answered without a holder. Found sockets are added to their process in `scan`, by the
+ * thread's link, so refreshes check them as any other. Returns whether it looked everywhere.
  */
-export async function findInThreads(scan: FdScan, inodes: ReadonlySet<number>, signal: AbortSignal): Promise<void> {
+export async function findInThreads(
+  scan: FdScan,
+  inodes: ReadonlySet<number>,
+  signal: AbortSignal,
+  budget = THREAD_SEARCH_LINKS,
+): Promise<boolean> {
   const placed = new Set<number>();
   for (const seen of scan.links.values())
     for (const inode of seen.sockets.keys()) if (inodes.has(inode)) placed.add(inode);
   let read = 0;
-  for (const [pid, seen] of scan.links) {
-    if (placed.size >= inodes.size) return;
+  for (const [pid, seen] of [...scan.links].sort(([a], [b]) => a - b)) {
+    if (placed.size >= inodes.size) return true;
     if (seen.kernel) continue;
     let tids: string[];
     try {
@@ -193,12 +208,15 @@ export async function findInThreads(scan: FdScan, inodes: ReadonlySet<number>, s
       continue;
     }
     for (const tid of tids) {
+      // A listing is work too: a thread counts one, and its descriptors one each.
+      if (++read > budget) return false;
       let fds: string[];
       try {
         fds = readdirSync(`/proc/${pid}/task/${tid}/fd`);
       } catch {
         continue;
       }
+      if (read + fds.length > budget) return false;
       for (const fd of fds) {
         if (++read % LINKS_PER_TURN === 0) {
           await nextTurn();
@@ -212,6 +230,7 @@ export async function findInThreads(scan: FdScan, inodes: ReadonlySet<number>, s
       }
     }
   }
+  return true;
 }
 
 /** PF_KTHREAD in /proc/<pid>/stat's flags (field 9): "no files and no executable" is also a zombie leader. */

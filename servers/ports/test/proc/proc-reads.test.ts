@@ -15,7 +15,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { readAllTables } from "../../src/proc/net-table.ts";
 import { userNames } from "../../src/proc/passwd.ts";
 import { createProcReads, procReads } from "../../src/proc/proc-reads.ts";
-import { newestPid, refreshScan, scanPids, scanSocketOwners } from "../../src/proc/socket-owners.ts";
+import { findInThreads, newestPid, refreshScan, scanPids, scanSocketOwners } from "../../src/proc/socket-owners.ts";
 import { server } from "../../src/server.ts";
 import { startHolder } from "../helpers/holder.ts";
 
@@ -170,6 +170,14 @@ describe("ProcReads.owners", () => {
       expect((await reads.owners(new Set([inode]), live())).holders.get(inode)).toEqual([c.pid]);
       // Asked again (a refresh): still its holder, by the thread's link.
       expect((await reads.owners(new Set([inode]), live())).holders.get(inode)).toEqual([c.pid]);
+      // The search is bounded (stop 33's review: 1,000 threads of 1,500 files made every call time out): with
+      // too small a budget it stops and says so, placing nothing; with enough, it places the socket.
+      const scan = await scanPids([c.pid], live());
+      expect(scan.links.get(c.pid)?.sockets.has(inode)).toBe(false);
+      expect(await findInThreads(scan, new Set([inode]), live(), 2)).toBe(false);
+      expect(scan.links.get(c.pid)?.sockets.has(inode)).toBe(false);
+      expect(await findInThreads(scan, new Set([inode]), live())).toBe(true);
+      expect(scan.links.get(c.pid)?.sockets.has(inode)).toBe(true);
     } finally {
       if (child && child.exitCode === null) {
         const gone = new Promise((r) => child?.once("exit", r));
