@@ -64,7 +64,20 @@ interface Reached {
   users: number;
   /** Out of the turn's table: its descriptor closes with its last user. */
   swept: boolean;
+  /** In the turn's table; else the walk that opened it closes it when it leaves it (or its last user does). */
+  cached: boolean;
 }
+
+/**
+ * Directories the turn's table holds at most: a planted tree of 676 directories a link, `..` after each, held
+ * 20,000 descriptors (the process's limit) for one call (stop 33's review). Past it a walk closes what it leaves.
+ */
+export const TURN_DIRS_AT_MOST = 256;
+/**
+ * Path components one lookup goes through at most, links' included: 40 links of 4 KiB each make ~80,000, a
+ * second of synchronous walking. Past it the path is a loop, as ELOOP would call it.
+ */
+export const COMPONENTS_AT_MOST = 4096;
 
 /**
  * Directories reached in this turn of the event loop, by root and path inside it. One call looks up a dozen
@@ -85,6 +98,12 @@ function sweep(): void {
   turn.clear();
 }
 
+/** A directory the walk opened: in the turn's table while there is room, else the walk's own. */
+function reached(key: string, fd: number, path: string): Reached {
+  const dir = { fd, path, users: 0, swept: false, cached: turn.size < TURN_DIRS_AT_MOST };
+  return dir.cached ? remember(key, dir) : dir;
+}
+
 function remember(key: string, dir: Reached): Reached {
   turn.set(key, dir);
   if (!sweepQueued) {
@@ -96,7 +115,12 @@ function remember(key: string, dir: Reached): Reached {
 
 function release(dir: Reached): void {
   dir.users -= 1;
-  if (dir.users === 0 && dir.swept && dir.fd >= 0) closeSync(dir.fd);
+  if (dir.users === 0 && (dir.swept || !dir.cached) && dir.fd >= 0) closeSync(dir.fd);
+}
+
+/** Directories a walk leaves: those it opened outside the turn's table are closed now. */
+function leave(dirs: Reached[]): void {
+  for (const d of dirs) if (!d.cached && d.users === 0 && d.fd >= 0) closeSync(d.fd);
 }
 
 /** Follow `path` (absolute, inside the root) to what it names, never leaving `root`. */
@@ -123,11 +147,11 @@ export async function holdInRoot(root: string, path: string, maxHops = MAX_SYMLI
   // The root itself is configuration, trusted as written (it may be a symlink).
   let rootDir = turn.get(keyOf([]));
   if (!rootDir) {
-    if (plain) rootDir = remember(keyOf([]), { fd: -1, path: "/", users: 0, swept: false });
+    if (plain) rootDir = reached(keyOf([]), -1, "/");
     else {
       try {
         const fd = openSync(root, constants.O_RDONLY | constants.O_DIRECTORY);
-        rootDir = remember(keyOf([]), { fd, path: fdPath(fd), users: 0, swept: false });
+        rootDir = reached(keyOf([]), fd, fdPath(fd));
       } catch {
         const at = { path: path, hostPath: hostPathOf(root, path), links, climbed, problem: "unreadable" as const };
         return { at, dir: root, plain, close: async () => {} };
@@ -143,6 +167,8 @@ export async function holdInRoot(root: string, path: string, maxHops = MAX_SYMLI
     const ends = dirs.length === done.length + 1;
     const dir = top();
     dir.users += 1;
+    // The caller reads through the last directory only: the walk's own others close now.
+    leave(dirs.slice(0, -1));
     let open = true;
     return {
       at,
@@ -160,12 +186,14 @@ export async function holdInRoot(root: string, path: string, maxHops = MAX_SYMLI
     const code = (err as NodeJS.ErrnoException).code;
     return held(code === "ENOENT" ? "missing" : code === "ENOTDIR" ? "not_a_directory" : "unreadable");
   };
+  let steps = 0;
   while (todo.length > 0) {
+    if (++steps > COMPONENTS_AT_MOST) return held("loop");
     const part = todo.shift() as string;
     if (part === "..") {
       if (done.length === 0) climbed = true;
       else {
-        dirs.pop();
+        leave(dirs.splice(-1));
         done.pop();
       }
       continue;
@@ -184,7 +212,7 @@ export async function holdInRoot(root: string, path: string, maxHops = MAX_SYMLI
       try {
         const fd = openSync(here, DIR_NOFOLLOW);
         done.push(part);
-        dirs.push(remember(keyOf(done), { fd, path: fdPath(fd), users: 0, swept: false }));
+        dirs.push(reached(keyOf(done), fd, fdPath(fd)));
         continue;
       } catch (err) {
         if ((err as NodeJS.ErrnoException).code === "ENOENT") return lost(part, err);
@@ -214,7 +242,7 @@ export async function holdInRoot(root: string, path: string, maxHops = MAX_SYMLI
       links.push({ link: `/${[...done, part].join("/")}`, target });
       if (target.startsWith("/")) {
         done = [];
-        dirs.splice(1);
+        leave(dirs.splice(1));
       }
       todo = [...parts(target), ...todo];
       continue;
@@ -223,12 +251,12 @@ export async function holdInRoot(root: string, path: string, maxHops = MAX_SYMLI
     if (todo.length === 0) break;
     if (!st.isDirectory()) return held("not_a_directory");
     if (plain) {
-      dirs.push(remember(keyOf(done), { fd: -1, path: here, users: 0, swept: false }));
+      dirs.push(reached(keyOf(done), -1, here));
       continue;
     }
     try {
       const fd = openSync(here, DIR_NOFOLLOW);
-      dirs.push(remember(keyOf(done), { fd, path: fdPath(fd), users: 0, swept: false }));
+      dirs.push(reached(keyOf(done), fd, fdPath(fd)));
     } catch (err) {
       done.pop();
       return lost(part, err);

@@ -4,7 +4,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { rename, symlink } from "node:fs/promises";
 import { afterEach, describe, expect, it } from "vitest";
 import { listInRoot, readInRoot } from "../../src/fs/read-bounded.ts";
-import { holdInRoot, resolveInRoot } from "../../src/fs/root-path.ts";
+import { COMPONENTS_AT_MOST, holdInRoot, resolveInRoot, TURN_DIRS_AT_MOST } from "../../src/fs/root-path.ts";
 import { type BuiltRoot, buildRoot, type RootSpec } from "../helpers/build-root.ts";
 
 const roots: BuiltRoot[] = [];
@@ -151,5 +151,37 @@ describe("the turn's table of directories", () => {
     expect(readFileSync(`${held.dir}/${held.name}`, "utf8")).toBe("held\n");
     await held.close();
     expect(openFds()).toBe(before);
+  });
+});
+
+// Stop 33's review: a planted tree of directories left by `..` at every step held a descriptor for each until
+// the turn ended (20,000: the process's limit). The table is bounded; past it a walk closes what it leaves.
+describe("a walk's descriptors, bounded", () => {
+  const openFds = () => readdirSync("/proc/self/fd").length;
+
+  it("holds at most TURN_DIRS_AT_MOST directories in a turn, however many a path goes through", async () => {
+    const names = Array.from({ length: 400 }, (_, i) => `d${String(i).padStart(3, "0")}`);
+    const spec: Record<string, string | { link: string } | { dir: true }> = { "x/file": "nameserver 192.0.2.9\n" };
+    for (const n of names) spec[n] = { dir: true };
+    spec["etc/resolv.conf"] = { link: `/${names.map((n) => `${n}/..`).join("/")}/x/file` };
+    const root = await rootOf(spec);
+    await new Promise((r) => setImmediate(r));
+    const before = openFds();
+    const file = await readInRoot(root, "/etc/resolv.conf");
+    // Still this turn: the table's directories are open, the rest were closed as the walk left them.
+    const during = openFds() - before;
+    expect(file.text).toBe("nameserver 192.0.2.9\n");
+    expect(during).toBeGreaterThan(0);
+    expect(during).toBeLessThanOrEqual(TURN_DIRS_AT_MOST + 2);
+    expect(during).toBeLessThan(names.length); // not one a directory gone through
+    await new Promise((r) => setImmediate(r));
+    expect(openFds()).toBe(before);
+  });
+
+  it("calls a path of more than COMPONENTS_AT_MOST components a loop", async () => {
+    const root = await rootOf({ "a/file": "x" });
+    const long = `/${Array.from({ length: COMPONENTS_AT_MOST }, () => "a/..").join("/")}/a/file`;
+    expect((await resolveInRoot(root, long)).problem).toBe("loop");
+    expect((await resolveInRoot(root, "/a/../a/file")).problem).toBeUndefined();
   });
 });
