@@ -127,36 +127,57 @@ install_node() {
   echo "setup: Node $node_version and npm $npm_version installed in $prefix"
 }
 
-# apt-get install, quietly. Where a package setup installs for the tests only would start a service (Debian
-# starts prometheus on :9090 and the exporter on :9115 on a machine that runs systemd), a policy-rc.d (Debian's
-# own switch, honoured by invoke-rc.d and deb-systemd-invoke) keeps it from starting during the install, and
-# the units are disabled after: nothing of the tests' is left running or starts at the next boot. A policy-rc.d
-# the machine already has is left as it is.
-install_packages() {
-  local policy=/usr/sbin/policy-rc.d own_policy=false pkg units=()
-  for pkg in "$@"; do
-    case " ${TEST_PACKAGES[*]} " in *" $pkg "*) units+=("$pkg.service") ;; esac
-  done
-  if ((${#units[@]})) && ! [ -e "$policy" ]; then
-    printf '#!/bin/sh\n# scripts/setup.sh: no service starts while it installs the tests'"'"' packages\nexit 101\n' >"$policy"
-    chmod 0755 "$policy"
-    own_policy=true
+# apt-get install, quietly.
+apt_install() {
+  # dpkg's line per unpacked file is noise here; errors still go to stderr. DEBCONF_NOWARNINGS: no "delaying
+  # package configuration, since apt-utils is not installed" on a bare Debian.
+  DEBIAN_FRONTEND=noninteractive DEBCONF_NOWARNINGS=yes apt-get install -y -qq --no-install-recommends "$@" >/dev/null
+}
+
+# What setup's own policy-rc.d says, so a run cut short (Ctrl-C, a dropped session) is cleaned up by the next.
+POLICY=/usr/sbin/policy-rc.d
+POLICY_MARK="# scripts/setup.sh: no service starts while it installs the tests' packages"
+own_policy_gone() { if [ -f "$POLICY" ] && grep -qxF "$POLICY_MARK" "$POLICY"; then rm -f "$POLICY"; fi; }
+
+# The tests' packages, in an apt-get of their own: Debian starts prometheus on :9090 and the exporter on :9115
+# on a machine that runs systemd, so a policy-rc.d (Debian's own switch, honoured by invoke-rc.d and
+# deb-systemd-invoke) keeps them from starting during this install only, and their units are disabled after:
+# nothing of the tests' runs or starts at the next boot. A policy-rc.d the machine has (or a link in its place)
+# is left as it is; ours goes when the install ends, however it ends (a leftover of a run cut short is
+# recognised by its mark and removed at the next run).
+install_test_packages() {
+  local own=false status=0 pkg
+  own_policy_gone
+  if ! [ -e "$POLICY" ] && ! [ -L "$POLICY" ]; then
+    printf '#!/bin/sh\n%s\nexit 101\n' "$POLICY_MARK" >"$POLICY"
+    chmod 0755 "$POLICY"
+    own=true
+    trap own_policy_gone EXIT
+    trap 'own_policy_gone; exit 130' INT TERM HUP
   fi
-  # dpkg's line per unpacked file is noise here; errors still go to stderr.
-  local status=0
-  # DEBCONF_NOWARNINGS: no "delaying package configuration, since apt-utils is not installed" on a bare Debian.
-  DEBIAN_FRONTEND=noninteractive DEBCONF_NOWARNINGS=yes apt-get install -y -qq --no-install-recommends "$@" \
-    >/dev/null || status=$?
-  if $own_policy; then rm -f "$policy"; fi
+  apt_install "$@" || status=$?
+  if $own; then
+    own_policy_gone
+    trap - EXIT INT TERM HUP
+  fi
   if ((status)); then return "$status"; fi
-  local unit
-  for unit in "${units[@]}"; do
-    case " ${TEST_SERVICES[*]} " in *" $unit "*) ;; *) continue ;; esac
+  for pkg in "$@"; do
+    case " ${TEST_SERVICES[*]} " in *" $pkg.service "*) ;; *) continue ;; esac
     # Offline (no systemd running) this only removes the boot symlinks; with systemd it also stops a unit that
     # something started anyway.
-    systemctl disable --now --quiet "$unit" >/dev/null 2>&1 || true
-    echo "setup: $unit installed for the tests, not started, not enabled (the tests start their own on loopback)"
+    systemctl disable --now --quiet "$pkg.service" >/dev/null 2>&1 || true
+    echo "setup: $pkg.service installed for the tests, not started, not enabled (the tests start their own on loopback)"
   done
+}
+
+# The missing packages: the servers' in one apt-get, the tests' in another (see install_test_packages).
+install_packages() {
+  local run=() tests=() pkg
+  for pkg in "$@"; do
+    case " ${TEST_PACKAGES[*]} " in *" $pkg "*) tests+=("$pkg") ;; *) run+=("$pkg") ;; esac
+  done
+  if ((${#run[@]})); then apt_install "${run[@]}"; fi
+  if ((${#tests[@]})); then install_test_packages "${tests[@]}"; fi
 }
 
 main() {
