@@ -3,7 +3,10 @@
  * (/run/systemd/resolve/io.systemd.Resolve, created by every resolved since 246) accepts a connection only
  * while resolved runs; its /run files stay after it stops (RuntimeDirectoryPreserve=yes), so they only say it ran.
  */
+import { closeSync } from "node:fs";
 import { connect } from "node:net";
+import { fdPath } from "@roadnerd/conventions";
+import { holdSocketInRoot } from "../fs/read-bounded.ts";
 import { resolveInRoot } from "../fs/root-path.ts";
 
 export const RESOLVED_RUN_DIR = "/run/systemd/resolve";
@@ -43,12 +46,18 @@ export async function resolvedRunning(root: string, budgetMs = CONNECT_WAIT_MS):
   // Independent lookups, each a few lstat calls: in parallel.
   const [found, varlink] = await Promise.all([
     Promise.all(RESOLVED_BINARIES.map((b) => exists(root, b))),
-    resolveInRoot(root, RESOLVED_VARLINK),
+    holdSocketInRoot(root, RESOLVED_VARLINK),
   ]);
   const binary = RESOLVED_BINARIES[found.indexOf(true)] ?? null;
   const installed = binary !== null;
-  if (!varlink.problem) {
-    const answer = await tryConnect(varlink.hostPath, Math.max(1, Math.min(budgetMs, CONNECT_WAIT_MS)));
+  if (varlink !== undefined) {
+    // Through the held descriptor: the socket the walk found, never one a rename put there since.
+    let answer: string;
+    try {
+      answer = await tryConnect(fdPath(varlink), Math.max(1, Math.min(budgetMs, CONNECT_WAIT_MS)));
+    } finally {
+      closeSync(varlink);
+    }
     if (answer === "accepts") {
       return { running: true, evidence: `${RESOLVED_VARLINK} accepts connections`, installed, binary };
     }

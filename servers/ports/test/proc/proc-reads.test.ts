@@ -172,12 +172,12 @@ describe("ProcReads.owners", () => {
       expect((await reads.owners(new Set([inode]), live())).holders.get(inode)).toEqual([c.pid]);
       // The search is bounded (stop 33's review: 1,000 threads of 1,500 files made every call time out): with
       // too small a budget it stops and says so, placing nothing; with enough, it places the socket.
-      const scan = await scanPids([c.pid], live());
-      expect(scan.links.get(c.pid)?.sockets.has(inode)).toBe(false);
+      const scan = await scanPids([c.pid ?? 0], live());
+      expect(scan.links.get(c.pid ?? 0)?.sockets.has(inode)).toBe(false);
       expect(await findInThreads(scan, new Set([inode]), live(), 2)).toBe(false);
-      expect(scan.links.get(c.pid)?.sockets.has(inode)).toBe(false);
+      expect(scan.links.get(c.pid ?? 0)?.sockets.has(inode)).toBe(false);
       expect(await findInThreads(scan, new Set([inode]), live())).toBe(true);
-      expect(scan.links.get(c.pid)?.sockets.has(inode)).toBe(true);
+      expect(scan.links.get(c.pid ?? 0)?.sockets.has(inode)).toBe(true);
     } finally {
       if (child && child.exitCode === null) {
         const gone = new Promise((r) => child?.once("exit", r));
