@@ -77,10 +77,12 @@ async function fromProc(ctx: ListenerContext, port?: number): Promise<ListenerSn
     connections: port !== undefined,
     netlink: ctx.config.SOCKETS_SOURCE === "auto",
     port,
-    // One port's question (who_uses_port) also names the TCP sockets bound to it without listening.
-    bound: port !== undefined,
   });
-  const listeners = tables.listening.filter((s) => port === undefined || s.port === port).map(toListener);
+  let listeners = tables.listening.filter((s) => port === undefined || s.port === port).map(toListener);
+  // Nothing listens on the port asked about: a TCP socket bound to it without listening may still hold it.
+  if (port !== undefined && listeners.length === 0 && tables.source === "netlink") {
+    listeners = (await reads.boundOnly(port, ctx.signal)).map(toListener);
+  }
   const connections = port === undefined ? null : countStates(tables.connections, port);
   // Nothing listens: no need to look at every process's descriptors.
   if (listeners.length === 0) return { listeners, source: tables.source, unreadable: null, connections };

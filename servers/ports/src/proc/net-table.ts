@@ -228,15 +228,32 @@ const PROTO_OF: Record<DiagSocket["protocol"], Record<DiagSocket["family"], Prot
  * addon is not there (then /proc). A family the kernel does not have (IPv6 disabled) adds nothing, as a missing
  * tcp6 table does.
  */
-export function netlinkListeners(port?: number, { bound = false } = {}): TableSocket[] | undefined {
+export function netlinkListeners(port?: number): TableSocket[] | undefined {
+  return netlinkSockets(
+    [
+      ["tcp", stateMask(TCP_STATE.listen)],
+      ["udp", stateMask(TCP_STATE.close)],
+    ],
+    port,
+  );
+}
+
+/**
+ * TCP sockets bound to `port` but neither listening nor connected (TCP_BOUND_INACTIVE: Linux 6.8 and later dump
+ * them when asked; older kernels none): "address already in use" with nothing listening. Costly: the kernel walks
+ * its whole bind hash for it, ~2.7 ms a family, synchronously (proc-reads.ts asks only when nothing listens, and
+ * keeps the answer a moment). undefined without the addon.
+ */
+export function netlinkBoundOnly(port: number): TableSocket[] | undefined {
+  return netlinkSockets([["tcp", stateMask(TCP_STATE.bound_inactive)]], port)?.map((s) => ({ ...s, bound: true }));
+}
+
+function netlinkSockets(
+  questions: ReadonlyArray<readonly [DiagSocket["protocol"], number]>,
+  port: number | undefined,
+): TableSocket[] | undefined {
   const out: TableSocket[] = [];
-  // `bound`: TCP sockets bound to the port but not listening too (a program that bound and never listened, or
-  // is about to): who_uses_port's "port already in use" with nothing listening.
-  const tcp = bound ? stateMask(TCP_STATE.listen, TCP_STATE.bound_inactive) : stateMask(TCP_STATE.listen);
-  for (const [protocol, states] of [
-    ["tcp", tcp],
-    ["udp", stateMask(TCP_STATE.close)],
-  ] as const) {
+  for (const [protocol, states] of questions) {
     for (const family of [4, 6] as const) {
       let sockets: DiagSocket[] | undefined;
       try {
@@ -255,16 +272,7 @@ export function netlinkListeners(port?: number, { bound = false } = {}): TableSo
       for (const s of sockets) {
         const proto = PROTO_OF[protocol][family];
         const local = hostPortOf(s.localAddress, s.localPort);
-        const socket: TableSocket = {
-          proto,
-          address: s.localAddress,
-          port: s.localPort,
-          local,
-          uid: s.uid,
-          inode: s.inode,
-        };
-        if (protocol === "tcp" && s.state !== TCP_STATE.listen) socket.bound = true;
-        out.push(socket);
+        out.push({ proto, address: s.localAddress, port: s.localPort, local, uid: s.uid, inode: s.inode });
       }
     }
   }

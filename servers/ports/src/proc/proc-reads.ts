@@ -8,7 +8,7 @@
  */
 import { createSharedCalls, DiagError } from "@roadnerd/conventions";
 import { defineResource } from "../kit.ts";
-import { type NetTables, netlinkListeners, readAllTables } from "./net-table.ts";
+import { type NetTables, netlinkBoundOnly, netlinkListeners, readAllTables, type TableSocket } from "./net-table.ts";
 import {
   type FdScan,
   findInThreads,
@@ -25,6 +25,9 @@ import {
  */
 export const FULL_SCAN_MS = 10_000;
 
+/** How long an answer about one port's bound-only sockets is kept (ProcReads.boundOnly). */
+export const BOUND_ONLY_MS = 1_000;
+
 export interface ProcReads {
   /**
    * Every listening socket and TCP connection of this namespace; with `connections: false` the listeners only
@@ -33,8 +36,14 @@ export interface ProcReads {
    */
   tables(
     signal: AbortSignal,
-    options?: { connections?: boolean; netlink?: boolean; port?: number | undefined; bound?: boolean },
+    options?: { connections?: boolean; netlink?: boolean; port?: number | undefined },
   ): Promise<NetTables>;
+  /**
+   * TCP sockets bound to `port` without listening (netlinkBoundOnly; [] without the addon or on a kernel before
+   * 6.8): asked by who_uses_port when nothing listens there. One question for concurrent callers, its answer
+   * kept BOUND_ONLY_MS (the kernel walks its whole bind hash for it).
+   */
+  boundOnly(port: number, signal: AbortSignal): Promise<TableSocket[]>;
   /** The pids holding each of `inodes`. */
   owners(inodes: ReadonlySet<number>, signal: AbortSignal): Promise<SocketOwners>;
   close(): Promise<void>;
@@ -55,9 +64,9 @@ async function orReason<T>(signal: AbortSignal, work: Promise<T>): Promise<T> {
 }
 
 /** Listeners from netlink; undefined (read /proc/net instead) when it cannot answer, a refusal of ours aside. */
-function fromNetlink(port: number | undefined, bound: boolean): ReturnType<typeof netlinkListeners> {
+function fromNetlink(port: number | undefined): ReturnType<typeof netlinkListeners> {
   try {
-    return netlinkListeners(port, { bound });
+    return netlinkListeners(port);
   } catch (err) {
     if (err instanceof DiagError) throw err;
     return undefined;
@@ -85,14 +94,14 @@ export function createProcReads(scanAll: (signal: AbortSignal) => Promise<FdScan
       return { startedAt, scan };
     });
   return {
-    async tables(signal, { connections = true, netlink = false, port, bound = false } = {}) {
+    async tables(signal, { connections = true, netlink = false, port } = {}) {
       // Synchronous and ~0.1 ms: nothing to share. (/proc's listeners are the whole table's, filtered by callers.)
       // One port's listeners too when its connections are counted from /proc (who_uses_port): the kernel's
       // filtered answer cannot miss one at a resumed read's boundary, as a walk of the tables can (security.md).
       // Its connections stay /proc's, read once for every concurrent caller: a netlink question about
       // connections walks the whole connection hash synchronously (2.7 ms a family with 262,144 buckets), and
       // per call it took the ports server under load from ~1,100 to ~230 req/s (stop 32, tried and undone).
-      const listening = netlink && (!connections || port !== undefined) ? fromNetlink(port, bound) : undefined;
+      const listening = netlink && (!connections || port !== undefined) ? fromNetlink(port) : undefined;
       if (listening && !connections) return { listening, connections: [], source: "netlink" };
       const tables = await shared.run(connections ? "tables" : "listeners", undefined, 0, (s) =>
         orReason(s, readAllTables("/proc/net", s, { connections })),
@@ -141,6 +150,16 @@ export function createProcReads(scanAll: (signal: AbortSignal) => Promise<FdScan
       }
       remember();
       return ownersOf(found.scan, inodes);
+    },
+    async boundOnly(port, signal) {
+      return shared.run(`bound ${port}`, signal, BOUND_ONLY_MS, async () => {
+        try {
+          return netlinkBoundOnly(port) ?? [];
+        } catch (err) {
+          if (err instanceof DiagError) throw err;
+          return [];
+        }
+      });
     },
     close: () => shared.close(),
   };
