@@ -78,6 +78,16 @@ export const TURN_DIRS_AT_MOST = 256;
  * second of synchronous walking. Past it the path is a loop, as ELOOP would call it.
  */
 export const COMPONENTS_AT_MOST = 4096;
+/**
+ * Components all the lookups of one turn go through at most (a call's lookups run in one turn): a tree of
+ * 2,000-deep directories behind dozens of links stalled the event loop for seconds with each lookup under the
+ * bound above (stop 33's second review). A real system's whole dns_config_get walks a few hundred. Past it, the
+ * turn's further lookups are loops.
+ */
+export const TURN_COMPONENTS_AT_MOST = 8192;
+/** Directories deep a path may lead, at most (/etc, /run and /sys are a dozen deep): deeper is a loop. */
+export const DEPTH_AT_MOST = 64;
+let turnSteps = 0;
 
 /**
  * Directories reached in this turn of the event loop, by root and path inside it. One call looks up a dozen
@@ -91,6 +101,7 @@ let sweepQueued = false;
 
 function sweep(): void {
   sweepQueued = false;
+  turnSteps = 0;
   for (const dir of turn.values()) {
     dir.swept = true;
     if (dir.users === 0 && dir.fd >= 0) closeSync(dir.fd);
@@ -104,12 +115,16 @@ function reached(key: string, fd: number, path: string): Reached {
   return dir.cached ? remember(key, dir) : dir;
 }
 
-function remember(key: string, dir: Reached): Reached {
-  turn.set(key, dir);
+function queueSweep(): void {
   if (!sweepQueued) {
     sweepQueued = true;
     setImmediate(sweep);
   }
+}
+
+function remember(key: string, dir: Reached): Reached {
+  turn.set(key, dir);
+  queueSweep();
   return dir;
 }
 
@@ -187,8 +202,11 @@ export async function holdInRoot(root: string, path: string, maxHops = MAX_SYMLI
     return held(code === "ENOENT" ? "missing" : code === "ENOTDIR" ? "not_a_directory" : "unreadable");
   };
   let steps = 0;
+  // The turn's count is swept with its table: a walk counts even when nothing else is remembered.
+  queueSweep();
   while (todo.length > 0) {
-    if (++steps > COMPONENTS_AT_MOST) return held("loop");
+    if (++steps > COMPONENTS_AT_MOST || ++turnSteps > TURN_COMPONENTS_AT_MOST || done.length > DEPTH_AT_MOST)
+      return held("loop");
     const part = todo.shift() as string;
     if (part === "..") {
       if (done.length === 0) climbed = true;

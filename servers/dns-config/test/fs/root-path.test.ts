@@ -4,7 +4,14 @@ import { readdirSync, readFileSync } from "node:fs";
 import { rename, symlink } from "node:fs/promises";
 import { afterEach, describe, expect, it } from "vitest";
 import { listInRoot, readInRoot } from "../../src/fs/read-bounded.ts";
-import { COMPONENTS_AT_MOST, holdInRoot, resolveInRoot, TURN_DIRS_AT_MOST } from "../../src/fs/root-path.ts";
+import {
+  COMPONENTS_AT_MOST,
+  DEPTH_AT_MOST,
+  holdInRoot,
+  resolveInRoot,
+  TURN_COMPONENTS_AT_MOST,
+  TURN_DIRS_AT_MOST,
+} from "../../src/fs/root-path.ts";
 import { type BuiltRoot, buildRoot, type RootSpec } from "../helpers/build-root.ts";
 
 const roots: BuiltRoot[] = [];
@@ -156,6 +163,13 @@ describe("the turn's table of directories", () => {
 
 // Stop 33's review: a planted tree of directories left by `..` at every step held a descriptor for each until
 // the turn ended (20,000: the process's limit). The table is bounded; past it a walk closes what it leaves.
+/** One lookup without leaving the turn (resolveInRoot awaits nothing real either: this only names it). */
+const holdAndClose = async (root: string, path: string) => {
+  const held = await holdInRoot(root, path);
+  await held.close();
+  return held.at;
+};
+
 describe("a walk's descriptors, bounded", () => {
   const openFds = () => readdirSync("/proc/self/fd").length;
 
@@ -176,6 +190,24 @@ describe("a walk's descriptors, bounded", () => {
     expect(during).toBeLessThan(names.length); // not one a directory gone through
     await new Promise((r) => setImmediate(r));
     expect(openFds()).toBe(before);
+  });
+
+  it("bounds what one turn's lookups go through, and how deep a path may lead (stop 33's second review)", async () => {
+    const deep = Array.from({ length: DEPTH_AT_MOST + 2 }, () => "d").join("/");
+    const root = await rootOf({ [`${deep}/file`]: "x", "a/file": "y" });
+    expect((await resolveInRoot(root, `/${deep}/file`)).problem).toBe("loop");
+    await new Promise((r) => setImmediate(r));
+    // Lookups of ~1,000 components each, in one turn: past the turn's bound every further one is a loop...
+    const bouncing = `/${Array.from({ length: 500 }, () => "a/..").join("/")}/a/file`;
+    const problems: Array<string | undefined> = [];
+    for (let i = 0; i < Math.ceil(TURN_COMPONENTS_AT_MOST / 1000) + 2; i++) {
+      problems.push((await holdAndClose(root, bouncing)).problem);
+    }
+    expect(problems[0]).toBeUndefined();
+    expect(problems.at(-1)).toBe("loop");
+    // ...and the next turn starts afresh.
+    await new Promise((r) => setImmediate(r));
+    expect((await resolveInRoot(root, bouncing)).problem).toBeUndefined();
   });
 
   it("calls a path of more than COMPONENTS_AT_MOST components a loop", async () => {
