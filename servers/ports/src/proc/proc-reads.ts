@@ -25,6 +25,9 @@ import {
  */
 export const FULL_SCAN_MS = 10_000;
 
+/** Full scans begin at most this often: between them a refresh answers (see owners). */
+export const FULL_SCAN_GAP_MS = 2_000;
+
 /** How long an answer about one port's bound-only sockets is kept (ProcReads.boundOnly). */
 export const BOUND_ONLY_MS = 1_000;
 
@@ -74,7 +77,10 @@ function fromNetlink(port: number | undefined): ReturnType<typeof netlinkListene
 }
 
 /** `scanAll`: the full scan (tests count them). */
-export function createProcReads(scanAll: (signal: AbortSignal) => Promise<FdScan> = scanSocketOwners): ProcReads {
+export function createProcReads(
+  scanAll: (signal: AbortSignal) => Promise<FdScan> = scanSocketOwners,
+  { fullScanGapMs = FULL_SCAN_GAP_MS } = {},
+): ProcReads {
   const shared = createSharedCalls();
   /**
    * The last full scan (when it began) brought up to date by the refreshes since, and the inodes it could not
@@ -118,7 +124,12 @@ export function createProcReads(scanAll: (signal: AbortSignal) => Promise<FdScan
         const scan = await shared.run(key, undefined, 0, (s) => orReason(s, refreshScan(base.scan, inodes, s)));
         if (signal.aborted) throw new DiagError("E_TIMEOUT", "scanning /proc/<pid>/fd took too long");
         const owners = ownersOf(scan, inodes);
-        if (placedOrKnownUnplaced(owners, inodes, base.unplaced)) {
+        // A full scan began less than FULL_SCAN_GAP_MS ago: what the refresh (new processes, changed counts)
+        // cannot place is answered without a holder, not scanned again (stop 33's second review: a new socket
+        // in flight every 0.1 s made every root listening_sockets a full scan of 150,000 links, 1.6 s).
+        const recent = calledAt - base.fullAt < fullScanGapMs;
+        if (recent) for (const i of inodes) if (!owners.holders.has(i)) base.unplaced.add(i);
+        if (recent || placedOrKnownUnplaced(owners, inodes, base.unplaced)) {
           // Kept only if no full scan replaced it meanwhile.
           if (last === base) last = { ...base, scan };
           return owners;

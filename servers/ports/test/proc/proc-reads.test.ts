@@ -92,10 +92,15 @@ describe("ProcReads.owners", () => {
 
   it("a listener no process holds (in flight over SCM_RIGHTS) makes one full scan, not one per call", async () => {
     let fullScans = 0;
-    const reads = createProcReads((signal) => {
-      fullScans += 1;
-      return scanSocketOwners(signal);
-    });
+    // A full scan at most a minute apart here (FULL_SCAN_GAP_MS in the server): a loaded machine's slow calls
+    // must not let one in.
+    const reads = createProcReads(
+      (signal) => {
+        fullScans += 1;
+        return scanSocketOwners(signal);
+      },
+      { fullScanGapMs: 60_000 },
+    );
     // A child that is stopped before it can read: the listener sent to it stays in its IPC socket's queue,
     // held by no process once this one closes its own.
     const child = spawn(process.execPath, ["-e", "setInterval(()=>{},1000)"], {
@@ -113,6 +118,24 @@ describe("ProcReads.owners", () => {
       expect(fullScans).toBe(1);
       for (let i = 0; i < 3; i++) expect((await reads.owners(new Set([a.inode]), live())).holders.size).toBe(0);
       expect(fullScans).toBe(1);
+      // Another socket placed nowhere, new since (stop 33's second review churned one every 0.1 s), sent to a
+      // second stopped child (Node sends the next handle only once the first is taken): within the gap of the
+      // last full scan it is answered from the refresh, not with another full scan.
+      const other = spawn(process.execPath, ["-e", "setInterval(()=>{},1000)"], {
+        stdio: ["ignore", "ignore", "ignore", "ipc"],
+      });
+      try {
+        await new Promise((r) => other.once("spawn", r));
+        const b = await listen();
+        const t = servers.pop() as Server;
+        other.kill("SIGSTOP");
+        await new Promise<void>((r, j) => other.send("take", t, (err) => (err ? j(err) : r())));
+        await new Promise<void>((r) => t.close(() => r()));
+        expect((await reads.owners(new Set([a.inode, b.inode]), live())).holders.size).toBe(0);
+        expect(fullScans).toBe(1);
+      } finally {
+        other.kill("SIGKILL");
+      }
     } finally {
       child.kill("SIGKILL");
     }
