@@ -31,6 +31,8 @@ export interface ListenerSnapshot {
   source: "netlink" | "proc" | "ss";
   /** Processes whose sockets we could not look at (another user's, without root); null when ss answered. */
   unreadable: number | null;
+  /** The bounded search of threads with files of their own stopped before it found every holder. */
+  searchCut?: boolean;
   /** TCP connections (not listeners) by state whose local port is the port asked for; null when ss answered. */
   connections: Record<string, number> | null;
 }
@@ -86,12 +88,18 @@ async function fromProc(ctx: ListenerContext, port?: number): Promise<ListenerSn
   const connections = port === undefined ? null : countStates(tables.connections, port);
   // Nothing listens: no need to look at every process's descriptors.
   if (listeners.length === 0) return { listeners, source: tables.source, unreadable: null, connections };
-  const { holders, unreadable } = await reads.owners(
+  const { holders, unreadable, searchCut } = await reads.owners(
     new Set(listeners.map((l) => l.inode ?? 0).filter((i) => i > 0)),
     ctx.signal,
   );
   for (const l of listeners) l.pids = holders.get(l.inode ?? 0) ?? [];
-  return { listeners: listeners.sort(byPortThenProto), source: tables.source, unreadable, connections };
+  return {
+    listeners: listeners.sort(byPortThenProto),
+    source: tables.source,
+    unreadable,
+    connections,
+    ...(searchCut ? { searchCut } : {}),
+  };
 }
 
 async function fromSs(ctx: ListenerContext, port?: number): Promise<ListenerSnapshot> {

@@ -17,6 +17,7 @@ import {
   refreshScan,
   type SocketOwners,
   scanSocketOwners,
+  THREAD_SEARCH_LINKS,
 } from "./socket-owners.ts";
 
 /**
@@ -79,7 +80,7 @@ function fromNetlink(port: number | undefined): ReturnType<typeof netlinkListene
 /** `scanAll`: the full scan (tests count them). */
 export function createProcReads(
   scanAll: (signal: AbortSignal) => Promise<FdScan> = scanSocketOwners,
-  { fullScanGapMs = FULL_SCAN_GAP_MS } = {},
+  { fullScanGapMs = FULL_SCAN_GAP_MS, threadSearchLinks = THREAD_SEARCH_LINKS } = {},
 ): ProcReads {
   const shared = createSharedCalls();
   /**
@@ -89,6 +90,10 @@ export function createProcReads(
    * review: 1.8–2.3 s a call with 200 processes of 1,000 descriptors each).
    */
   let last: { fullAt: number; scan: FdScan; unplaced: Set<number> } | undefined;
+  /** Unplaced sockets the last thread searches stopped at their bound before reaching (said in the answer). */
+  let cutShort = new Set<number>();
+  const withCut = (owners: SocketOwners, inodes: ReadonlySet<number>): SocketOwners =>
+    [...inodes].some((i) => cutShort.has(i) && !owners.holders.has(i)) ? { ...owners, searchCut: true } : owners;
   const placedOrKnownUnplaced = (owners: SocketOwners, inodes: ReadonlySet<number>, unplaced: Set<number>) =>
     [...inodes].every((i) => owners.holders.has(i) || unplaced.has(i));
   // A caller's deadline is checked once the shared work is done (it takes milliseconds), as before sharing.
@@ -97,6 +102,7 @@ export function createProcReads(
       const startedAt = performance.now();
       const scan = await orReason(signal, scanAll(signal));
       last = { fullAt: startedAt, scan, unplaced: new Set() };
+      cutShort = new Set();
       return { startedAt, scan };
     });
   return {
@@ -123,7 +129,7 @@ export function createProcReads(
         const key = `fd refresh ${[...inodes].sort((a, b) => a - b).join(",")}`;
         const scan = await shared.run(key, undefined, 0, (s) => orReason(s, refreshScan(base.scan, inodes, s)));
         if (signal.aborted) throw new DiagError("E_TIMEOUT", "scanning /proc/<pid>/fd took too long");
-        const owners = ownersOf(scan, inodes);
+        const owners = withCut(ownersOf(scan, inodes), inodes);
         // A full scan began less than FULL_SCAN_GAP_MS ago: what the refresh (new processes, changed counts)
         // cannot place is answered without a holder, not scanned again (stop 33's second review: a new socket
         // in flight every 0.1 s made every root listening_sockets a full scan of 150,000 links, 1.6 s).
@@ -153,14 +159,20 @@ export function createProcReads(
         const key = `thread search ${[...inodes].sort((a, b) => a - b).join(",")}`;
         const scan = found.scan;
         try {
-          await shared.run(key, signal, 0, (s) => orReason(s, findInThreads(scan, inodes, s)));
+          const whole = await shared.run(key, signal, 0, (s) =>
+            orReason(s, findInThreads(scan, inodes, s, threadSearchLinks)),
+          );
+          if (!whole) {
+            const placed = ownersOf(found.scan, inodes).holders;
+            for (const i of inodes) if (!placed.has(i)) cutShort.add(i);
+          }
         } finally {
           remember();
         }
         if (signal.aborted) throw new DiagError("E_TIMEOUT", "scanning /proc/<pid>/task/<tid>/fd took too long");
       }
       remember();
-      return ownersOf(found.scan, inodes);
+      return withCut(ownersOf(found.scan, inodes), inodes);
     },
     async boundOnly(port, signal) {
       return shared.run(`bound ${port}`, signal, BOUND_ONLY_MS, async () => {

@@ -16,6 +16,8 @@ export interface SocketOwners {
   holders: Map<number, number[]>;
   /** Processes whose fd directory we may not read (another user's, without root). */
   unreadable: number;
+  /** The search of other threads' files (findInThreads) stopped at its bound before placing every socket. */
+  searchCut?: boolean;
 }
 
 /** Pids listed in /proc (processes, not threads). */

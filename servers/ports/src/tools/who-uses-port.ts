@@ -10,6 +10,7 @@ import { readListeners, ssListening } from "../listeners.ts";
 import { ownNetns } from "../proc/netns.ts";
 import { userNames } from "../proc/passwd.ts";
 import { bootTime, processFacts } from "../proc/process-facts.ts";
+import { THREAD_SEARCH_LINKS } from "../proc/socket-owners.ts";
 import { cmdField, netnsField, pidField, socketRef, sourceField, unitField } from "../schemas.ts";
 
 const holder = z.object({
@@ -23,7 +24,10 @@ const holder = z.object({
 });
 
 /** Why a listener has no holder we can name. */
-export function unownedNote(unreadable: number | null): string {
+export function unownedNote(unreadable: number | null, searchCut = false): string {
+  if (searchCut) {
+    return `no process this server looked at holds it: the search of threads with files of their own stopped at its bound (${THREAD_SEARCH_LINKS} descriptors) first, so one of those may (or it is in flight between processes)`;
+  }
   if (unreadable && unreadable > 0) {
     return `no visible process holds it; ${unreadable} processes' file descriptors are unreadable to this server (not root): the holder is likely one of them`;
   }
@@ -113,7 +117,7 @@ export const whoUsesPort = defineTool({
       in_use: snap.listeners.length > 0,
       pids,
       unowned,
-      note: unowned.length > 0 ? unownedNote(snap.unreadable) : null,
+      note: unowned.length > 0 ? unownedNote(snap.unreadable, snap.searchCut) : null,
       connections: snap.connections,
       netns: ownNetns(),
       source: snap.source,

@@ -201,6 +201,14 @@ describe("ProcReads.owners", () => {
       expect(scan.links.get(c.pid ?? 0)?.sockets.has(inode)).toBe(false);
       expect(await findInThreads(scan, new Set([inode]), live())).toBe(true);
       expect(scan.links.get(c.pid ?? 0)?.sockets.has(inode)).toBe(true);
+      // A search stopped by its bound says so (who_uses_port's note), at the call and while it is remembered.
+      const bounded = createProcReads(undefined, { threadSearchLinks: 2 });
+      for (let i = 0; i < 2; i++) {
+        const cut = await bounded.owners(new Set([inode]), live());
+        expect(cut.holders.has(inode)).toBe(false);
+        expect(cut.searchCut).toBe(true);
+      }
+      expect((await reads.owners(new Set([inode]), live())).searchCut).toBeUndefined();
     } finally {
       if (child && child.exitCode === null) {
         const gone = new Promise((r) => child?.once("exit", r));
