@@ -239,13 +239,16 @@ export function netlinkListeners(port?: number): TableSocket[] | undefined {
 }
 
 /**
- * TCP sockets bound to `port` but neither listening nor connected (TCP_BOUND_INACTIVE: Linux 6.8 and later dump
- * them when asked; older kernels none): "address already in use" with nothing listening. Costly: the kernel walks
- * its whole bind hash for it, ~2.7 ms a family, synchronously (proc-reads.ts asks only when nothing listens, and
- * keeps the answer a moment). undefined without the addon.
+ * TCP sockets bound but neither listening nor connected (TCP_BOUND_INACTIVE: Linux 6.8 and later dump them when
+ * asked; older kernels none): "address already in use" with nothing listening. Costly: the kernel walks its whole
+ * bind hash for it, ~2.7 ms a family, synchronously, a port filter or not (proc-reads.ts asks for every port at
+ * once, only when a port asked about has no listener, and keeps the answer a moment). undefined without the addon.
  */
-export function netlinkBoundOnly(port: number): TableSocket[] | undefined {
-  return netlinkSockets([["tcp", stateMask(TCP_STATE.bound_inactive)]], port)?.map((s) => ({ ...s, bound: true }));
+export function netlinkBoundOnly(): TableSocket[] | undefined {
+  return netlinkSockets([["tcp", stateMask(TCP_STATE.bound_inactive)]], undefined)?.map((s) => ({
+    ...s,
+    bound: true,
+  }));
 }
 
 function netlinkSockets(
