@@ -160,14 +160,17 @@ install_test_packages() {
     own_policy_gone
     trap - EXIT INT TERM HUP
   fi
-  if ((status)); then return "$status"; fi
+  # Even when the install failed: a package it configured before failing must not start at the next boot.
   for pkg in "$@"; do
     case " ${TEST_SERVICES[*]} " in *" $pkg.service "*) ;; *) continue ;; esac
     # Offline (no systemd running) this only removes the boot symlinks; with systemd it also stops a unit that
     # something started anyway.
     systemctl disable --now --quiet "$pkg.service" >/dev/null 2>&1 || true
-    echo "setup: $pkg.service installed for the tests, not started, not enabled (the tests start their own on loopback)"
+    if ((status == 0)); then
+      echo "setup: $pkg.service installed for the tests, not started, not enabled (the tests start their own on loopback)"
+    fi
   done
+  return "$status"
 }
 
 # The missing packages: the servers' in one apt-get, the tests' in another (see install_test_packages).

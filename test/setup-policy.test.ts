@@ -57,6 +57,8 @@ describe("setup.sh: the tests' packages install without starting their services"
     const failed = run("return 100", "install_test_packages prometheus");
     expect(failed.status).toBe(100);
     expect(existsSync(failed.policy)).toBe(false);
+    // A package configured before the failure does not start at the next boot either.
+    expect(failed.calls).toBe("systemctl disable --now --quiet prometheus.service\n");
     const interrupted = run("kill -INT $$; sleep 5", "install_test_packages prometheus; echo 'went on'");
     expect(interrupted.status).toBe(130);
     expect(interrupted.out).not.toContain("went on");
