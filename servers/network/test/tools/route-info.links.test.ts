@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createClient, type RoadNerdClient } from "@roadnerd/client";
 import type { ResultOf } from "@roadnerd/conventions";
-import { createNetnsLab, type NetnsLab, netnsSkipReason } from "@roadnerd/testkit";
+import { createNetnsLab, type NetnsLab, netnsSkipReason, pollUntil } from "@roadnerd/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { routeInfo } from "../../src/tools/route-info.ts";
 
@@ -51,6 +51,16 @@ describe.skipIf(skip)(`route_info in a network namespace${skip ? ` (skipped: ${s
       `const s=require("node:dgram").createSocket("udp4");s.send("x",9,${JSON.stringify(to)},()=>s.close())`,
     ]);
   const call = () => client.call<RouteInfo>("route_info", { detail: true });
+  /**
+   * The peer's end set down or up, and the kernel's word on wan0's carrier awaited: it comes from the link-watch
+   * work, up to a second later on a loaded machine (CI once read the routes before it), with the routes' linkdown.
+   */
+  const peer = async (state: "down" | "up") => {
+    lab.ip(router, "link", "set", "wan0p", state);
+    const carrier = () =>
+      !(JSON.parse(lab.ip(host, "-j", "link", "show", "wan0"))[0]?.flags ?? []).includes("NO-CARRIER");
+    expect(await pollUntil(() => carrier() === (state === "up"), 5_000)).toBe(true);
+  };
   const fromFiles = () => noIp.call<RouteInfo>("route_info");
   /** netlink's answer as the kernel's files give it (the summary's count aside). */
   const asFiles = ({ summary: _s, ...res }: RouteInfo): Omit<RouteInfo, "summary"> => {
@@ -175,7 +185,7 @@ describe.skipIf(skip)(`route_info in a network namespace${skip ? ` (skipped: ${s
   });
 
   it("the gateway's link losing carrier shows as linkdown", async () => {
-    lab.ip(router, "link", "set", "wan0p", "down");
+    await peer("down");
     try {
       const res = await call();
       expect(res.default_gateway).toEqual({
@@ -197,7 +207,7 @@ describe.skipIf(skip)(`route_info in a network namespace${skip ? ` (skipped: ${s
         "fe80::/64 wan0",
       ]);
     } finally {
-      lab.ip(router, "link", "set", "wan0p", "up");
+      await peer("up");
     }
   });
 
@@ -208,7 +218,7 @@ describe.skipIf(skip)(`route_info in a network namespace${skip ? ` (skipped: ${s
     expect(res.routes.filter((x) => x.dst === "203.0.113.0/24")).toEqual([
       { dst: "203.0.113.0/24", via: "192.0.2.1", dev: "wan0", family: 4, metric: 0, type: "unicast", linkdown: false },
     ]);
-    lab.ip(router, "link", "set", "wan0p", "down");
+    await peer("down");
     try {
       const down = await fromFiles();
       expect(asFiles(down)).toEqual(asFiles(await call()));
@@ -221,7 +231,7 @@ describe.skipIf(skip)(`route_info in a network namespace${skip ? ` (skipped: ${s
       });
       expect(down.routes.filter((x) => x.linkdown).length).toBe(6);
     } finally {
-      lab.ip(router, "link", "set", "wan0p", "up");
+      await peer("up");
     }
   });
 
