@@ -53,7 +53,10 @@ function output(child: ChildProcess): { out: () => string; err: () => string } {
 
 /** Start a held tool call on network and a held follow stream on service; resolve with their children's pids. */
 async function holdBoth(networkUrl: string, serviceUrl: string): Promise<{ ip: number; journalctl: number }> {
-  const before = { ip: heldPids("ip").length, journalctl: heldPids("journalctl").length };
+  // The earlier tests' fakes (ended) stay listed: this call's are the new ones. (Taking the last listed was
+  // readdir's order, not the newest: CI once picked an ended one.)
+  const before = new Set(heldPids());
+  const fresh = (binary: string) => heldPids(binary).filter((pid) => !before.has(pid));
   // Neither is awaited: the server dies under them.
   void fetch(`${networkUrl}/actions/iface_info`, {
     method: "POST",
@@ -63,13 +66,10 @@ async function holdBoth(networkUrl: string, serviceUrl: string): Promise<{ ip: n
   void fetch(`${serviceUrl}/sse/journal_follow?name=ssh`)
     .then((r) => r.body?.getReader().read())
     .catch(() => undefined);
-  const ok = await pollUntil(
-    () => heldPids("ip").length > before.ip && heldPids("journalctl").length > before.journalctl,
-    20_000,
-  );
+  const ok = await pollUntil(() => fresh("ip").length > 0 && fresh("journalctl").length > 0, 20_000);
   expect(ok, "the fake ip and journalctl did not start").toBe(true);
-  const ip = heldPids("ip").at(-1) ?? 0;
-  const journalctl = heldPids("journalctl").at(-1) ?? 0;
+  const ip = fresh("ip")[0] ?? 0;
+  const journalctl = fresh("journalctl")[0] ?? 0;
   expect(isLive(ip) && isLive(journalctl)).toBe(true);
   return { ip, journalctl };
 }

@@ -135,11 +135,6 @@ export function endWalkChildren(): void {
   for (const slot of [...slots]) gone(slot);
 }
 
-/** Children started and not ended, whether or not their pid is known yet (the spawn helper reports it): tests. */
-export function walkChildrenStarted(): number {
-  return slots.length;
-}
-
 /** The pids of the children running now: for tests and the bench. */
 export function walkChildPids(): number[] {
   return slots.map((s) => s.proc.child.pid).filter((pid): pid is number => pid !== undefined);
