@@ -4,11 +4,9 @@
  * socket handed to a running process and one it closed (ADR 0064), one instance per runtime (two runtimes share
  * no read), and closing the runtime stops its reads.
  */
-import { type ChildProcess, spawn, spawnSync } from "node:child_process";
-import { mkdtempSync, readdirSync, readlinkSync, rmSync, statSync } from "node:fs";
+import { type ChildProcess, spawn } from "node:child_process";
+import { readdirSync, readlinkSync, statSync } from "node:fs";
 import { type AddressInfo, createServer, type Server } from "node:net";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { setTimeout } from "node:timers/promises";
 import { ownSocketInodes, testRuntime, thrown } from "@roadnerd/conventions/testing";
 import { afterEach, describe, expect, it } from "vitest";
@@ -17,6 +15,7 @@ import { userNames } from "../../src/proc/passwd.ts";
 import { createProcReads, procReads } from "../../src/proc/proc-reads.ts";
 import { findInThreads, newestPid, refreshScan, scanPids, scanSocketOwners } from "../../src/proc/socket-owners.ts";
 import { server } from "../../src/server.ts";
+import { startCHelper } from "../helpers/c-helper.ts";
 import { startHolder } from "../helpers/holder.ts";
 
 const servers: Server[] = [];
@@ -143,16 +142,9 @@ describe("ProcReads.owners", () => {
 
   it("finds the holder whose leader thread has exited (its threads hold the files), at a scan and a refresh", async () => {
     // Stop 32's review: such a process was taken for a kernel thread and its listener shown as no one's.
-    const dir = mkdtempSync(join(tmpdir(), "rn-zombie-leader-"));
-    let child: ChildProcess | undefined;
+    const c = await startCHelper("zombie-leader");
     try {
-      const exe = join(dir, "zombie-leader");
-      const source = join(import.meta.dirname, "../helpers/zombie-leader.c");
-      const cc = spawnSync("gcc", ["-O2", "-pthread", "-o", exe, source], { encoding: "utf8" });
-      expect(cc.stderr).toBe("");
-      const c = spawn(exe, [], { stdio: ["pipe", "pipe", "inherit"] });
-      child = c;
-      const port = Number(await new Promise<string>((r) => c.stdout?.once("data", (d: Buffer) => r(d.toString()))));
+      const port = c.port;
       const inode = (await readAllTables()).listening.find((t) => t.port === port)?.inode ?? 0;
       expect(inode).toBeGreaterThan(0);
       // The leader is a zombie once it has exited: wait for that (bounded), as the attack does.
@@ -163,27 +155,15 @@ describe("ProcReads.owners", () => {
       // Asked again (a refresh): still its holder, by the thread's link.
       expect((await reads.owners(new Set([inode]), live())).holders.get(inode)).toEqual([c.pid]);
     } finally {
-      if (child && child.exitCode === null) {
-        const gone = new Promise((r) => child?.once("exit", r));
-        child.stdin?.end();
-        await gone;
-      }
-      rmSync(dir, { recursive: true, force: true });
+      await c.stop();
     }
   });
 
   it("finds the holder whose thread has a files table of its own (unshare(CLONE_FILES)), at a scan and a refresh", async () => {
     // Stop 32's second review: such a thread hid its listener's owner (as it does from `ss -p`).
-    const dir = mkdtempSync(join(tmpdir(), "rn-own-files-"));
-    let child: ChildProcess | undefined;
+    const c = await startCHelper("own-files-thread");
     try {
-      const exe = join(dir, "own-files-thread");
-      const source = join(import.meta.dirname, "../helpers/own-files-thread.c");
-      const cc = spawnSync("gcc", ["-O2", "-pthread", "-o", exe, source], { encoding: "utf8" });
-      expect(cc.stderr).toBe("");
-      const c = spawn(exe, [], { stdio: ["pipe", "pipe", "inherit"] });
-      child = c;
-      const port = Number(await new Promise<string>((r) => c.stdout?.once("data", (d: Buffer) => r(d.toString()))));
+      const port = c.port;
       const inode = (await readAllTables()).listening.find((t) => t.port === port)?.inode ?? 0;
       expect(inode).toBeGreaterThan(0);
       // Not in the process's own fd directory: only a thread's shows it.
@@ -195,12 +175,12 @@ describe("ProcReads.owners", () => {
       expect((await reads.owners(new Set([inode]), live())).holders.get(inode)).toEqual([c.pid]);
       // The search is bounded (stop 33's review: 1,000 threads of 1,500 files made every call time out): with
       // too small a budget it stops and says so, placing nothing; with enough, it places the socket.
-      const scan = await scanPids([c.pid ?? 0], live());
-      expect(scan.links.get(c.pid ?? 0)?.sockets.has(inode)).toBe(false);
+      const scan = await scanPids([c.pid], live());
+      expect(scan.links.get(c.pid)?.sockets.has(inode)).toBe(false);
       expect(await findInThreads(scan, new Set([inode]), live(), 2)).toBe(false);
-      expect(scan.links.get(c.pid ?? 0)?.sockets.has(inode)).toBe(false);
+      expect(scan.links.get(c.pid)?.sockets.has(inode)).toBe(false);
       expect(await findInThreads(scan, new Set([inode]), live())).toBe(true);
-      expect(scan.links.get(c.pid ?? 0)?.sockets.has(inode)).toBe(true);
+      expect(scan.links.get(c.pid)?.sockets.has(inode)).toBe(true);
       // A search stopped by its bound says so (who_uses_port's note), at the call and while it is remembered.
       const bounded = createProcReads(undefined, { threadSearchLinks: 2 });
       for (let i = 0; i < 2; i++) {
@@ -210,12 +190,7 @@ describe("ProcReads.owners", () => {
       }
       expect((await reads.owners(new Set([inode]), live())).searchCut).toBeUndefined();
     } finally {
-      if (child && child.exitCode === null) {
-        const gone = new Promise((r) => child?.once("exit", r));
-        child.stdin?.end();
-        await gone;
-      }
-      rmSync(dir, { recursive: true, force: true });
+      await c.stop();
     }
   });
 

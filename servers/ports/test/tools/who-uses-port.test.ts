@@ -1,13 +1,6 @@
-/**
- * who_uses_port against real holders: a child with a known argv (secrets masked) on TCP and UDP, IPv4 and
- * IPv6; a port nobody holds; and the built server run as an unprivileged user, who cannot see root's sockets'
- * holders and says so.
- */
-import { type ChildProcess, spawn, spawnSync } from "node:child_process";
-import { mkdtempSync, readFileSync, readlinkSync, rmSync } from "node:fs";
+import { readFileSync, readlinkSync } from "node:fs";
 import { type AddressInfo, connect, createServer, type Socket } from "node:net";
-import { release, tmpdir } from "node:os";
-import { join } from "node:path";
+import { release } from "node:os";
 import { setTimeout } from "node:timers/promises";
 import { createClient } from "@roadnerd/client";
 import type { ResultOf } from "@roadnerd/conventions";
@@ -18,6 +11,7 @@ import { parseCgroupUnit } from "../../src/proc/cgroup-unit.ts";
 import { server } from "../../src/server.ts";
 import { listeningSockets } from "../../src/tools/listening-sockets.ts";
 import { whoUsesPort } from "../../src/tools/who-uses-port.ts";
+import { startCHelper } from "../helpers/c-helper.ts";
 import { HOLDER_CMD, type Holder, leakedSecrets, NODE_EXE, startHolder } from "../helpers/holder.ts";
 
 let holder: Holder;
@@ -51,17 +45,9 @@ async function freePort(): Promise<number> {
 describe("who_uses_port", () => {
   it("names the holder of a TCP socket bound to the port but not listening (Linux 6.8 and later)", async () => {
     // "Address already in use" with nothing listening: a program that bound and never listened.
-    const dir = mkdtempSync(join(tmpdir(), "rn-bound-only-"));
-    let child: ChildProcess | undefined;
+    const c = await startCHelper("bound-only");
     try {
-      const exe = join(dir, "bound-only");
-      const cc = spawnSync("gcc", ["-O2", "-o", exe, join(import.meta.dirname, "../helpers/bound-only.c")], {
-        encoding: "utf8",
-      });
-      expect(cc.stderr).toBe("");
-      const c = spawn(exe, [], { stdio: ["pipe", "pipe", "inherit"] });
-      child = c;
-      const bound = Number(await new Promise<string>((r) => c.stdout?.once("data", (d: Buffer) => r(d.toString()))));
+      const bound = c.port;
       const r = await callTool(server, whoUsesPort, { port: bound });
       const [major = 0, minor = 0] = release().split(".").map(Number);
       if (major > 6 || (major === 6 && minor >= 8)) {
@@ -78,12 +64,7 @@ describe("who_uses_port", () => {
       const all = await callTool(server, listeningSockets, {});
       expect(all.sockets.some((s) => s.local === `127.0.0.1:${bound}`)).toBe(false);
     } finally {
-      if (child && child.exitCode === null) {
-        const gone = new Promise((r) => child?.once("exit", r));
-        child.stdin?.end();
-        await gone;
-      }
-      rmSync(dir, { recursive: true, force: true });
+      await c.stop();
     }
   });
 
