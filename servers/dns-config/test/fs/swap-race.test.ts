@@ -5,12 +5,13 @@
  * Reads and listings inside the root, with another process swapping /etc for a symlink out, never return a
  * byte or a name from outside.
  */
-import { type ChildProcess, spawn } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { listInRoot, readInRoot } from "../../src/fs/read-bounded.ts";
+import { startSwapRacer } from "../helpers/races.ts";
 
 const READS = 600;
 /**
@@ -18,17 +19,6 @@ const READS = 600;
  * READS tries. The loop goes on (by count, not by clock) until it has seen both states of `etc`.
  */
 const MAX_TRIES = 500_000;
-/** The racer's own bound: it stops by itself even if the test dies. */
-const SWAPS = 1_000_000;
-
-// Renames are atomic: `etc` is the root's real directory or a symlink to the host's, never missing for long.
-const RACER = `
-const { renameSync } = require("node:fs");
-const [dir, max] = process.argv.slice(1);
-const mv = (a, b) => { try { renameSync(dir + "/" + a, dir + "/" + b); } catch {} };
-process.stdout.write("swapping\\n");
-for (let n = 0; n < Number(max); n++) { mv("etc.real", "etc"); mv("etc", "etc.real"); mv("etc.link", "etc"); mv("etc", "etc.link"); }`;
-
 let base: string;
 let root: string;
 let racer: ChildProcess;
@@ -43,14 +33,7 @@ beforeAll(async () => {
   writeFileSync(join(base, "host-etc/SECRET-name"), "");
   // A host path, not one inside the root: only a string open by the kernel would follow it there.
   symlinkSync(join(base, "host-etc"), join(root, "etc.link"));
-  racer = spawn(process.execPath, ["-e", RACER, root, String(SWAPS)], {
-    stdio: ["ignore", "pipe", "ignore"],
-  });
-  // The walks start once it swaps (a loaded machine starts a process slowly).
-  return new Promise<void>((resolve, reject) => {
-    racer.stdout?.once("data", () => resolve());
-    racer.once("exit", () => reject(new Error("the racer exited before swapping")));
-  });
+  racer = await startSwapRacer(root, "etc");
 });
 
 afterAll(() => {

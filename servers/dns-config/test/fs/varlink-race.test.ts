@@ -5,51 +5,29 @@
  * connect now goes through an O_PATH descriptor of the socket the walk found: with a racer swapping `run`, the
  * socket outside is never reached.
  */
-import { type ChildProcess, spawn } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync } from "node:fs";
 import { createServer, type Server } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { RESOLVED_VARLINK, resolvedRunning } from "../../src/resolved/running.ts";
+import { leftoverSocket, startSwapRacer } from "../helpers/races.ts";
 
 const CALLS = 400;
 /** By count, not by clock: until both states of `run` were seen (a loaded machine may not schedule the racer). */
 const MAX_CALLS = 50_000;
-const SWAPS = 1_000_000;
-
-const RACER = `
-const { renameSync } = require("node:fs");
-const [dir, max] = process.argv.slice(1);
-const mv = (a, b) => { try { renameSync(dir + "/" + a, dir + "/" + b); } catch {} };
-process.stdout.write("swapping\\n");
-for (let n = 0; n < Number(max); n++) { mv("run.real", "run"); mv("run", "run.real"); mv("run.link", "run"); mv("run", "run.link"); }`;
-
 let base: string;
 let root: string;
 let racer: ChildProcess;
 let outside: Server;
-let leftover: ChildProcess;
 let reachedOutside = 0;
-
-/** A socket file nobody listens on (its listener killed), as a crashed resolved leaves. */
-async function leftoverSocket(path: string): Promise<ChildProcess> {
-  const child = spawn(process.execPath, [
-    "-e",
-    `require("net").createServer().listen(${JSON.stringify(path)}, () => console.log("up"))`,
-  ]);
-  await new Promise<void>((ok) => child.stdout?.once("data", () => ok()));
-  const exited = new Promise<void>((ok) => child.once("exit", () => ok()));
-  child.kill("SIGKILL");
-  await exited;
-  return child;
-}
 
 beforeAll(async () => {
   base = mkdtempSync(join(tmpdir(), "rn-varlink-race-"));
   root = join(base, "root");
   mkdirSync(join(root, "run.real/systemd/resolve"), { recursive: true });
-  leftover = await leftoverSocket(join(root, `run.real${RESOLVED_VARLINK.slice(4)}`));
+  await leftoverSocket(join(root, `run.real${RESOLVED_VARLINK.slice(4)}`));
   // Outside the root: a socket that accepts, where only a path string followed by the kernel would lead.
   mkdirSync(join(base, "host-run/systemd/resolve"), { recursive: true });
   outside = createServer((s) => {
@@ -58,16 +36,11 @@ beforeAll(async () => {
   });
   await new Promise<void>((ok) => outside.listen(join(base, `host-run${RESOLVED_VARLINK.slice(4)}`), ok));
   symlinkSync(join(base, "host-run"), join(root, "run.link"));
-  racer = spawn(process.execPath, ["-e", RACER, root, String(SWAPS)], { stdio: ["ignore", "pipe", "ignore"] });
-  return new Promise<void>((resolve, reject) => {
-    racer.stdout?.once("data", () => resolve());
-    racer.once("exit", () => reject(new Error("the racer exited before swapping")));
-  });
+  racer = await startSwapRacer(root, "run");
 });
 
 afterAll(async () => {
   if (racer.exitCode === null) racer.kill("SIGKILL");
-  if (leftover.exitCode === null) leftover.kill("SIGKILL");
   await new Promise<void>((ok) => outside.close(() => ok()));
   rmSync(base, { recursive: true, force: true });
 });

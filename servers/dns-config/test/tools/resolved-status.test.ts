@@ -1,9 +1,3 @@
-/**
- * resolved_status on this host (systemd-resolved is not installed here and must never be) and in built roots:
- * resolved.conf with drop-ins from /etc, /run and /usr/lib overriding each other, and the running signal from a
- * real varlink socket that accepts, one left over that refuses, and the stub file alone.
- */
-import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { createServer, type Server } from "node:net";
 import { callTool } from "@roadnerd/conventions/testing";
@@ -12,6 +6,7 @@ import { server } from "../../src/server.ts";
 import { resolvedStatus } from "../../src/tools/resolved-status.ts";
 import { type BuiltRoot, buildRoot, type RootSpec } from "../helpers/build-root.ts";
 import { RESOLVED_STUB } from "../helpers/layouts.ts";
+import { leftoverSocket } from "../helpers/races.ts";
 
 const roots: BuiltRoot[] = [];
 const listeners: Server[] = [];
@@ -127,14 +122,7 @@ describe("resolved_status in built roots", () => {
   it("not running: a varlink socket left by a process that died", async () => {
     const r = await statusIn({ "run/systemd/resolve/stub-resolv.conf": RESOLVED_STUB }, async (dir) => {
       // A listener killed with SIGKILL leaves its socket file behind, as a crashed daemon does.
-      const child = spawn(process.execPath, [
-        "-e",
-        `require("net").createServer().listen(${JSON.stringify(`${dir}/${VARLINK}`)}, () => console.log("up"))`,
-      ]);
-      await new Promise<void>((ok) => child.stdout.once("data", () => ok()));
-      const exited = new Promise<void>((ok) => child.once("exit", () => ok()));
-      child.kill("SIGKILL");
-      await exited;
+      await leftoverSocket(`${dir}/${VARLINK}`);
     });
     expect(r).toMatchObject({
       running: false,
