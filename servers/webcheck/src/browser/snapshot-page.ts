@@ -72,6 +72,15 @@ export function navigationFailure(err: unknown, failed: UpstreamFailure | undefi
   );
 }
 
+/** The document itself was refused (a redirect out of the allowlist): name it, not a later subresource. */
+function forbiddenDocument(doc: Response, refusals: readonly Refusal[] = []): DiagError {
+  const where = maskUrl(doc.url());
+  const r = refusals.find((x) => x.target === where) ?? refusals[0];
+  return new DiagError("E_FORBIDDEN", `the page went to a target outside the allowlist: ${where}`, {
+    hint: `${r?.reason ?? "not allowed"}; add it to OUTBOUND_ALLOW only if webcheck should reach it`,
+  });
+}
+
 export async function snapshotPage(
   browser: Browser,
   policy: OutboundPolicy,
@@ -101,9 +110,23 @@ export async function snapshotPage(
     const page = await context.newPage();
     // The main frame's latest document: a script or meta refresh may navigate after goto has returned.
     let lastDocument: Response | null = null;
-    page.on("response", (r) => {
-      if (r.request().isNavigationRequest() && r.frame() === page.mainFrame()) lastDocument = r;
+    // A refused document answers at once, whatever title() or screenshot() is waiting on: a frame that
+    // navigation destroyed may never finish either (the proxy's refusal is in the headers Chromium reports
+    // with the response, so no later round trip to the browser is needed to see it).
+    let refuse: (err: DiagError) => void = () => undefined;
+    const refused = new Promise<never>((_, reject) => {
+      refuse = reject;
     });
+    refused.catch(() => undefined);
+    page.on("response", (r) => {
+      if (!r.request().isNavigationRequest() || r.frame() !== page.mainFrame()) return;
+      lastDocument = r;
+      if (r.headers()[BLOCKED_HEADER]) refuse(forbiddenDocument(r, proxy.refusals));
+    });
+    const unlessRefused = <T>(work: Promise<T>): Promise<T> => {
+      work.catch(() => undefined);
+      return Promise.race([work, refused]);
+    };
     let response: Response | null;
     try {
       response = await page.goto(req.url, { waitUntil: "load", timeout: req.loadTimeoutMs });
@@ -122,18 +145,12 @@ export async function snapshotPage(
       throw navigationFailure(err, proxy.failures[0], page.isClosed() || !browser.isConnected());
     }
     const loadMs = Math.round(performance.now() - started);
-    const refusedDocument = async (): Promise<void> => {
+    const refusedDocument = (): void => {
       const doc: Response | null = lastDocument ?? response;
-      if (!doc || !(await doc.allHeaders())[BLOCKED_HEADER]) return;
-      // The document itself was refused (a redirect out of the allowlist): name it, not a later subresource.
-      const where = maskUrl(doc.url());
-      const r = proxy.refusals.find((x) => x.target === where) ?? proxy.refusals[0];
-      throw new DiagError("E_FORBIDDEN", `the page went to a target outside the allowlist: ${where}`, {
-        hint: `${r?.reason ?? "not allowed"}; add it to OUTBOUND_ALLOW only if webcheck should reach it`,
-      });
+      if (doc?.headers()[BLOCKED_HEADER]) throw forbiddenDocument(doc, proxy.refusals);
     };
-    await refusedDocument();
-    const headers = response ? await response.allHeaders() : {};
+    refusedDocument();
+    const headers = response?.headers() ?? {};
     const failedCode = headers[FAILED_HEADER];
     if (failedCode && DIAGNOSES.has(failedCode)) {
       const f = proxy.failures.at(-1);
@@ -144,25 +161,26 @@ export async function snapshotPage(
     }
     // A navigation after load (a meta refresh, a script) can destroy the page's context under title() or
     // screenshot(); on a busy machine it often does. If it went outside the allowlist, that is the answer.
-    // Bounded: a response of a frame that navigation destroyed may never give its headers.
+    // Bounded: the load state waited for 2 s at most, a refusal at once.
     const afterNavigation = async (err: unknown): Promise<never> => {
-      const judged = (async () => {
-        await page.waitForLoadState("load", { timeout: 2_000 }).catch(() => undefined);
-        await refusedDocument();
-      })();
-      await Promise.race([judged, new Promise((resolve) => setTimeout(resolve, 3_000).unref())]);
+      if (err instanceof DiagError) throw err;
+      await unlessRefused(page.waitForLoadState("load", { timeout: 2_000 }).catch(() => undefined));
+      refusedDocument();
       throw err;
     };
-    const title = oneLine(await page.title().catch(afterNavigation), 200);
+    const title = oneLine(await unlessRefused(page.title()).catch(afterNavigation), 200);
     const shotStarted = performance.now();
     const left = Math.max(500, req.budgetMs - (shotStarted - started));
-    const png = await page.screenshot({ type: "png", fullPage: false, timeout: left }).catch((err: Error) => {
-      if (err.name === "TimeoutError")
-        throw new DiagError("E_TIMEOUT", `screenshot did not finish within ${Math.round(left)} ms`);
-      return afterNavigation(err);
-    });
+    const png = await unlessRefused(page.screenshot({ type: "png", fullPage: false, timeout: left })).catch(
+      (err: Error) => {
+        if (err instanceof DiagError) throw err;
+        if (err.name === "TimeoutError")
+          throw new DiagError("E_TIMEOUT", `screenshot did not finish within ${Math.round(left)} ms`);
+        return afterNavigation(err);
+      },
+    );
     // A navigation during the screenshot (a timed redirect) must not pass for the page.
-    await refusedDocument();
+    refusedDocument();
     return {
       finalUrl: maskUrl(page.url()),
       status: response?.status() ?? null,
