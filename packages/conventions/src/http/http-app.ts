@@ -73,14 +73,24 @@ function authFailureLog(log: Logger): (request: FastifyRequest) => void {
 function isHealthz(url: string): boolean {
   // The common case without allocating: exactly "/healthz".
   if (url === "/healthz") return true;
+  if (!url.startsWith("/healthz")) return false;
   return url.split("?")[0]?.replace(/\/$/, "") === "/healthz";
 }
 
 /** A local user other than ours, root or ALLOWED_UIDS gets root's view only with the token. */
-async function checkLocalUser(request: FastifyRequest, trust: UidTrust, guard: GuardOptions): Promise<void> {
+async function checkLocalUser(
+  request: FastifyRequest,
+  trust: UidTrust,
+  guard: GuardOptions,
+  allowedPeers: WeakSet<object>,
+): Promise<void> {
   if (guard.authToken && hasValidToken(request.headers.authorization, guard.authToken)) return;
-  const verdict = await judgePeer(request.raw.socket, trust);
-  if (typeof verdict !== "number") return;
+  const socket = request.raw.socket;
+  const verdict = await judgePeer(socket, trust);
+  if (typeof verdict !== "number") {
+    allowedPeers.add(socket);
+    return;
+  }
   throw new DiagError(
     "E_FORBIDDEN",
     `local user ${verdict < 0 ? "(unknown)" : `uid ${verdict}`} may not call this server`,
@@ -120,6 +130,9 @@ export async function buildHttpApp(runtime: Runtime<unknown>): Promise<FastifyIn
     forceCloseConnections: true,
   });
   const trust = uidTrust(config);
+  // Connections whose peer was judged allowed: the uid at the other end of a connection never changes, so its
+  // next requests skip the lookup's promise chain (issue 17: microseconds on every call of a keep-alive client).
+  const allowedPeers = new WeakSet<object>();
   // With a token, a refused uid may still call with it: no uid gives way for being refused then (ADR 0045).
   capConnections(app.server, DEFAULT_MAX_CONNECTIONS, config.AUTH_TOKEN ? undefined : trust);
   await app.register(fastifySse, { heartbeatInterval: 0 });
@@ -139,8 +152,8 @@ export async function buildHttpApp(runtime: Runtime<unknown>): Promise<FastifyIn
     } catch (err) {
       return done(refuse(request, reply, err));
     }
-    if (isHealthz(request.url)) return done();
-    checkLocalUser(request, trust, guard).then(
+    if (isHealthz(request.url) || allowedPeers.has(request.raw.socket)) return done();
+    checkLocalUser(request, trust, guard, allowedPeers).then(
       () => done(),
       (err: unknown) => done(refuse(request, reply, err)),
     );

@@ -153,6 +153,20 @@ async function runChecked(
     : await runtime.shared.run(callKey(tool.name, input), options.signal, tool.snapshotMs ?? 0, own);
 }
 
+/**
+ * The abort reason of a call that has answered, one per tool: only work still in flight sees it, and an Error
+ * built (its stack captured) on every call cost more than the rest of the call's bookkeeping (issue 17).
+ */
+const answered = new Map<string, DiagError>();
+function answeredReason(name: string): DiagError {
+  let reason = answered.get(name);
+  if (!reason) {
+    reason = new DiagError("E_TIMEOUT", `${name} already answered`);
+    answered.set(name, reason);
+  }
+  return reason;
+}
+
 /** One execution: deadline, handler, result schema, summary. The caller's run_id is stamped by runParsedTool. */
 async function execute<T extends AnyTool>(
   tool: T,
@@ -168,10 +182,21 @@ async function execute<T extends AnyTool>(
   const controller = new AbortController();
   // A handler may fan out (one statfs per mount, one probe per address), each waiting on this signal.
   setMaxListeners(0, controller.signal);
-  const deadline = setTimeout(
-    () => controller.abort(new DiagError("E_TIMEOUT", `${tool.name} timed out (timeout ${timeoutMs} ms)`)),
-    timeoutMs,
-  );
+  // One timer a call: the deadline aborts the handler and only then arms the grace after it (the hard stop).
+  let hardStop: NodeJS.Timeout | undefined;
+  let stopHard: (err: DiagError) => void = () => undefined;
+  const hardStopped = new Promise<never>((_, reject) => {
+    stopHard = reject;
+  });
+  // Raced, or never looked at when the handler answers first: not an unhandled rejection either way.
+  hardStopped.catch(() => {});
+  const deadline = setTimeout(() => {
+    controller.abort(new DiagError("E_TIMEOUT", `${tool.name} timed out (timeout ${timeoutMs} ms)`));
+    hardStop = setTimeout(
+      () => stopHard(new DiagError("E_TIMEOUT", `${tool.name} did not finish (timeout ${timeoutMs} ms)`)),
+      DEADLINE_GRACE_MS,
+    );
+  }, timeoutMs);
   const onCallerGone = () => controller.abort(new DiagError("E_TIMEOUT", `${tool.name} cancelled by the caller`));
   // Its slot went to another caller: the answer is E_BUSY now, whatever the handler makes of the abort.
   const { lost: lostSlot, release: stopWatchingSlot } = onSlotLost(preempted, controller);
@@ -205,18 +230,8 @@ async function execute<T extends AnyTool>(
       if (!controller.signal.aborted) onProgress?.(p);
     },
   };
-  let hardStop: NodeJS.Timeout | undefined;
   try {
-    const output = await Promise.race([
-      tool.handler({ ...input }, ctx),
-      lostSlot,
-      new Promise<never>((_, reject) => {
-        hardStop = setTimeout(
-          () => reject(new DiagError("E_TIMEOUT", `${tool.name} did not finish (timeout ${timeoutMs} ms)`)),
-          timeoutMs + DEADLINE_GRACE_MS,
-        );
-      }),
-    ]);
+    const output = await Promise.race([tool.handler({ ...input }, ctx), lostSlot, hardStopped]);
     const result = checkAndSummarize(tool, tool.outputSchema, output, callLog, "result");
     if (runtime.log.isLevelEnabled("info"))
       callLog().info({ duration_ms: Math.round(performance.now() - started) }, "tool done");
@@ -238,6 +253,6 @@ async function execute<T extends AnyTool>(
     runtime.closed.removeEventListener("abort", onClosed);
     stopWatchingSlot();
     // The call has answered: whatever the handler still has in flight (a probe, a process) stops now.
-    controller.abort(new DiagError("E_TIMEOUT", `${tool.name} already answered`));
+    controller.abort(answeredReason(tool.name));
   }
 }

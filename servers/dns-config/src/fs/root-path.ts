@@ -97,11 +97,21 @@ let turnSteps = 0;
  * turn, so nothing is remembered past the instant it was looked at.
  */
 const turn = new Map<string, Reached>();
+/**
+ * Names found missing this turn, and symlinks read this turn (their targets), by the same keys: resolved_status
+ * asks three paths under a missing /run/systemd/resolve and reaches /usr/lib twice through the /lib link (issue
+ * 17: 7 of its 24 lookups a call were answered already). Bounded as the turn is: one entry a component gone
+ * through, TURN_COMPONENTS_AT_MOST a turn. Swept with the table.
+ */
+const turnMissing = new Set<string>();
+const turnLinks = new Map<string, string>();
 let sweepQueued = false;
 
 function sweep(): void {
   sweepQueued = false;
   turnSteps = 0;
+  turnMissing.clear();
+  turnLinks.clear();
   for (const dir of turn.values()) {
     dir.swept = true;
     if (dir.users === 0 && dir.fd >= 0) closeSync(dir.fd);
@@ -158,6 +168,8 @@ export async function holdInRoot(root: string, path: string, maxHops = MAX_SYMLI
   let climbed = false;
   const plain = resolve(root) === "/";
   const keyOf = (inside: readonly string[]) => `${root}\0/${inside.join("/")}`;
+  // The key of `part` inside the directory reached so far.
+  const keyIn = (part: string) => (done.length === 0 ? `${root}\0/${part}` : `${keyOf(done)}/${part}`);
   // dirs[i] holds done[0..i-1]: dirs[0] is the root.
   // The root itself is configuration, trusted as written (it may be a symlink).
   let rootDir = turn.get(keyOf([]));
@@ -201,6 +213,20 @@ export async function holdInRoot(root: string, path: string, maxHops = MAX_SYMLI
     const code = (err as NodeJS.ErrnoException).code;
     return held(code === "ENOENT" ? "missing" : code === "ENOTDIR" ? "not_a_directory" : "unreadable");
   };
+  /** The link `part` (inside the directory reached so far) says `target`: go on from there, or stop at the hop bound. */
+  const followLink = (part: string, target: string): HeldPath | undefined => {
+    if (links.length >= maxHops) {
+      todo.unshift(part);
+      return held("loop");
+    }
+    links.push({ link: `/${[...done, part].join("/")}`, target });
+    if (target.startsWith("/")) {
+      done = [];
+      leave(dirs.splice(1));
+    }
+    todo = [...parts(target), ...todo];
+    return undefined;
+  };
   let steps = 0;
   // The turn's count is swept with its table: a walk counts even when nothing else is remembered.
   queueSweep();
@@ -216,24 +242,36 @@ export async function holdInRoot(root: string, path: string, maxHops = MAX_SYMLI
       }
       continue;
     }
-    // A directory on the way, reached already this turn: no lookup.
-    const known = todo.length > 0 ? turn.get(keyOf([...done, part])) : undefined;
+    // A directory on the way, reached already this turn: no lookup. Nor for a name found missing, or a link
+    // read, this turn.
+    const key = keyIn(part);
+    const known = todo.length > 0 ? turn.get(key) : undefined;
     if (known) {
       done.push(part);
       dirs.push(known);
       continue;
     }
+    if (turnMissing.has(key)) return lost(part, { code: "ENOENT" });
     const here = inDir(top().path, part);
+    const readTarget = turnLinks.get(key);
+    if (readTarget !== undefined) {
+      const hop = followLink(part, readTarget);
+      if (hop) return hop;
+      continue;
+    }
     // Under a mounted root, a directory on the way is opened first: one lookup through /proc/self/fd instead of
     // two (lstat, then open) when it is one. Not a directory, or a link (O_NOFOLLOW): the lstat below says which.
     if (!plain && todo.length > 0) {
       try {
         const fd = openSync(here, DIR_NOFOLLOW);
         done.push(part);
-        dirs.push(reached(keyOf(done), fd, fdPath(fd)));
+        dirs.push(reached(key, fd, fdPath(fd)));
         continue;
       } catch (err) {
-        if ((err as NodeJS.ErrnoException).code === "ENOENT") return lost(part, err);
+        if ((err as NodeJS.ErrnoException).code === "ENOENT") {
+          turnMissing.add(key);
+          return lost(part, err);
+        }
       }
     }
     let st: ReturnType<typeof lstatSync>;
@@ -243,12 +281,11 @@ export async function holdInRoot(root: string, path: string, maxHops = MAX_SYMLI
     } catch (err) {
       return lost(part, err);
     }
-    if (!st) return lost(part, { code: "ENOENT" });
+    if (!st) {
+      turnMissing.add(key);
+      return lost(part, { code: "ENOENT" });
+    }
     if (st.isSymbolicLink()) {
-      if (links.length >= maxHops) {
-        todo.unshift(part);
-        return held("loop");
-      }
       let target: string;
       try {
         target = readlinkSync(here);
@@ -257,24 +294,21 @@ export async function holdInRoot(root: string, path: string, maxHops = MAX_SYMLI
         todo.unshift(part);
         return held("unreadable");
       }
-      links.push({ link: `/${[...done, part].join("/")}`, target });
-      if (target.startsWith("/")) {
-        done = [];
-        leave(dirs.splice(1));
-      }
-      todo = [...parts(target), ...todo];
+      turnLinks.set(key, target);
+      const hop = followLink(part, target);
+      if (hop) return hop;
       continue;
     }
     done.push(part);
     if (todo.length === 0) break;
     if (!st.isDirectory()) return held("not_a_directory");
     if (plain) {
-      dirs.push(reached(keyOf(done), -1, here));
+      dirs.push(reached(key, -1, here));
       continue;
     }
     try {
       const fd = openSync(here, DIR_NOFOLLOW);
-      dirs.push(reached(keyOf(done), fd, fdPath(fd)));
+      dirs.push(reached(key, fd, fdPath(fd)));
     } catch (err) {
       done.pop();
       return lost(part, err);
@@ -283,8 +317,12 @@ export async function holdInRoot(root: string, path: string, maxHops = MAX_SYMLI
   return held();
 }
 
-/** The root must be a directory we can read; anything else cannot be diagnosed here. */
+/**
+ * The root must be a directory we can read; anything else cannot be diagnosed here. The root `/` is one by
+ * definition: no stat a call (issue 17: the one syscall the plain walk did not need).
+ */
 export async function assertRoot(root: string): Promise<void> {
+  if (root === "/") return;
   let st: ReturnType<typeof statSync> | undefined;
   try {
     st = statSync(root);

@@ -1,6 +1,6 @@
 /** Path resolution inside a root, as chroot does it, over real symlinks: never a byte from outside. */
 import { execFileSync } from "node:child_process";
-import { readdirSync, readFileSync } from "node:fs";
+import { readdirSync, readFileSync, symlinkSync, unlinkSync, writeFileSync } from "node:fs";
 import { rename, symlink } from "node:fs/promises";
 import { afterEach, describe, expect, it } from "vitest";
 import { listInRoot, readInRoot } from "../../src/fs/read-bounded.ts";
@@ -146,6 +146,34 @@ describe("the turn's table of directories", () => {
     expect(again.at.links).toEqual([{ link: "/run/a", target: "b" }]);
     await nextTurn();
     expect(openFds()).toBe(before);
+  });
+
+  it("a name missing, or a link read, is not looked up again in the same turn; the next turn looks again", async () => {
+    const root = await rootOf({ "etc/a": "a\n", "etc/b": "b\n", "etc/link": { link: "a" } });
+    // Under a mounted root and under / (the same files, reached by their host path).
+    for (const [inRoot, base] of [
+      [root, ""],
+      ["/", root],
+    ] as const) {
+      await nextTurn();
+      expect((await resolveInRoot(inRoot, `${base}/etc/new`)).problem).toBe("missing");
+      expect((await resolveInRoot(inRoot, `${base}/etc/link`)).path).toBe(`${base}/etc/a`);
+      writeFileSync(`${root}/etc/new`, "new\n");
+      unlinkSync(`${root}/etc/link`);
+      symlinkSync("b", `${root}/etc/link`);
+      // The same turn: what the call saw a moment ago (every lookup still bounded and inside the root).
+      expect((await resolveInRoot(inRoot, `${base}/etc/new`)).problem).toBe("missing");
+      expect((await resolveInRoot(inRoot, `${base}/etc/new/deeper`)).problem).toBe("missing");
+      const link = await resolveInRoot(inRoot, `${base}/etc/link`);
+      expect(link.path).toBe(`${base}/etc/a`);
+      expect(link.links).toEqual([{ link: `${base}/etc/link`, target: "a" }]);
+      await nextTurn();
+      expect((await readInRoot(inRoot, `${base}/etc/new`)).text).toBe("new\n");
+      expect((await readInRoot(inRoot, `${base}/etc/link`)).text).toBe("b\n");
+      unlinkSync(`${root}/etc/new`);
+      unlinkSync(`${root}/etc/link`);
+      symlinkSync("a", `${root}/etc/link`);
+    }
   });
 
   it("a held path outlives the sweep until it is closed", async () => {
