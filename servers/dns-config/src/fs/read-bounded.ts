@@ -2,6 +2,7 @@
 import { closeSync, constants, fstatSync, openSync, readdirSync, readSync } from "node:fs";
 import { DIR_NOFOLLOW, fdPath } from "@roadnerd/conventions";
 import { type HeldPath, holdInRoot, inDir, type RootPath } from "./root-path.ts";
+import { keepable, MAX_KEPT_BYTES, MAX_KEPT_NAMES, settledCache } from "./settled-cache.ts";
 
 /** Config files here are a few lines; anything bigger is read only this far. */
 export const MAX_FILE_BYTES = 64 * 1024;
@@ -28,10 +29,27 @@ const openHeld = (held: HeldPath, flags: number) =>
 /** One buffer for every read: reads here are synchronous, and a 64 KiB zeroed buffer a file cost more than the read. */
 const readBuffer = Buffer.allocUnsafe(MAX_FILE_BYTES + 1);
 
+/** Files read whole and unchanged since (settled-cache.ts), by root, path inside it and bound. */
+const keptFiles = settledCache<string>();
+/** Directory listings (sorted, whole), by root and path inside it. */
+const keptNames = settledCache<string[]>();
+/** Reads and listings given back unchanged so far (tests). */
+export const keptReads = (): number => keptFiles.hits() + keptNames.hits();
+
 export async function readInRoot(root: string, path: string, maxBytes = MAX_FILE_BYTES): Promise<BoundedText> {
+  // Before the walk's lstat: a file kept must have been unchanged for SETTLED_MS before that look.
+  const lookedAt = Date.now();
   const held = await holdInRoot(root, path);
   try {
-    return readHeld(held, maxBytes);
+    const st = held.stat;
+    const key = `${root}\0${held.at.path}\0${maxBytes}`;
+    const keep = st?.isFile() === true && keepable(held.at.path);
+    const text = keep && st ? keptFiles.get(key, st) : undefined;
+    if (text !== undefined) return { at: held.at, cut: false, text };
+    const read = readHeld(held, maxBytes);
+    if (keep && st && read.text !== undefined && !read.cut && read.text.length <= MAX_KEPT_BYTES)
+      keptFiles.set(key, st, read.text, lookedAt);
+    return read;
   } finally {
     await held.close();
   }
@@ -88,22 +106,35 @@ export async function holdSocketInRoot(root: string, path: string): Promise<numb
   }
 }
 
-/** Names in a directory inside the root (symlinks resolved inside it), sorted, at most `max`. */
+/** Every name in the held directory, sorted. */
+function listHeld(held: HeldPath): string[] {
+  // Under `/` the path itself (a listing through /proc/self/fd costs 3× one by path); elsewhere the descriptor.
+  if (held.plain) return readdirSync(held.name === undefined ? held.dir : inDir(held.dir, held.name)).sort();
+  const dir = openHeld(held, DIR_NOFOLLOW);
+  try {
+    return readdirSync(fdPath(dir)).sort();
+  } finally {
+    closeSync(dir);
+  }
+}
+
+/**
+ * Names in a directory inside the root (symlinks resolved inside it), sorted, at most `max`; a listing kept
+ * while the directory is unchanged (settled-cache.ts).
+ */
 export async function listInRoot(root: string, path: string, max = 64): Promise<string[]> {
+  const lookedAt = Date.now();
   const held = await holdInRoot(root, path);
   try {
     if (held.at.problem) return [];
-    // Under `/` the path itself (a listing through /proc/self/fd costs 3× one by path); elsewhere the descriptor.
-    if (held.plain) {
-      const path = held.name === undefined ? held.dir : inDir(held.dir, held.name);
-      return readdirSync(path).sort().slice(0, max);
-    }
-    const dir = openHeld(held, DIR_NOFOLLOW);
-    try {
-      return readdirSync(fdPath(dir)).sort().slice(0, max);
-    } finally {
-      closeSync(dir);
-    }
+    const st = held.stat;
+    const key = `${root}\0${held.at.path}`;
+    const keep = st?.isDirectory() === true && keepable(held.at.path);
+    const kept = keep && st ? keptNames.get(key, st) : undefined;
+    if (kept) return kept.slice(0, max);
+    const names = listHeld(held);
+    if (keep && st && names.length <= MAX_KEPT_NAMES) keptNames.set(key, st, names, lookedAt);
+    return names.slice(0, max);
   } catch {
     return [];
   } finally {

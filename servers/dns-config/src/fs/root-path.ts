@@ -11,7 +11,7 @@
  * root's walk in place buy nothing there, and a lookup through /proc/self/fd costs 3-4× a plain one (issue 17:
  * dns_config_get spent 0.3 ms a call in these walks).
  */
-import { closeSync, constants, lstatSync, openSync, readlinkSync, statSync } from "node:fs";
+import { closeSync, constants, lstatSync, openSync, readlinkSync, type Stats, statSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { DIR_NOFOLLOW, DiagError, fdPath } from "@roadnerd/conventions";
 
@@ -50,6 +50,8 @@ export interface HeldPath {
   name?: string;
   /** Under the root `/`: `dir` is a plain path and no descriptor is held. */
   plain: boolean;
+  /** The last component's lstat, taken by the walk (none when the path ends at the root or has a problem). */
+  stat?: Stats;
   close(): Promise<void>;
 }
 
@@ -187,6 +189,7 @@ export async function holdInRoot(root: string, path: string, maxHops = MAX_SYMLI
   }
   const dirs: Reached[] = [rootDir];
   const top = () => dirs[dirs.length - 1] as Reached;
+  let last: Stats | undefined;
   const held = (problem?: RootPath["problem"]): HeldPath => {
     const inside = `/${[...done, ...(problem ? todo : [])].join("/")}`;
     const at = { path: inside, hostPath: hostPathOf(root, inside), links, climbed, ...(problem ? { problem } : {}) };
@@ -202,6 +205,7 @@ export async function holdInRoot(root: string, path: string, maxHops = MAX_SYMLI
       dir: dir.path,
       plain,
       ...(ends ? {} : { name: done[done.length - 1] }),
+      ...(last && !problem ? { stat: last } : {}),
       close: async () => {
         if (open) release(dir);
         open = false;
@@ -300,7 +304,10 @@ export async function holdInRoot(root: string, path: string, maxHops = MAX_SYMLI
       continue;
     }
     done.push(part);
-    if (todo.length === 0) break;
+    if (todo.length === 0) {
+      last = st;
+      break;
+    }
     if (!st.isDirectory()) return held("not_a_directory");
     if (plain) {
       dirs.push(reached(key, -1, here));

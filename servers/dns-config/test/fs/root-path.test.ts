@@ -2,8 +2,8 @@
 import { execFileSync } from "node:child_process";
 import { readdirSync, readFileSync, symlinkSync, unlinkSync, writeFileSync } from "node:fs";
 import { rename, symlink } from "node:fs/promises";
-import { afterEach, describe, expect, it } from "vitest";
-import { listInRoot, readInRoot } from "../../src/fs/read-bounded.ts";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { keptReads, listInRoot, readInRoot } from "../../src/fs/read-bounded.ts";
 import {
   COMPONENTS_AT_MOST,
   DEPTH_AT_MOST,
@@ -12,6 +12,7 @@ import {
   TURN_COMPONENTS_AT_MOST,
   TURN_DIRS_AT_MOST,
 } from "../../src/fs/root-path.ts";
+import { keepable, SETTLED_MS } from "../../src/fs/settled-cache.ts";
 import { type BuiltRoot, buildRoot, type RootSpec } from "../helpers/build-root.ts";
 
 const roots: BuiltRoot[] = [];
@@ -243,5 +244,55 @@ describe("a walk's descriptors, bounded", () => {
     const long = `/${Array.from({ length: COMPONENTS_AT_MOST }, () => "a/..").join("/")}/a/file`;
     expect((await resolveInRoot(root, long)).problem).toBe("loop");
     expect((await resolveInRoot(root, "/a/../a/file")).problem).toBeUndefined();
+  });
+});
+
+// settled-cache.ts: a file or listing is given back while the walk's lstat says it is unchanged. Files made by a
+// test are seconds old at most, so the tests' clock (Date only) runs ahead for the cache to keep them.
+describe("files and listings kept while unchanged", () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it("is not read again while unchanged; a change of the same size, a rename over it, a new name: seen at once", async () => {
+    const root = await rootOf({ "etc/resolv.conf": "nameserver 192.0.2.1\n", "run/links/1": "DNS=192.0.2.9\n" });
+    for (const [inRoot, base] of [
+      [root, ""],
+      ["/", root],
+    ] as const) {
+      vi.useFakeTimers({ toFake: ["Date"], now: Date.now() + 10 * SETTLED_MS });
+      const conf = `${base}/etc/resolv.conf`;
+      const kept = keptReads();
+      expect((await readInRoot(inRoot, conf)).text).toBe("nameserver 192.0.2.1\n");
+      expect((await readInRoot(inRoot, conf)).text).toBe("nameserver 192.0.2.1\n");
+      expect(keptReads()).toBe(kept + 1);
+      writeFileSync(`${root}/etc/resolv.conf`, "nameserver 192.0.2.2\n");
+      expect((await readInRoot(inRoot, conf)).text).toBe("nameserver 192.0.2.2\n");
+      writeFileSync(`${root}/etc/new`, "nameserver 192.0.2.3\n");
+      await rename(`${root}/etc/new`, `${root}/etc/resolv.conf`);
+      expect((await readInRoot(inRoot, conf)).text).toBe("nameserver 192.0.2.3\n");
+      expect(await listInRoot(inRoot, `${base}/run/links`)).toEqual(["1"]);
+      expect(await listInRoot(inRoot, `${base}/run/links`)).toEqual(["1"]);
+      expect(keptReads()).toBe(kept + 2);
+      writeFileSync(`${root}/run/links/2`, "");
+      expect(await listInRoot(inRoot, `${base}/run/links`)).toEqual(["1", "2"]);
+      unlinkSync(`${root}/run/links/2`);
+      writeFileSync(`${root}/etc/resolv.conf`, "nameserver 192.0.2.1\n");
+      vi.useRealTimers();
+    }
+  });
+
+  it("keeps nothing changed within SETTLED_MS of the read, nor anything under /proc or /sys", async () => {
+    const root = await rootOf({ "etc/hosts": "127.0.0.1 localhost\n", "sys/class/net/lo/ifindex": "1\n" });
+    const kept = keptReads();
+    for (let i = 0; i < 3; i++) expect((await readInRoot(root, "/etc/hosts")).text).toBe("127.0.0.1 localhost\n");
+    expect(keptReads()).toBe(kept);
+    vi.useFakeTimers({ toFake: ["Date"], now: Date.now() + 10 * SETTLED_MS });
+    for (let i = 0; i < 3; i++) expect((await readInRoot(root, "/sys/class/net/lo/ifindex")).text).toBe("1\n");
+    expect(await listInRoot(root, "/sys/class/net")).toEqual(["lo"]);
+    expect(await listInRoot(root, "/sys/class/net")).toEqual(["lo"]);
+    expect(keptReads()).toBe(kept);
+    expect(keepable("/proc/net/route")).toBe(false);
+    expect(keepable("/system/x")).toBe(true);
   });
 });
