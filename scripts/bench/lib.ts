@@ -140,6 +140,20 @@ export async function post(
   if (res.statusCode !== status) throw new Error(`${url}: ${res.statusCode} ${text.slice(0, 200)}`);
 }
 
+/** The same POST, its status and text given back whatever the status (the /mcp line compares answers). */
+export async function postText(
+  url: string,
+  body: unknown,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; text: string }> {
+  const res = await request(url, {
+    method: "POST",
+    headers: { "content-type": "application/json", ...headers },
+    body: JSON.stringify(body),
+  });
+  return { status: res.statusCode, text: await res.body.text() };
+}
+
 /** GET with the same client, the whole answer read; rejects unless 200. */
 export async function get(url: string): Promise<void> {
   const res = await request(url);
