@@ -59,6 +59,11 @@ describe("renderResult", () => {
       "  /",
       "  … 3 more the server did not send (limit= raises its cap)",
     ]);
+    // who_uses_port on a free port: no note, no connections in any state (a new user met `note: -` and an empty
+    // `connections:` here).
+    expect(renderResult({ summary: "nothing uses port 9", note: null, connections: {}, listeners: [] }, "t")).toBe(
+      "nothing uses port 9\n  connections: none",
+    );
     // No schema at hand: the number as it is.
     expect(renderResult({ hidden: 2 }, "t")).toBe("t\n  hidden: 2");
   });

@@ -52,12 +52,17 @@ function columns(rows: readonly Row[]): string[] {
   return chosen;
 }
 
-/** A top-level field on one line: an object as `key value, …` (scanned: dirs 226, files 2438), cut at MAX_FACT. */
+/**
+ * A top-level field on one line: an object as `key value, …` (scanned: dirs 226, files 2438), an empty one as
+ * `none`, cut at MAX_FACT.
+ */
 function fact(v: unknown): string {
   const text = isRow(v)
-    ? Object.entries(v)
-        .map(([k, x]) => `${k} ${typeof x === "object" && x !== null ? JSON.stringify(x) : String(x)}`)
-        .join(", ")
+    ? Object.keys(v).length === 0
+      ? "none"
+      : Object.entries(v)
+          .map(([k, x]) => `${k} ${typeof x === "object" && x !== null ? JSON.stringify(x) : String(x)}`)
+          .join(", ")
     : v === null || v === undefined
       ? "-"
       : typeof v === "object"
@@ -90,7 +95,7 @@ export function notesOf(shape: Readonly<Record<string, { description?: string | 
 }
 
 /**
- * The summary, then `key: value` for plain fields, then each non-empty list of objects as a table. A bare number
+ * The summary, then `key: value` for plain fields (none for a null one), then each non-empty list of objects as a table. A bare number
  * says nothing on its own (`hidden: 14`): it comes with what the tool's schema says it counts.
  */
 export function renderResult(result: Row, fallbackTitle: string, notes: FieldNotes = () => undefined): string {
@@ -100,7 +105,8 @@ export function renderResult(result: Row, fallbackTitle: string, notes: FieldNot
   for (const [key, value] of Object.entries(result)) {
     if (QUIET.has(key)) continue;
     if (Array.isArray(value) && value.length > 0 && value.every(isRow)) lists.push([key, value]);
-    else if (Array.isArray(value) && value.length === 0) continue;
+    // Nothing to say: an empty list, or a field with no value here (a note only some answers carry).
+    else if ((Array.isArray(value) && value.length === 0) || value === null || value === undefined) continue;
     else {
       const note = typeof value === "number" ? notes(key) : undefined;
       facts.push(`  ${key}: ${fact(value)}${note ? ` (${note})` : ""}`);
