@@ -68,6 +68,15 @@ interface Reached {
   swept: boolean;
   /** In the turn's table; else the walk that opened it closes it when it leaves it (or its last user does). */
   cached: boolean;
+  /**
+   * What this turn found inside it, by name: directories reached (in the table), names missing, links read
+   * (their targets). By name within the directory, never by a joined path: a key is at most NAME_MAX bytes, and
+   * a step costs the same however deep it is (stop 34's review: 64-deep paths of 250-byte names made each key
+   * ~16 KB and doubled one call's memory).
+   */
+  children?: Map<string, Reached>;
+  missing?: Set<string>;
+  links?: Map<string, string>;
 }
 
 /**
@@ -92,39 +101,49 @@ export const DEPTH_AT_MOST = 64;
 let turnSteps = 0;
 
 /**
- * Directories reached in this turn of the event loop, by root and path inside it. One call looks up a dozen
- * paths under the same few directories (/run/systemd, /sys/class/net…), all within one turn (the reads are
- * synchronous): each directory is looked up and opened once, not once a path (issue 17: under a mounted root,
- * where every lookup goes through /proc/self/fd, dns_config_get spent ~1 ms in these walks). Swept at the next
- * turn, so nothing is remembered past the instant it was looked at.
+ * Directories reached in this turn of the event loop: the roots by their path, each directory under its parent.
+ * One call looks up a dozen paths under the same few directories (/run/systemd, /sys/class/net…), all within
+ * one turn (the reads are synchronous): each directory is looked up and opened once, not once a path (issue 17:
+ * under a mounted root, where every lookup goes through /proc/self/fd, dns_config_get spent ~1 ms in these
+ * walks). Names found missing and links read are kept the same way: resolved_status asks three paths under a
+ * missing /run/systemd/resolve and reaches /usr/lib twice through the /lib link (7 of its 24 lookups a call were
+ * answered already). Swept at the next turn, so nothing is remembered past the instant it was looked at.
  */
-const turn = new Map<string, Reached>();
+const turnRoots = new Map<string, Reached>();
+/** Every directory in the turn's table (at most TURN_DIRS_AT_MOST), for the sweep. */
+const turnDirs: Reached[] = [];
 /**
- * Names found missing this turn, and symlinks read this turn (their targets), by the same keys: resolved_status
- * asks three paths under a missing /run/systemd/resolve and reaches /usr/lib twice through the /lib link (issue
- * 17: 7 of its 24 lookups a call were answered already). Bounded as the turn is: one entry a component gone
- * through, TURN_COMPONENTS_AT_MOST a turn. Swept with the table.
+ * Bytes of link targets the turn remembers at most (a target is up to 4 KiB; a turn reads up to
+ * TURN_COMPONENTS_AT_MOST of them): past it a link is read again when met again.
  */
-const turnMissing = new Set<string>();
-const turnLinks = new Map<string, string>();
+export const TURN_LINK_BYTES_AT_MOST = 256 * 1024;
+let turnLinkBytes = 0;
 let sweepQueued = false;
 
 function sweep(): void {
   sweepQueued = false;
   turnSteps = 0;
-  turnMissing.clear();
-  turnLinks.clear();
-  for (const dir of turn.values()) {
+  turnLinkBytes = 0;
+  for (const dir of turnDirs) {
     dir.swept = true;
     if (dir.users === 0 && dir.fd >= 0) closeSync(dir.fd);
   }
-  turn.clear();
+  turnDirs.length = 0;
+  turnRoots.clear();
 }
 
-/** A directory the walk opened: in the turn's table while there is room, else the walk's own. */
-function reached(key: string, fd: number, path: string): Reached {
-  const dir = { fd, path, users: 0, swept: false, cached: turn.size < TURN_DIRS_AT_MOST };
-  return dir.cached ? remember(key, dir) : dir;
+/**
+ * A directory the walk opened, `name` inside `parent` (no parent: the root): in the turn's table while there is
+ * room, else the walk's own.
+ */
+function reached(parent: Reached | undefined, name: string, fd: number, path: string): Reached {
+  const dir: Reached = { fd, path, users: 0, swept: false, cached: turnDirs.length < TURN_DIRS_AT_MOST };
+  if (!dir.cached) return dir;
+  turnDirs.push(dir);
+  if (parent) (parent.children ??= new Map()).set(name, dir);
+  else turnRoots.set(name, dir);
+  queueSweep();
+  return dir;
 }
 
 function queueSweep(): void {
@@ -134,10 +153,15 @@ function queueSweep(): void {
   }
 }
 
-function remember(key: string, dir: Reached): Reached {
-  turn.set(key, dir);
-  queueSweep();
-  return dir;
+/** `name` is missing inside `dir`, for the rest of the turn (only a directory in the table remembers). */
+function rememberMissing(dir: Reached, name: string): void {
+  if (dir.cached && !dir.swept) (dir.missing ??= new Set()).add(name);
+}
+
+function rememberLink(dir: Reached, name: string, target: string): void {
+  if (!dir.cached || dir.swept || turnLinkBytes + target.length > TURN_LINK_BYTES_AT_MOST) return;
+  turnLinkBytes += target.length;
+  (dir.links ??= new Map()).set(name, target);
 }
 
 function release(dir: Reached): void {
@@ -169,18 +193,15 @@ export async function holdInRoot(root: string, path: string, maxHops = MAX_SYMLI
   const links: RootPath["links"] = [];
   let climbed = false;
   const plain = resolve(root) === "/";
-  const keyOf = (inside: readonly string[]) => `${root}\0/${inside.join("/")}`;
-  // The key of `part` inside the directory reached so far.
-  const keyIn = (part: string) => (done.length === 0 ? `${root}\0/${part}` : `${keyOf(done)}/${part}`);
   // dirs[i] holds done[0..i-1]: dirs[0] is the root.
   // The root itself is configuration, trusted as written (it may be a symlink).
-  let rootDir = turn.get(keyOf([]));
+  let rootDir = turnRoots.get(root);
   if (!rootDir) {
-    if (plain) rootDir = reached(keyOf([]), -1, "/");
+    if (plain) rootDir = reached(undefined, root, -1, "/");
     else {
       try {
         const fd = openSync(root, constants.O_RDONLY | constants.O_DIRECTORY);
-        rootDir = reached(keyOf([]), fd, fdPath(fd));
+        rootDir = reached(undefined, root, fd, fdPath(fd));
       } catch {
         const at = { path: path, hostPath: hostPathOf(root, path), links, climbed, problem: "unreadable" as const };
         return { at, dir: root, plain, close: async () => {} };
@@ -248,16 +269,16 @@ export async function holdInRoot(root: string, path: string, maxHops = MAX_SYMLI
     }
     // A directory on the way, reached already this turn: no lookup. Nor for a name found missing, or a link
     // read, this turn.
-    const key = keyIn(part);
-    const known = todo.length > 0 ? turn.get(key) : undefined;
+    const parent = top();
+    const known = todo.length > 0 ? parent.children?.get(part) : undefined;
     if (known) {
       done.push(part);
       dirs.push(known);
       continue;
     }
-    if (turnMissing.has(key)) return lost(part, { code: "ENOENT" });
-    const here = inDir(top().path, part);
-    const readTarget = turnLinks.get(key);
+    if (parent.missing?.has(part)) return lost(part, { code: "ENOENT" });
+    const here = inDir(parent.path, part);
+    const readTarget = parent.links?.get(part);
     if (readTarget !== undefined) {
       const hop = followLink(part, readTarget);
       if (hop) return hop;
@@ -269,11 +290,11 @@ export async function holdInRoot(root: string, path: string, maxHops = MAX_SYMLI
       try {
         const fd = openSync(here, DIR_NOFOLLOW);
         done.push(part);
-        dirs.push(reached(key, fd, fdPath(fd)));
+        dirs.push(reached(parent, part, fd, fdPath(fd)));
         continue;
       } catch (err) {
         if ((err as NodeJS.ErrnoException).code === "ENOENT") {
-          turnMissing.add(key);
+          rememberMissing(parent, part);
           return lost(part, err);
         }
       }
@@ -286,7 +307,7 @@ export async function holdInRoot(root: string, path: string, maxHops = MAX_SYMLI
       return lost(part, err);
     }
     if (!st) {
-      turnMissing.add(key);
+      rememberMissing(parent, part);
       return lost(part, { code: "ENOENT" });
     }
     if (st.isSymbolicLink()) {
@@ -298,7 +319,7 @@ export async function holdInRoot(root: string, path: string, maxHops = MAX_SYMLI
         todo.unshift(part);
         return held("unreadable");
       }
-      turnLinks.set(key, target);
+      rememberLink(parent, part, target);
       const hop = followLink(part, target);
       if (hop) return hop;
       continue;
@@ -310,12 +331,12 @@ export async function holdInRoot(root: string, path: string, maxHops = MAX_SYMLI
     }
     if (!st.isDirectory()) return held("not_a_directory");
     if (plain) {
-      dirs.push(reached(key, -1, here));
+      dirs.push(reached(parent, part, -1, here));
       continue;
     }
     try {
       const fd = openSync(here, DIR_NOFOLLOW);
-      dirs.push(reached(key, fd, fdPath(fd)));
+      dirs.push(reached(parent, part, fd, fdPath(fd)));
     } catch (err) {
       done.pop();
       return lost(part, err);

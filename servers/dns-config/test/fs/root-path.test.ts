@@ -11,6 +11,7 @@ import {
   resolveInRoot,
   TURN_COMPONENTS_AT_MOST,
   TURN_DIRS_AT_MOST,
+  TURN_LINK_BYTES_AT_MOST,
 } from "../../src/fs/root-path.ts";
 import { keepable, SETTLED_MS } from "../../src/fs/settled-cache.ts";
 import { type BuiltRoot, buildRoot, type RootSpec } from "../helpers/build-root.ts";
@@ -175,6 +176,26 @@ describe("the turn's table of directories", () => {
       unlinkSync(`${root}/etc/link`);
       symlinkSync("a", `${root}/etc/link`);
     }
+  });
+
+  it("remembers link targets up to TURN_LINK_BYTES_AT_MOST a turn; past it, a link is read again when met again", async () => {
+    // Targets of ~4 KiB each ("./" repeated, then the file): 80 of them are past the bound.
+    const long = (file: string) => `${"./".repeat(2000)}${file}`;
+    const spec: RootSpec = { "d/a": "a\n", "d/b": "b\n" };
+    for (let i = 0; i < 80; i++) spec[`d/l${i}`] = { link: long("a") };
+    const root = await rootOf(spec);
+    await nextTurn();
+    for (let i = 0; i < 80; i++) expect((await resolveInRoot(root, `/d/l${i}`)).path).toBe("/d/a");
+    expect(80 * long("a").length).toBeGreaterThan(TURN_LINK_BYTES_AT_MOST);
+    for (const i of [0, 79]) {
+      unlinkSync(`${root}/d/l${i}`);
+      symlinkSync(long("b"), `${root}/d/l${i}`);
+    }
+    // The same turn: the first link's target was remembered, the last one's (past the bound) was not.
+    expect((await resolveInRoot(root, "/d/l0")).path).toBe("/d/a");
+    expect((await resolveInRoot(root, "/d/l79")).path).toBe("/d/b");
+    await nextTurn();
+    expect((await resolveInRoot(root, "/d/l0")).path).toBe("/d/b");
   });
 
   it("a held path outlives the sweep until it is closed", async () => {
