@@ -77,7 +77,7 @@ describe("roadnerd list / call", () => {
     expect(r.stdout.split("\n")[0]).toBe(
       "no default route (IPv4 or IPv6): only local networks are reachable; 0 routes",
     );
-    expect(r.stdout).toContain("  default_gateway: -\n");
+    expect(r.stdout).toContain("  default_gateway: none\n");
   });
 
   it("call pretty: a list as a compact table, not indented JSON; --json keeps everything", async () => {

@@ -62,7 +62,11 @@ describe("renderResult", () => {
     // who_uses_port on a free port: no note, no connections in any state (a new user met `note: -` and an empty
     // `connections:` here).
     expect(renderResult({ summary: "nothing uses port 9", note: null, connections: {}, listeners: [] }, "t")).toBe(
-      "nothing uses port 9\n  connections: none",
+      "nothing uses port 9\n  note: none\n  connections: none",
+    );
+    // A list of plain values as a person writes it (a new user met `servers: ["10.255.255.53"]`).
+    expect(renderResult({ servers: ["192.0.2.1", "192.0.2.2"], search: ["corp.example"] }, "t")).toBe(
+      "t\n  servers: 192.0.2.1, 192.0.2.2\n  search: corp.example",
     );
     // No schema at hand: the number as it is.
     expect(renderResult({ hidden: 2 }, "t")).toBe("t\n  hidden: 2");

@@ -53,8 +53,9 @@ function columns(rows: readonly Row[]): string[] {
 }
 
 /**
- * A top-level field on one line: an object as `key value, …` (scanned: dirs 226, files 2438), an empty one as
- * `none`, cut at MAX_FACT.
+ * A top-level field on one line: an object as `key value, …` (scanned: dirs 226, files 2438), an empty one or no
+ * value as `none` (a new user read `note: -` and an empty `connections:` as broken), a list of plain values as `a, b` (a person reads `servers: 192.0.2.1, 192.0.2.2`, not JSON), cut at
+ * MAX_FACT.
  */
 function fact(v: unknown): string {
   const text = isRow(v)
@@ -64,10 +65,12 @@ function fact(v: unknown): string {
           .map(([k, x]) => `${k} ${typeof x === "object" && x !== null ? JSON.stringify(x) : String(x)}`)
           .join(", ")
     : v === null || v === undefined
-      ? "-"
-      : typeof v === "object"
-        ? JSON.stringify(v)
-        : String(v);
+      ? "none"
+      : Array.isArray(v) && v.every((x) => typeof x !== "object" || x === null)
+        ? v.join(", ")
+        : typeof v === "object"
+          ? JSON.stringify(v)
+          : String(v);
   return text.length > MAX_FACT ? `${text.slice(0, MAX_FACT - 1)}…` : text;
 }
 
@@ -95,7 +98,7 @@ export function notesOf(shape: Readonly<Record<string, { description?: string | 
 }
 
 /**
- * The summary, then `key: value` for plain fields (none for a null one), then each non-empty list of objects as a table. A bare number
+ * The summary, then `key: value` for plain fields, then each non-empty list of objects as a table. A bare number
  * says nothing on its own (`hidden: 14`): it comes with what the tool's schema says it counts.
  */
 export function renderResult(result: Row, fallbackTitle: string, notes: FieldNotes = () => undefined): string {
@@ -105,8 +108,7 @@ export function renderResult(result: Row, fallbackTitle: string, notes: FieldNot
   for (const [key, value] of Object.entries(result)) {
     if (QUIET.has(key)) continue;
     if (Array.isArray(value) && value.length > 0 && value.every(isRow)) lists.push([key, value]);
-    // Nothing to say: an empty list, or a field with no value here (a note only some answers carry).
-    else if ((Array.isArray(value) && value.length === 0) || value === null || value === undefined) continue;
+    else if (Array.isArray(value) && value.length === 0) continue;
     else {
       const note = typeof value === "number" ? notes(key) : undefined;
       facts.push(`  ${key}: ${fact(value)}${note ? ` (${note})` : ""}`);
