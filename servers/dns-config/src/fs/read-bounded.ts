@@ -1,5 +1,5 @@
 /** Read a small text file inside the root: symlinks resolved inside it, regular files only, size bounded. */
-import { closeSync, constants, fstatSync, openSync, readdirSync, readSync } from "node:fs";
+import { closeSync, constants, fstatSync, opendirSync, openSync, readSync } from "node:fs";
 import { DIR_NOFOLLOW, fdPath } from "@roadnerd/conventions";
 import { type HeldPath, holdInRoot, inDir, type RootPath } from "./root-path.ts";
 import { keepable, MAX_KEPT_BYTES, MAX_KEPT_NAMES, settledCache } from "./settled-cache.ts";
@@ -109,12 +109,30 @@ export async function holdSocketInRoot(root: string, path: string): Promise<numb
 /** Every name in the held directory, sorted. */
 function listHeld(held: HeldPath): string[] {
   // Under `/` the path itself (a listing through /proc/self/fd costs 3× one by path); elsewhere the descriptor.
-  if (held.plain) return readdirSync(held.name === undefined ? held.dir : inDir(held.dir, held.name)).sort();
+  if (held.plain) return namesIn(held.name === undefined ? held.dir : inDir(held.dir, held.name));
   const dir = openHeld(held, DIR_NOFOLLOW);
   try {
-    return readdirSync(fdPath(dir)).sort();
+    return namesIn(fdPath(dir));
   } finally {
     closeSync(dir);
+  }
+}
+
+/**
+ * Names one listing reads at most, in the directory's own order: a directory planted with a million names must
+ * not stall the call (stop 34's review). The directories read here hold a handful.
+ */
+export const LIST_AT_MOST = 4096;
+
+function namesIn(path: string): string[] {
+  const dir = opendirSync(path, { bufferSize: 128 });
+  try {
+    const names: string[] = [];
+    for (let e = dir.readSync(); e !== null; e = names.length < LIST_AT_MOST ? dir.readSync() : null)
+      names.push(e.name);
+    return names.sort();
+  } finally {
+    dir.closeSync();
   }
 }
 

@@ -3,7 +3,7 @@ import { execFileSync } from "node:child_process";
 import { readdirSync, readFileSync, symlinkSync, unlinkSync, writeFileSync } from "node:fs";
 import { rename, symlink } from "node:fs/promises";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { keptReads, listInRoot, readInRoot } from "../../src/fs/read-bounded.ts";
+import { keptReads, LIST_AT_MOST, listInRoot, readInRoot } from "../../src/fs/read-bounded.ts";
 import {
   COMPONENTS_AT_MOST,
   DEPTH_AT_MOST,
@@ -258,6 +258,15 @@ describe("a walk's descriptors, bounded", () => {
     // ...and the next turn starts afresh.
     await new Promise((r) => setImmediate(r));
     expect((await resolveInRoot(root, bouncing)).problem).toBeUndefined();
+  });
+
+  it("a listing reads at most LIST_AT_MOST names, however many a directory holds (stop 34's review)", async () => {
+    const root = await rootOf({ "run/links/0": "" });
+    for (let i = 1; i < LIST_AT_MOST + 100; i++) writeFileSync(`${root}/run/links/${i}`, "");
+    const names = await listInRoot(root, "/run/links", 10 * LIST_AT_MOST);
+    expect(names).toHaveLength(LIST_AT_MOST);
+    expect(names).toEqual([...names].sort());
+    expect(await listInRoot(root, "/run/links")).toHaveLength(64);
   });
 
   it("calls a path of more than COMPONENTS_AT_MOST components a loop", async () => {
