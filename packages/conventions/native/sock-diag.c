@@ -17,6 +17,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/socket.h>
 #include <sys/time.h>
 #include <unistd.h>
@@ -129,14 +130,22 @@ static napi_value request(napi_env env, napi_callback_info info) {
   size_t used = 0, cap = 0, first_datagram = 0;
   int err = 0, done = 0;
   char chunk[CHUNK] __attribute__((aligned(NLMSG_ALIGNTO)));
+  int answered = 0; /* the kernel's own NLMSG_ERROR ended the exchange: an answer, the socket stays good */
   while (!done) {
-    ssize_t n = recv(fd, chunk, sizeof chunk, 0);
+    struct sockaddr_nl from;
+    socklen_t from_len = sizeof from;
+    ssize_t n = recvfrom(fd, chunk, sizeof chunk, 0, (struct sockaddr *)&from, &from_len);
     if (n < 0) {
       if (errno == EINTR) continue;
       err = errno;
       break;
     }
     if (n == 0) break;
+    /* Only the kernel (port 0) answers: another process that may write to our port cannot plant a reply. */
+    if (from_len < sizeof from || from.nl_family != AF_NETLINK || from.nl_pid != 0) {
+      err = EIO;
+      break;
+    }
     size_t keep = 0; /* bytes of this chunk that are answers (complete messages before DONE or ERROR) */
     struct nlmsghdr *h = (struct nlmsghdr *)chunk;
     int left = (int)n;
@@ -153,7 +162,10 @@ static napi_value request(napi_env env, napi_callback_info info) {
       if (h->nlmsg_type == NLMSG_ERROR) {
         struct nlmsgerr *e = (struct nlmsgerr *)NLMSG_DATA(h);
         if (h->nlmsg_len < NLMSG_LENGTH(sizeof *e)) err = EIO;
-        else if (e->error != 0) err = -e->error;
+        else {
+          if (e->error != 0) err = -e->error;
+          answered = 1;
+        }
         done = 1;
         break;
       }
@@ -184,8 +196,9 @@ static napi_value request(napi_env env, napi_callback_info info) {
       used += keep;
     }
   }
-  /* Ended cleanly (every reply of this question read): kept for the next one; otherwise closed. */
-  if (err || !done) channel_close(ch);
+  /* Ended cleanly (every reply of this question read, an answer or the kernel's refusal such as ENOENT for a
+   * lookup that finds nothing): kept for the next one; otherwise closed. */
+  if (!done || (err && !answered)) channel_close(ch);
   if (err) {
     free(out);
     return fail(env, errno_code(err), err == E2BIG ? "the answer is larger than 64 MiB" : "the kernel refused the question");
@@ -206,7 +219,9 @@ NAPI_MODULE_INIT(/* napi_env env, napi_value exports */) {
   channel *ch = malloc(sizeof *ch);
   if (!ch) return NULL;
   ch->fd = -1;
+  /* Numbering starts anywhere: the next number is not known in advance from outside. */
   ch->seq = 0;
+  getrandom(&ch->seq, sizeof ch->seq, GRND_NONBLOCK);
   if (napi_set_instance_data(env, ch, channel_finalize, NULL) != napi_ok) {
     free(ch);
     return NULL;

@@ -140,8 +140,11 @@ function reached(parent: Reached | undefined, name: string, fd: number, path: st
   const dir: Reached = { fd, path, users: 0, swept: false, cached: turnDirs.length < TURN_DIRS_AT_MOST };
   if (!dir.cached) return dir;
   turnDirs.push(dir);
-  if (parent) (parent.children ??= new Map()).set(name, dir);
-  else turnRoots.set(name, dir);
+  if (!parent) turnRoots.set(name, dir);
+  else {
+    parent.children ??= new Map();
+    parent.children.set(name, dir);
+  }
   queueSweep();
   return dir;
 }
@@ -155,13 +158,16 @@ function queueSweep(): void {
 
 /** `name` is missing inside `dir`, for the rest of the turn (only a directory in the table remembers). */
 function rememberMissing(dir: Reached, name: string): void {
-  if (dir.cached && !dir.swept) (dir.missing ??= new Set()).add(name);
+  if (!dir.cached || dir.swept) return;
+  dir.missing ??= new Set();
+  dir.missing.add(name);
 }
 
 function rememberLink(dir: Reached, name: string, target: string): void {
   if (!dir.cached || dir.swept || turnLinkBytes + target.length > TURN_LINK_BYTES_AT_MOST) return;
   turnLinkBytes += target.length;
-  (dir.links ??= new Map()).set(name, target);
+  dir.links ??= new Map();
+  dir.links.set(name, target);
 }
 
 function release(dir: Reached): void {
