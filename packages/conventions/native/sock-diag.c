@@ -11,6 +11,7 @@
  * Throws an Error with `code` (an errno name) when the kernel refuses or the question is malformed.
  */
 #include <errno.h>
+#include <linux/kcmp.h>
 #include <linux/netlink.h>
 #include <linux/sock_diag.h>
 #include <node_api.h>
@@ -19,6 +20,7 @@
 #include <string.h>
 #include <sys/random.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <sys/time.h>
 #include <unistd.h>
 
@@ -215,6 +217,27 @@ static napi_value request(napi_env env, napi_callback_info info) {
   return result;
 }
 
+/*
+ * sameFiles(a, b) -> boolean | null: whether two tasks share one files table (kcmp(2) KCMP_FILES, read-only; the
+ * caller needs ptrace-read access to both, as to their /proc fd directories). null when the kernel cannot say
+ * (a task gone, no access, kcmp not built in). The ports server's thread search skips a thread whose table is
+ * its leader's, already read: only threads that unshared theirs are listed.
+ */
+static napi_value same_files(napi_env env, napi_callback_info info) {
+  size_t argc = 2;
+  napi_value argv[2];
+  int32_t a = 0, b = 0;
+  if (napi_get_cb_info(env, info, &argc, argv, NULL, NULL) != napi_ok || argc < 2 ||
+      napi_get_value_int32(env, argv[0], &a) != napi_ok || napi_get_value_int32(env, argv[1], &b) != napi_ok ||
+      a <= 0 || b <= 0)
+    return fail(env, "EINVAL", "sameFiles(a, b): two task ids are required");
+  long r = syscall(SYS_kcmp, (pid_t)a, (pid_t)b, KCMP_FILES, 0UL, 0UL);
+  napi_value out;
+  if (r < 0) napi_get_null(env, &out);
+  else napi_get_boolean(env, r == 0, &out);
+  return out;
+}
+
 NAPI_MODULE_INIT(/* napi_env env, napi_value exports */) {
   channel *ch = malloc(sizeof *ch);
   if (!ch) return NULL;
@@ -229,5 +252,8 @@ NAPI_MODULE_INIT(/* napi_env env, napi_value exports */) {
   napi_value fn;
   if (napi_create_function(env, "request", NAPI_AUTO_LENGTH, request, NULL, &fn) != napi_ok) return NULL;
   if (napi_set_named_property(env, exports, "request", fn) != napi_ok) return NULL;
+  napi_value same;
+  if (napi_create_function(env, "sameFiles", NAPI_AUTO_LENGTH, same_files, NULL, &same) != napi_ok) return NULL;
+  if (napi_set_named_property(env, exports, "sameFiles", same) != napi_ok) return NULL;
   return exports;
 }

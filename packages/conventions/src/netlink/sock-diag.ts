@@ -59,6 +59,8 @@ export interface DiagSocket {
 interface Binding {
   /** The answers' bytes; `firstDatagram`: the size of the first datagram that carried any (0: none did). */
   request(question: Uint8Array): Buffer & { firstDatagram?: number };
+  /** Whether two tasks share one files table (kcmp KCMP_FILES); null when the kernel cannot say. */
+  sameFiles?(a: number, b: number): boolean | null;
 }
 
 const AF: Record<Family, number> = { 4: 2, 6: 10 };
@@ -111,6 +113,15 @@ function load(): { binding: Binding | undefined; why: string } {
 let off = false;
 export function sockDiagOff(value: boolean): void {
   off = value;
+}
+
+/**
+ * Whether two tasks (a process and one of its threads) share one files table, by kcmp(2); undefined when it
+ * cannot be told (no addon, a task gone, no access): then the caller reads as if they did not.
+ */
+export function sameFilesTable(a: number, b: number): boolean | undefined {
+  const answer = sockDiag()?.sameFiles?.(a, b);
+  return typeof answer === "boolean" ? answer : undefined;
 }
 
 /** The addon, loaded on first use; undefined where it cannot be (then `sockDiagStatus()` says why). */

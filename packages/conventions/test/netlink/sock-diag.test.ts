@@ -4,7 +4,7 @@
  * and the native side refusing every question that is not a query. `pnpm build` compiles the addon (setup.sh
  * installs the compiler): here it must be there, or the suite would test the fallback twice.
  */
-import { spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import dgram from "node:dgram";
 import { readdirSync, readFileSync, readlinkSync } from "node:fs";
 import { createRequire } from "node:module";
@@ -16,6 +16,7 @@ import {
   findSocket,
   parseAnswer,
   ROOM_LEFT_BYTES,
+  sameFilesTable,
   sockDiagStatus,
   stateMask,
   TCP_STATE,
@@ -273,6 +274,28 @@ describe("sock_diag: the native side asks queries only", () => {
     expect(codeOf(refused)).toMatch(/^E[A-Z]+$/);
     expect(parseAnswer("tcp", request(good())).some((s) => s.localPort === port(tcp4))).toBe(true);
     expect(netlinkFds()).toBe(kept);
+  });
+
+  it("sameFiles: a thread sharing its process's files table says so (kcmp), a gone task is null", () => {
+    const { sameFiles } = createRequire(import.meta.url)(sockDiagStatus().why.replace(/^loaded from /, "")) as {
+      sameFiles(a: unknown, b: unknown): boolean | null;
+    };
+    const threads = readdirSync(`/proc/${process.pid}/task`).map(Number);
+    expect(threads.length).toBeGreaterThan(1);
+    for (const tid of threads) expect(sameFiles(process.pid, tid)).toBe(true);
+    expect(sameFilesTable(process.pid, threads[0] ?? 0)).toBe(true);
+    // Another process (a child of ours) has its own table; a pid nobody has cannot be compared.
+    const child = spawn("sleep", ["30"], { stdio: "ignore" });
+    try {
+      expect(sameFiles(process.pid, child.pid ?? 0)).toBe(false);
+    } finally {
+      child.kill("SIGKILL");
+    }
+    expect(sameFiles(process.pid, 2 ** 22 + 1)).toBeNull();
+    expect(sameFilesTable(process.pid, 2 ** 22 + 1)).toBeUndefined();
+    for (const bad of [[0, 1], [-1, 1], ["1", 1], [1]]) {
+      expect(() => (sameFiles as (...a: unknown[]) => unknown)(...bad)).toThrow(/two task ids/);
+    }
   });
 
   it("answers or refuses with a code, never crashes, whatever bytes a query holds", () => {

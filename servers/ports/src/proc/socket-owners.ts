@@ -6,6 +6,7 @@
  * started since and checks that each known holder still holds its socket, one link each (proc-reads.ts).
  */
 import { existsSync, readdirSync, readFileSync, readlinkSync, statSync } from "node:fs";
+import { sameFilesTable } from "@roadnerd/conventions";
 import { statFields } from "./process-facts.ts";
 
 /** Let the event loop run (other requests, /healthz) between slices of synchronous /proc reads. */
@@ -212,6 +213,9 @@ export async function findInThreads(
     for (const tid of tids) {
       // A listing is work too: a thread counts one, and its descriptors one each.
       if (++read > budget) return false;
+      // A thread sharing its leader's files table (almost every thread) holds what the leader's fd directory
+      // showed: only one that unshared its table is listed (kcmp; where it cannot tell, the thread is read).
+      if (sameFilesTable(pid, Number(tid)) === true) continue;
       let fds: string[];
       try {
         fds = readdirSync(`/proc/${pid}/task/${tid}/fd`);
