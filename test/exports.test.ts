@@ -92,6 +92,7 @@ const PINNED: Record<string, Record<string, readonly string[]>> = {
       "readPieces",
       "runIdField",
       "runMain",
+      "sameFilesTable",
       "shownUrl",
       "slot",
       "spanMs",
