@@ -21,7 +21,8 @@ import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { codeCacheFits, codeCachePath } from "../packages/conventions/src/process/launch-bundle.ts";
 import { REPO_ROOT, selectedServers } from "../packages/registry/src/read-registry.ts";
-import { asciiOnly } from "../scripts/lib/ascii-only.ts";
+import { asciiOnly, buildAscii } from "../scripts/lib/ascii-only.ts";
+import { SERVER_BUNDLE_OPTIONS } from "../scripts/lib/bundle-options.ts";
 import { buildServerDist, writeServerLauncher } from "../scripts/lib/server-launcher.ts";
 
 const run = promisify(execFile);
@@ -232,5 +233,56 @@ describe("a server's dist/ built again", () => {
     expect(readFileSync(join(outdir, "app.cjs"), "utf8")).toContain("rnBuiltAgain");
     expect(statSync(cache).mtimeMs).not.toBe(first);
     expect(codeCacheFits(join(outdir, "app.cjs"))).toBe(true);
+  }, 120_000);
+});
+
+describe("a stack from a server's minified bundle", () => {
+  let dir: string;
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), "rn-unminify-"));
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it("names places in app.cjs that unminify-stack.mjs maps back to the source through app.cjs.map", async () => {
+    const entry = join(dir, "thrower.ts");
+    writeFileSync(
+      entry,
+      [
+        "function explodeHereWithALongName(times: number): number {",
+        '  if (times > 0) throw new Error("boom from the test");',
+        "  return times;",
+        "}",
+        "try {",
+        "  explodeHereWithALongName(1);",
+        "} catch (err) {",
+        '  process.stderr.write(String((err as Error).stack) + "\\n");',
+        "}",
+        "",
+      ].join("\n"),
+    );
+    const outdir = join(dir, "dist");
+    await buildAscii({
+      ...SERVER_BUNDLE_OPTIONS,
+      sourcemap: "linked",
+      entryPoints: [entry],
+      outfile: join(outdir, "app.cjs"),
+    });
+    await writeServerLauncher(outdir);
+    // Minified: the function's own name is gone from the bundle, so only the map can say where it threw.
+    expect(readFileSync(join(outdir, "app.cjs"), "utf8")).not.toContain("explodeHereWithALongName");
+    const { stderr } = await run(process.execPath, [join(outdir, "main.js")], {
+      env: { PATH: process.env.PATH ?? "/usr/bin:/bin", ROADNERD_CODE_CACHE: "off" },
+      timeout: 60_000,
+    });
+    const frame = stderr.split("\n").find((l) => l.includes("app.cjs:")) ?? "";
+    expect(frame).toMatch(/app\.cjs:1:\d+\)$/);
+    const mapped = execFileSync(process.execPath, [join(REPO_ROOT, "scripts/unminify-stack.mjs")], {
+      input: stderr,
+      cwd: dir,
+      encoding: "utf8",
+    });
+    // Line 2, at the `throw` (column 18) or the Error made on it (column 24): what V8 names for a new Error.
+    expect(mapped).toMatch(/\(thrower\.ts:2:(18|24) \[dist\/app\.cjs:1:\d+\]\)/);
+    expect(mapped).toContain("boom from the test");
   }, 120_000);
 });

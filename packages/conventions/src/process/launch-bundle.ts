@@ -6,6 +6,8 @@
  * each start. A cache made after a start holds them too. Imports nothing but Node's own modules: it is bundled
  * alone into `main.js`, the file every image, bin and client config starts.
  */
+
+import { hash } from "node:crypto";
 import {
   closeSync,
   constants as fsConstants,
@@ -18,7 +20,6 @@ import {
 import Module, { createRequire } from "node:module";
 import { dirname } from "node:path";
 import { constants, Script } from "node:vm";
-import { crc32 } from "node:zlib";
 import { codeCacheMode } from "./code-cache-mode.ts";
 
 /**
@@ -29,23 +30,30 @@ export type CodeCacheState = "accepted" | "rejected" | "damaged" | "absent" | "o
 
 const HEADER_BYTES = 8;
 
+/** CommonJS's own wrapper: the bundle runs as a module's body. */
+const WRAPPER = "(function (exports, require, module, __filename, __dirname) {";
+
 /**
- * The file holds the CRC-32 of the bundle it was made from and of the cache, then the cache. V8 checks a
+ * The file holds a 32-bit digest of the bundle it was made from and of the cache, then the cache. V8 checks a
  * cache's version, its flags and the source's length, not the source or its own bytes: a damaged cache aborts
  * the process (checked: 64 flipped bytes, SIGTRAP), and one made for another bundle of the same length would
- * run that bundle's code. CRC-32 finds damage, not an attacker: whoever can write the cache can write the bundle.
+ * run that bundle's code. The digest finds damage, not an attacker: whoever can write the cache can write the
+ * bundle. SHA-1's first four bytes, not zlib's CRC-32: node:crypto is loaded at every start anyway (Fastify's),
+ * node:zlib only for this (7 ms of a 2-core start, ADR 0067).
  */
+const digest = (bytes: Buffer): number => hash("sha1", bytes, "buffer").readUInt32BE(0);
+
 function sealed(source: Buffer, data: Buffer): Buffer {
   const header = Buffer.alloc(HEADER_BYTES);
-  header.writeUInt32BE(crc32(source), 0);
-  header.writeUInt32BE(crc32(data), 4);
+  header.writeUInt32BE(digest(source), 0);
+  header.writeUInt32BE(digest(data), 4);
   return Buffer.concat([header, data]);
 }
 
 function unsealed(file: Buffer, source: Buffer): Buffer | undefined {
-  if (file.length <= HEADER_BYTES || file.readUInt32BE(0) !== crc32(source)) return undefined;
+  if (file.length <= HEADER_BYTES || file.readUInt32BE(0) !== digest(source)) return undefined;
   const data = file.subarray(HEADER_BYTES);
-  return file.readUInt32BE(4) === crc32(data) ? data : undefined;
+  return file.readUInt32BE(4) === digest(data) ? data : undefined;
 }
 
 /** Where a bundle's cache is kept: beside it, one per Node version (V8 refuses another version's anyway). */
@@ -113,8 +121,11 @@ export function launchBundle(bundle: string, env: NodeJS.ProcessEnv = process.en
   const cachedData = file && unsealed(file, bytes);
   // The build keeps the bundle ASCII (scripts/build.ts), so this is a one-byte string, decoded at memcpy speed.
   const source = bytes.toString("utf8");
-  const script = new Script(`(function (exports, require, module, __filename, __dirname) {${source}\n})`, {
+  const script = new Script(`${WRAPPER}${source}\n})`, {
     filename: bundle,
+    // A stack's columns are the bundle's own (its first line holds most of a minified bundle), so its source
+    // map finds them (scripts/unminify-stack.mjs).
+    columnOffset: -WRAPPER.length,
     ...(cachedData ? { cachedData } : {}),
     // The build turns import() into require() (bundle-options.ts); one left would resolve as from the bundle
     // (Node warns that this loader is experimental).

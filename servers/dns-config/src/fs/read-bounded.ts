@@ -1,8 +1,8 @@
 /** Read a small text file inside the root: symlinks resolved inside it, regular files only, size bounded. */
-import { closeSync, constants, fstatSync, opendirSync, openSync, readSync } from "node:fs";
+import { closeSync, constants, fstatSync, opendirSync, openSync, readSync, type Stats } from "node:fs";
 import { DIR_NOFOLLOW, fdPath } from "@roadnerd/conventions";
 import { type HeldPath, holdInRoot, inDir, type RootPath } from "./root-path.ts";
-import { keepable, MAX_KEPT_BYTES, MAX_KEPT_NAMES, settledCache } from "./settled-cache.ts";
+import { keepable, MAX_KEPT_BYTES, MAX_KEPT_NAMES, type SettledCache, settledCache } from "./settled-cache.ts";
 
 /** Config files here are a few lines; anything bigger is read only this far. */
 export const MAX_FILE_BYTES = 64 * 1024;
@@ -36,19 +36,35 @@ const keptNames = settledCache<string[]>();
 /** Reads and listings given back unchanged so far (tests). */
 export const keptReads = (): number => keptFiles.hits() + keptNames.hits();
 
+interface Kept<T> {
+  /** What was kept for this very file or directory, unchanged since; undefined: read it. */
+  value?: T;
+  /** Keep what was just read (a no-op where the held path may not be kept). */
+  keep(value: T): void;
+}
+
+/** The cache's entry for the held path when `kind` says it is one to keep (not /proc, /sys), and how to keep a read. */
+function keptFor<T>(
+  cache: SettledCache<T>,
+  key: string,
+  held: HeldPath,
+  kind: (st: Stats) => boolean,
+  lookedAt: number,
+): Kept<T> {
+  const st = held.stat;
+  if (!st || !kind(st) || !keepable(held.at.path)) return { keep() {} };
+  return { value: cache.get(key, st), keep: (value) => cache.set(key, st, value, lookedAt) };
+}
+
 export async function readInRoot(root: string, path: string, maxBytes = MAX_FILE_BYTES): Promise<BoundedText> {
   // Before the walk's lstat: a file kept must have been unchanged for SETTLED_MS before that look.
   const lookedAt = Date.now();
   const held = await holdInRoot(root, path);
   try {
-    const st = held.stat;
-    const key = `${root}\0${held.at.path}\0${maxBytes}`;
-    const keep = st?.isFile() === true && keepable(held.at.path);
-    const text = keep && st ? keptFiles.get(key, st) : undefined;
-    if (text !== undefined) return { at: held.at, cut: false, text };
+    const kept = keptFor(keptFiles, `${root}\0${held.at.path}\0${maxBytes}`, held, (st) => st.isFile(), lookedAt);
+    if (kept.value !== undefined) return { at: held.at, cut: false, text: kept.value };
     const read = readHeld(held, maxBytes);
-    if (keep && st && read.text !== undefined && !read.cut && read.text.length <= MAX_KEPT_BYTES)
-      keptFiles.set(key, st, read.text, lookedAt);
+    if (read.text !== undefined && !read.cut && read.text.length <= MAX_KEPT_BYTES) kept.keep(read.text);
     return read;
   } finally {
     await held.close();
@@ -145,13 +161,10 @@ export async function listInRoot(root: string, path: string, max = 64): Promise<
   const held = await holdInRoot(root, path);
   try {
     if (held.at.problem) return [];
-    const st = held.stat;
-    const key = `${root}\0${held.at.path}`;
-    const keep = st?.isDirectory() === true && keepable(held.at.path);
-    const kept = keep && st ? keptNames.get(key, st) : undefined;
-    if (kept) return kept.slice(0, max);
+    const kept = keptFor(keptNames, `${root}\0${held.at.path}`, held, (st) => st.isDirectory(), lookedAt);
+    if (kept.value) return kept.value.slice(0, max);
     const names = listHeld(held);
-    if (keep && st && names.length <= MAX_KEPT_NAMES) keptNames.set(key, st, names, lookedAt);
+    if (names.length <= MAX_KEPT_NAMES) kept.keep(names);
     return names.slice(0, max);
   } catch {
     return [];
