@@ -29,7 +29,7 @@ import { benchUpMemory } from "./bench/up-memory.ts";
 import { trainCodeCache } from "./lib/train-code-cache.ts";
 
 const N = full ? 200 : 40;
-const PAIR_BUDGET_MS = full ? 30_000 : 2_000;
+const PAIR_BUDGET_MS = full ? 30_000 : 1_500;
 // Eight of each in the default run: with three, one slow start moved a p50 by 10% (runs at 0.75–0.98× of the same tree).
 const STARTS = full ? 20 : 8;
 // Section 4's load per surface and tool: 1 s gave ratios that moved ±0.1 between runs for the cheapest tools.

@@ -3,9 +3,9 @@
 // This maps every such place back through the source map the build wrote beside the bundle (app.cjs.map):
 //   node scripts/unminify-stack.mjs < stack.txt            (or: … | jq -r .err.stack | node scripts/unminify-stack.mjs)
 //   node scripts/unminify-stack.mjs log.jsonl               (a JSON log: each line's err.stack, mapped)
-// Read-only; only files named in the stack and the maps beside them are read.
+// Read-only: only the `<dir>/app.cjs.map` beside each bundle a frame names is read (no other file a log names).
 import { existsSync, readFileSync } from "node:fs";
-import { findSourceMap, SourceMap } from "node:module";
+import { SourceMap } from "node:module";
 import { dirname, relative, resolve } from "node:path";
 
 const maps = new Map();
@@ -14,7 +14,7 @@ function mapFor(bundle) {
     const file = `${bundle}.map`;
     let map;
     try {
-      map = existsSync(file) ? new SourceMap(JSON.parse(readFileSync(file, "utf8"))) : findSourceMap(bundle);
+      map = existsSync(file) ? new SourceMap(JSON.parse(readFileSync(file, "utf8"))) : undefined;
     } catch {
       map = undefined;
     }
@@ -24,17 +24,14 @@ function mapFor(bundle) {
 }
 
 /** `(…/app.cjs:L:C)` or a bare `…/app.cjs:L:C`: the original file, line and column, the minified place kept after. */
-export function unminify(text) {
-  return text.replace(
-    /(\(?)((?:\/|[A-Za-z]:\\)[^\s():]*\.c?js):(\d+):(\d+)(\)?)/g,
-    (all, open, file, line, col, close) => {
-      const map = mapFor(file);
-      const at = map?.findOrigin(Number(line), Number(col));
-      if (!at?.fileName) return all;
-      const original = relative(process.cwd(), resolve(dirname(file), at.fileName));
-      return `${open}${original}:${at.lineNumber}:${at.columnNumber} [${relative(process.cwd(), file)}:${line}:${col}]${close}`;
-    },
-  );
+function unminify(text) {
+  return text.replace(/(\(?)(\/[^\s():]*\/app\.cjs):(\d+):(\d+)(\)?)/g, (all, open, file, line, col, close) => {
+    const map = mapFor(file);
+    const at = map?.findOrigin(Number(line), Number(col));
+    if (!at?.fileName) return all;
+    const original = relative(process.cwd(), resolve(dirname(file), at.fileName));
+    return `${open}${original}:${at.lineNumber}:${at.columnNumber} [${relative(process.cwd(), file)}:${line}:${col}]${close}`;
+  });
 }
 
 function mapLine(line) {
