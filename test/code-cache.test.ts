@@ -284,5 +284,57 @@ describe("a stack from a server's minified bundle", () => {
     // Line 2, at the `throw` (column 18) or the Error made on it (column 24): what V8 names for a new Error.
     expect(mapped).toMatch(/\(thrower\.ts:2:(18|24) \[dist\/app\.cjs:1:\d+\]\)/);
     expect(mapped).toContain("boom from the test");
+    const unminify = (input: string, args: string[] = []) =>
+      execFileSync(process.execPath, [join(REPO_ROOT, "scripts/unminify-stack.mjs"), ...args], {
+        input,
+        cwd: dir,
+        encoding: "utf8",
+        stdio: ["pipe", "pipe", "pipe"],
+        timeout: 60_000,
+      });
+    // From an image (no map beside the bundle there): the same server's map in a checkout of the same commit.
+    const checkout = join(dir, "checkout");
+    mkdirSync(join(checkout, "servers/x/dist"), { recursive: true });
+    cpSync(join(outdir, "app.cjs.map"), join(checkout, "servers/x/dist/app.cjs.map"));
+    const imageFrame = frame.replace(join(outdir, "app.cjs"), "/app/servers/x/dist/app.cjs");
+    expect(unminify(imageFrame, ["--from", checkout])).toMatch(/thrower\.ts:2:(18|24) \[/);
+    // A place past the bundle's end is left as it is; a FIFO named app.cjs.map is not opened for reading.
+    const past = `    at x (${join(outdir, "app.cjs")}:99999:1)`;
+    expect(unminify(past)).toBe(past);
+    mkdirSync(join(dir, "fifo"));
+    execFileSync("mkfifo", [join(dir, "fifo/app.cjs.map")]);
+    const toFifo = `    at x (${join(dir, "fifo/app.cjs")}:1:5)`;
+    expect(unminify(toFifo)).toBe(toFifo);
+  }, 120_000);
+
+  it("logs an error under its own name, though the bundle renamed its class", async () => {
+    const entry = join(dir, "logs.ts");
+    const src = (p: string) => JSON.stringify(join(REPO_ROOT, "packages/conventions/src", p));
+    writeFileSync(
+      entry,
+      [
+        `import { DiagError } from ${src("errors/errors.ts")};`,
+        `import { createLogger } from ${src("runtime/logger.ts")};`,
+        'const log = createLogger({ name: "t", destination: 1 });',
+        'log.error({ err: new DiagError("E_INTERNAL", "a bug") }, "failed");',
+        "log.flush();",
+        "",
+      ].join("\n"),
+    );
+    const outdir = join(dir, "logs");
+    await buildAscii({
+      ...SERVER_BUNDLE_OPTIONS,
+      nodePaths: [join(REPO_ROOT, "packages/conventions/node_modules")],
+      entryPoints: [entry],
+      outfile: join(outdir, "app.cjs"),
+    });
+    await writeServerLauncher(outdir);
+    expect(readFileSync(join(outdir, "app.cjs"), "utf8")).not.toMatch(/class DiagError\b/);
+    const { stdout } = await run(process.execPath, [join(outdir, "main.js")], {
+      env: { PATH: process.env.PATH ?? "/usr/bin:/bin", ROADNERD_CODE_CACHE: "off" },
+      timeout: 60_000,
+    });
+    const line = JSON.parse(stdout.trim().split("\n")[0] ?? "{}") as { err?: { type?: string; code?: string } };
+    expect(line.err).toMatchObject({ type: "DiagError", code: "E_INTERNAL" });
   }, 120_000);
 });

@@ -40,6 +40,9 @@ export const SERVER_BUNDLE_OPTIONS = {
   // `node scripts/unminify-stack.mjs` maps back through the app.cjs.map beside it.
   minifyWhitespace: true,
   minifyIdentifiers: true,
+  // Lines of at most ~200 characters: a crash prints its frame's whole source line to stderr (a minified line
+  // was up to 287 KB of it), and a stack's line numbers say something again.
+  lineLimit: 200,
   // import() of a package left out of the bundle (webcheck's playwright-core) becomes require() too: a vm.Script
   // (the launcher's) can import() only through an experimental loader that warns on stderr, in the JSON log.
   supported: { "dynamic-import": false },

@@ -11,7 +11,9 @@ import { closeSync, constants, fstatSync, openSync, readFileSync } from "node:fs
 export type PemKind = "certificate" | "ca" | "key";
 
 /** Why a file was refused; the caller says which variable or field named it. */
-export class PemFileError extends Error {}
+export class PemFileError extends Error {
+  override readonly name = "PemFileError";
+}
 
 const CERTIFICATE = /-----BEGIN CERTIFICATE-----[\s\S]*?-----END CERTIFICATE-----/g;
 

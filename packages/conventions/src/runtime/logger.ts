@@ -24,11 +24,22 @@ export interface LoggerOptions {
   destination?: number;
 }
 
+/**
+ * An error's `type` in a log line is its own `name`, not its constructor's: a server's bundle is minified
+ * (ADR 0067), so `DiagError`'s class is called something like `L` there. Every error class of ours names itself.
+ */
+const errByName = pino.stdSerializers.wrapErrorSerializer((err) => {
+  const raw: unknown = err.raw;
+  if (raw instanceof Error && typeof raw.name === "string") err.type = raw.name;
+  return err;
+});
+
 export function createLogger(options: LoggerOptions): Logger {
   return pino(
     {
       name: options.name,
       level: options.level ?? "info",
+      serializers: { err: errByName },
       redact: { paths: REDACT_PATHS, censor: "[masked]" },
       base: { name: options.name },
       timestamp: pino.stdTimeFunctions.isoTime,

@@ -90,6 +90,7 @@ export interface ProxiedRequestOptions {
 
 /** A failure of the request itself, after the dial. */
 class PhaseError extends Error {
+  override readonly name = "PhaseError";
   constructor(
     readonly code: DiagnosisCode,
     readonly phase: RequestPhase,
