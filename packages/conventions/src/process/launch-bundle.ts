@@ -30,8 +30,8 @@ export type CodeCacheState = "accepted" | "rejected" | "damaged" | "absent" | "o
 
 const HEADER_BYTES = 8;
 
-/** CommonJS's own wrapper: the bundle runs as a module's body. */
-const WRAPPER = "(function (exports, require, module, __filename, __dirname) {";
+/** CommonJS's own wrapper: the bundle runs as a module's body (V8's coverage offsets count it: the tests). */
+export const BUNDLE_WRAPPER = "(function (exports, require, module, __filename, __dirname) {";
 
 /**
  * The file holds a 32-bit digest of the bundle it was made from and of the cache, then the cache. V8 checks a
@@ -121,11 +121,11 @@ export function launchBundle(bundle: string, env: NodeJS.ProcessEnv = process.en
   const cachedData = file && unsealed(file, bytes);
   // The build keeps the bundle ASCII (scripts/build.ts), so this is a one-byte string, decoded at memcpy speed.
   const source = bytes.toString("utf8");
-  const script = new Script(`${WRAPPER}${source}\n})`, {
+  const script = new Script(`${BUNDLE_WRAPPER}${source}\n})`, {
     filename: bundle,
     // A stack's columns are the bundle's own (its first line holds most of a minified bundle), so its source
     // map finds them (scripts/unminify-stack.mjs).
-    columnOffset: -WRAPPER.length,
+    columnOffset: -BUNDLE_WRAPPER.length,
     ...(cachedData ? { cachedData } : {}),
     // The build turns import() into require() (bundle-options.ts); one left would resolve as from the bundle
     // (Node warns that this loader is experimental).
