@@ -1,5 +1,6 @@
 #!/usr/bin/env node
-// A server's bundle is minified (ADR 0067), so a stack in its log names places like `at Xe (…/dist/app.cjs:1:2345)`.
+// A server's bundle is minified (ADR 0067), so a stack in its log names places like `at Xe (/…/dist/app.cjs:4287:144)`
+// (absolute paths, as Node prints them).
 // This maps each such place back to the TypeScript source through the map the build wrote beside the bundle:
 //   node scripts/unminify-stack.mjs < stack.txt                 a stack as text (e.g. `jq -r .err.stack`)
 //   node scripts/unminify-stack.mjs log.jsonl                   a JSON log: each line with an err.stack, mapped
@@ -25,6 +26,12 @@ if (fromAt !== -1) {
   from = args[fromAt + 1];
   if (!from) usage("--from needs a checkout built at the stack's commit");
   args.splice(fromAt, 2);
+}
+if (args.includes("--help") || args.includes("-h")) {
+  process.stdout.write(
+    "usage: node scripts/unminify-stack.mjs [--from <checkout>] [file]  (a stack on stdin, or a JSON log)\n",
+  );
+  process.exit(0);
 }
 if (args.length > 1 || args[0]?.startsWith("-")) usage(`unknown arguments: ${args.join(" ")}`);
 
