@@ -6,7 +6,6 @@
  * each start. A cache made after a start holds them too. Imports nothing but Node's own modules: it is bundled
  * alone into `main.js`, the file every image, bin and client config starts.
  */
-
 import { hash } from "node:crypto";
 import {
   closeSync,
@@ -123,8 +122,8 @@ export function launchBundle(bundle: string, env: NodeJS.ProcessEnv = process.en
   const source = bytes.toString("utf8");
   const script = new Script(`${BUNDLE_WRAPPER}${source}\n})`, {
     filename: bundle,
-    // A stack's columns are the bundle's own (its first line holds most of a minified bundle), so its source
-    // map finds them (scripts/unminify-stack.mjs).
+    // A stack's columns on the first line are the bundle's own, not shifted by the wrapper, so its source map
+    // finds them (scripts/unminify-stack.mjs).
     columnOffset: -BUNDLE_WRAPPER.length,
     ...(cachedData ? { cachedData } : {}),
     // The build turns import() into require() (bundle-options.ts); one left would resolve as from the bundle
