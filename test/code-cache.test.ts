@@ -18,6 +18,7 @@ import {
 import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
 import { promisify } from "node:util";
+import type { BuildOptions } from "esbuild";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { codeCacheFits, codeCachePath } from "../packages/conventions/src/process/launch-bundle.ts";
 import { REPO_ROOT, selectedServers } from "../packages/registry/src/read-registry.ts";
@@ -243,63 +244,63 @@ describe("a stack from a server's minified bundle", () => {
   });
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-  it("names places in app.cjs that unminify-stack.mjs maps back to the source through app.cjs.map", async () => {
-    const entry = join(dir, "thrower.ts");
-    writeFileSync(
-      entry,
-      [
-        "function explodeHereWithALongName(times: number): number {",
-        '  if (times > 0) throw new Error("boom from the test");',
-        "  return times;",
-        "}",
-        "try {",
-        "  explodeHereWithALongName(1);",
-        "} catch (err) {",
-        '  process.stderr.write(String((err as Error).stack) + "\\n");',
-        "}",
-        "",
-      ].join("\n"),
-    );
-    const outdir = join(dir, "dist");
+  /** `lines` as a server's bundle is built (minified, its map beside it) into `dir`/`name`, started once. */
+  async function buildAndRun(name: string, lines: string[], options: Pick<BuildOptions, "nodePaths"> = {}) {
+    const entry = join(dir, `${name}.ts`);
+    writeFileSync(entry, [...lines, ""].join("\n"));
+    const outdir = join(dir, name);
     await buildAscii({
       ...SERVER_BUNDLE_OPTIONS,
+      ...options,
       sourcemap: "linked",
       entryPoints: [entry],
       outfile: join(outdir, "app.cjs"),
     });
     await writeServerLauncher(outdir);
-    // Minified: the function's own name is gone from the bundle, so only the map can say where it threw.
-    expect(readFileSync(join(outdir, "app.cjs"), "utf8")).not.toContain("explodeHereWithALongName");
-    const { stderr } = await run(process.execPath, [join(outdir, "main.js")], {
+    const { stdout, stderr } = await run(process.execPath, [join(outdir, "main.js")], {
       env: { PATH: process.env.PATH ?? "/usr/bin:/bin", ROADNERD_CODE_CACHE: "off" },
       timeout: 60_000,
     });
-    const frame = stderr.split("\n").find((l) => l.includes("app.cjs:")) ?? "";
-    expect(frame).toMatch(/app\.cjs:1:\d+\)$/);
-    const mapped = execFileSync(process.execPath, [join(REPO_ROOT, "scripts/unminify-stack.mjs")], {
-      input: stderr,
+    return { bundle: join(outdir, "app.cjs"), stdout, stderr };
+  }
+
+  const unminify = (input: string, args: string[] = []) =>
+    execFileSync(process.execPath, [join(REPO_ROOT, "scripts/unminify-stack.mjs"), ...args], {
+      input,
       cwd: dir,
       encoding: "utf8",
+      stdio: ["pipe", "pipe", "pipe"],
+      timeout: 60_000,
     });
+
+  it("names places in app.cjs that unminify-stack.mjs maps back to the source through app.cjs.map", async () => {
+    const { bundle, stderr } = await buildAndRun("thrower", [
+      "function explodeHereWithALongName(times: number): number {",
+      '  if (times > 0) throw new Error("boom from the test");',
+      "  return times;",
+      "}",
+      "try {",
+      "  explodeHereWithALongName(1);",
+      "} catch (err) {",
+      '  process.stderr.write(String((err as Error).stack) + "\\n");',
+      "}",
+    ]);
+    // Minified: the function's own name is gone from the bundle, so only the map can say where it threw.
+    expect(readFileSync(bundle, "utf8")).not.toContain("explodeHereWithALongName");
+    const frame = stderr.split("\n").find((l) => l.includes("app.cjs:")) ?? "";
+    expect(frame).toMatch(/app\.cjs:1:\d+\)$/);
+    const mapped = unminify(stderr);
     // Line 2, at the `throw` (column 18) or the Error made on it (column 24): what V8 names for a new Error.
-    expect(mapped).toMatch(/\(thrower\.ts:2:(18|24) \[dist\/app\.cjs:1:\d+\]\)/);
+    expect(mapped).toMatch(/\(thrower\.ts:2:(18|24) \[thrower\/app\.cjs:1:\d+\]\)/);
     expect(mapped).toContain("boom from the test");
-    const unminify = (input: string, args: string[] = []) =>
-      execFileSync(process.execPath, [join(REPO_ROOT, "scripts/unminify-stack.mjs"), ...args], {
-        input,
-        cwd: dir,
-        encoding: "utf8",
-        stdio: ["pipe", "pipe", "pipe"],
-        timeout: 60_000,
-      });
     // From an image (no map beside the bundle there): the same server's map in a checkout of the same commit.
     const checkout = join(dir, "checkout");
     mkdirSync(join(checkout, "servers/x/dist"), { recursive: true });
-    cpSync(join(outdir, "app.cjs.map"), join(checkout, "servers/x/dist/app.cjs.map"));
-    const imageFrame = frame.replace(join(outdir, "app.cjs"), "/app/servers/x/dist/app.cjs");
+    cpSync(`${bundle}.map`, join(checkout, "servers/x/dist/app.cjs.map"));
+    const imageFrame = frame.replace(bundle, "/app/servers/x/dist/app.cjs");
     expect(unminify(imageFrame, ["--from", checkout])).toMatch(/thrower\.ts:2:(18|24) \[/);
     // A place past the bundle's end is left as it is; a FIFO named app.cjs.map is not opened for reading.
-    const past = `    at x (${join(outdir, "app.cjs")}:99999:1)`;
+    const past = `    at x (${bundle}:99999:1)`;
     expect(unminify(past)).toBe(past);
     mkdirSync(join(dir, "fifo"));
     execFileSync("mkfifo", [join(dir, "fifo/app.cjs.map")]);
@@ -308,32 +309,19 @@ describe("a stack from a server's minified bundle", () => {
   }, 120_000);
 
   it("logs an error under its own name, though the bundle renamed its class", async () => {
-    const entry = join(dir, "logs.ts");
     const src = (p: string) => JSON.stringify(join(REPO_ROOT, "packages/conventions/src", p));
-    writeFileSync(
-      entry,
+    const { bundle, stdout } = await buildAndRun(
+      "logs",
       [
         `import { DiagError } from ${src("errors/errors.ts")};`,
         `import { createLogger } from ${src("runtime/logger.ts")};`,
         'const log = createLogger({ name: "t", destination: 1 });',
         'log.error({ err: new DiagError("E_INTERNAL", "a bug") }, "failed");',
         "log.flush();",
-        "",
-      ].join("\n"),
+      ],
+      { nodePaths: [join(REPO_ROOT, "packages/conventions/node_modules")] },
     );
-    const outdir = join(dir, "logs");
-    await buildAscii({
-      ...SERVER_BUNDLE_OPTIONS,
-      nodePaths: [join(REPO_ROOT, "packages/conventions/node_modules")],
-      entryPoints: [entry],
-      outfile: join(outdir, "app.cjs"),
-    });
-    await writeServerLauncher(outdir);
-    expect(readFileSync(join(outdir, "app.cjs"), "utf8")).not.toMatch(/class DiagError\b/);
-    const { stdout } = await run(process.execPath, [join(outdir, "main.js")], {
-      env: { PATH: process.env.PATH ?? "/usr/bin:/bin", ROADNERD_CODE_CACHE: "off" },
-      timeout: 60_000,
-    });
+    expect(readFileSync(bundle, "utf8")).not.toMatch(/class DiagError\b/);
     const line = JSON.parse(stdout.trim().split("\n")[0] ?? "{}") as { err?: { type?: string; code?: string } };
     expect(line.err).toMatchObject({ type: "DiagError", code: "E_INTERNAL" });
   }, 120_000);
