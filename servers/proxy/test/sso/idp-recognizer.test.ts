@@ -1,15 +1,20 @@
 /**
  * The recogniser's table against fixture URLs: strings only, never resolved or requested. The real IdP hosts
  * (accounts.google.com, login.microsoftonline.com…) are what it must recognise, so the file checks that
- * recognising them sends nothing: no DNS lookup, no socket, no fetch (and the suite runs sealed besides).
+ * recognising them sends nothing: no DNS lookup, no socket, no fetch. And it runs only sealed, whatever the
+ * run's settings (ROADNERD_UNSEALED skips the suite's own check, not this one): its process's network
+ * namespace holds loopback alone, so no packet a mistake asked for could leave the machine.
  */
 import dns from "node:dns";
 import net from "node:net";
 import { afterAll, beforeAll, describe, expect, it, type MockInstance, vi } from "vitest";
+// @ts-expect-error plain .mjs helper
+import { isSealed } from "../../../../scripts/lib/sealed-check.mjs";
 import { recognizeIdp, samlPostAction } from "../../src/sso/idp-recognizer.ts";
 
 const reaches: MockInstance[] = [];
 beforeAll(() => {
+  expect(isSealed() as boolean, "a network namespace with loopback alone (scripts/sealed.mjs)").toBe(true);
   reaches.push(
     vi.spyOn(dns, "lookup"),
     vi.spyOn(dns.promises, "lookup"),
