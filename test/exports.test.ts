@@ -183,6 +183,7 @@ const PINNED: Record<string, Record<string, readonly string[]>> = {
       "PROXY_SAMPLES",
       "READABLE_SAMPLES",
       "SECRET_SAMPLES",
+      "SPAWN_HELPER_MARK",
       "SecretSample",
       "callTool",
       "canBind",

@@ -63,11 +63,24 @@ export async function runMain<C extends BaseConfig>(
   return serveHttpMain(def);
 }
 
-/** Started by roadnerd: when it is gone (even by SIGKILL, which runs no hook of its), so are we. */
+/**
+ * Started by roadnerd: when it is gone (even by SIGKILL, which runs no hook of its), so are we. Our parent is the
+ * spawn helper roadnerd forked us through (ADR 0068), not roadnerd itself: gone when `parent` is, or when the
+ * process that started us is (we are reparented).
+ */
 function exitWithParent(parent: number | undefined, stop: () => void): void {
   if (parent === undefined) return;
+  const startedBy = process.ppid;
+  const alive = (pid: number) => {
+    try {
+      process.kill(pid, 0);
+      return true;
+    } catch (e) {
+      return (e as NodeJS.ErrnoException).code === "EPERM";
+    }
+  };
   const check = setInterval(() => {
-    if (process.ppid !== parent) {
+    if (process.ppid !== startedBy || !alive(parent)) {
       clearInterval(check);
       stop();
     }

@@ -1,9 +1,9 @@
 /**
- * The spawn helper thread (ADR 0042): started by the first spawn, not at import, ended when idle; a helper that
+ * The spawn helper process (ADR 0042, 0068): started by the first spawn, not at import, ended when idle; a helper that
  * dies fails the runs it held and leaves no process behind, and the next spawn starts another; a run in flight
  * keeps the process alive and an idle helper does not.
  */
-import { spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { chmod, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -11,7 +11,13 @@ import { fileURLToPath } from "node:url";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { command } from "../src/define/command.ts";
 import { createExec, liveProcessGroups, spawnLines } from "../src/exec/exec.ts";
-import { SPAWN_HELPER_IDLE_MS, spawnHelperStarted, spawnsInFlight, stopSpawnHelper } from "../src/exec/exec-relay.ts";
+import {
+  SPAWN_HELPER_IDLE_MS,
+  SPAWN_HELPER_MARK,
+  spawnHelperStarted,
+  spawnsInFlight,
+  stopSpawnHelper,
+} from "../src/exec/exec-relay.ts";
 import { deathTieWrapper } from "../src/process/death-tie.ts";
 import { isLive, pidsWhere } from "../src/testing/procfs.ts";
 
@@ -40,7 +46,7 @@ const printargs = command("printargs", ["--reuid=0", "--", "-e"]);
 const ownArgv = command("sh", ["-c", `tr '\\0' '\\n' </proc/$$/cmdline`]);
 const exec = () => createExec([echo, holdpid, printargs, ownArgv], `${dir}:/usr/bin:/bin`);
 
-describe("the spawn helper thread", () => {
+describe("the spawn helper", () => {
   it("starts on the first spawn, not when the kernel is imported", async () => {
     expect(spawnHelperStarted()).toBe(false);
     const r = await exec()(echo, undefined, { timeoutMs: 10_000 });
@@ -114,6 +120,35 @@ describe("the spawn helper thread", () => {
     expect(run.stderr).toBe("");
     expect(run.status).toBe(0);
     expect(run.stdout).toBe("0");
+  });
+
+  it("is a process of its own (ADR 0068), and a SIGKILLed server takes it and its runs along", async () => {
+    const pidFile = join(dir, "held.pid");
+    await rm(pidFile, { force: true });
+    const src = (p: string) => JSON.stringify(fileURLToPath(new URL(`../src/${p}`, import.meta.url)));
+    const script = [
+      `import { createExec } from ${src("exec/exec.ts")};`,
+      `import { command } from ${src("define/command.ts")};`,
+      `const hold = command("holdpid", []);`,
+      `await createExec([hold], ${JSON.stringify(`${dir}:/usr/bin:/bin`)})(hold, undefined, { timeoutMs: 60_000 });`,
+    ].join("\n");
+    const server = spawn(process.execPath, ["--input-type=module", "-e", script], { stdio: "ignore" });
+    const exited = new Promise((r) => server.once("exit", r));
+    let held = 0;
+    for (let i = 0; i < 1000 && !(held > 0); i++) {
+      await realDelay(10);
+      held = Number((await readFile(pidFile, "utf8").catch(() => "")).trim());
+    }
+    expect(held).toBeGreaterThan(0);
+    // The run's parent is the helper, a child of the server marked as such in its argv.
+    const helper = Number(/^PPid:\s+(\d+)$/m.exec(await readFile(`/proc/${held}/status`, "utf8"))?.[1]);
+    expect(helper).not.toBe(server.pid);
+    expect(await readFile(`/proc/${helper}/cmdline`, "utf8")).toContain(SPAWN_HELPER_MARK);
+    expect((await readFile(`/proc/${helper}/status`, "utf8")).match(/^PPid:\s+(\d+)$/m)?.[1]).toBe(String(server.pid));
+    server.kill("SIGKILL");
+    await exited;
+    for (let i = 0; i < 200 && (isLive(helper) || isLive(held)); i++) await realDelay(50);
+    expect([isLive(helper), isLive(held)]).toEqual([false, false]);
   });
 
   it("runs the checked program through setpriv: its argv unchanged, every argument its own (ADR 0051)", async () => {

@@ -7,6 +7,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { createClient } from "@roadnerd/client";
+import { isLive } from "@roadnerd/conventions/testing";
 import { serverEntry, spawnServer } from "@roadnerd/testkit";
 import { describe, expect, it } from "vitest";
 
@@ -77,6 +78,44 @@ describe("starting roadnerd-network", () => {
     const code = await new Promise<number | null>((resolve) => server.child.once("exit", resolve));
     expect(code).toBe(0);
     expect(server.lines.join("\n")).toContain('"signal":"parent gone"');
+  });
+
+  it("started by roadnerd through a helper (ADR 0068): it exits by itself once that helper is gone", async () => {
+    // roadnerd (this test) stays alive; the process that started the server (a shell, in the spawn helper's
+    // place) exits once it listens, so the server is reparented: from its view its starter has died.
+    const dir = await mkdtemp(join(tmpdir(), "rn-reparent-"));
+    const log = join(dir, "log");
+    let pid = 0;
+    let gone = false;
+    try {
+      const { stdout } = await run(
+        "/bin/sh",
+        [
+          "-c",
+          // Gone once the server has listened (its starter noted), as a helper that dies under a running server.
+          `"$0" "$1" >"$2" 2>&1 & i=0; while [ $i -lt 600 ] && ! grep -q '"listening"' "$2"; do sleep 0.05; i=$((i+1)); done; echo $!`,
+          process.execPath,
+          serverEntry("network"),
+          log,
+        ],
+        {
+          env: { PATH: "/usr/bin:/bin", PORT: "0", ROADNERD_PARENT_PID: String(process.pid) },
+        },
+      );
+      pid = Number(stdout.trim());
+      expect(pid).toBeGreaterThan(0);
+      // Running, not a zombie: its reaper is pid 1, not us.
+      const alive = () => isLive(pid);
+      for (let i = 0; i < 600 && alive(); i++) await new Promise((r) => setTimeout(r, 50));
+      gone = !alive();
+      expect(gone).toBe(true);
+      expect(readFileSync(log, "utf8")).toContain('"msg":"listening"');
+      expect(readFileSync(log, "utf8")).toContain('"signal":"parent gone"');
+    } finally {
+      // Still running (the assertion failed): ours to end.
+      if (pid > 0 && !gone) process.kill(pid, "SIGKILL");
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 
   it("--help names the env vars, the server's own included", async () => {

@@ -7,7 +7,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { isLive, pidsWhere } from "@roadnerd/conventions/testing";
+import { isLive, pidsWhere, SPAWN_HELPER_MARK } from "@roadnerd/conventions/testing";
 import {
   generateTestCerts,
   mcpOverHttp,
@@ -162,8 +162,11 @@ describe("shutdown", () => {
     const server = await spawnServer("webcheck", { env });
     const events = await sse(`${server.url}/sse/snapshot?url=${encodeURIComponent(`${pages.url}/`)}${ROOM}`);
     expect(events.some((e) => e.event === "message")).toBe(true);
-    const browser = childrenOf(server.pid);
+    // Its children: the browser, and the spawn helper that ran `chromium --version` (ADR 0068).
+    const children = childrenOf(server.pid);
+    const browser = children.filter((pid) => !readFileSync(`/proc/${pid}/cmdline`, "utf8").includes(SPAWN_HELPER_MARK));
     expect(browser).toHaveLength(1);
+    expect(children).toHaveLength(2);
     // Its profile and HOME, from its own command line and environment.
     const argv = readFileSync(`/proc/${browser[0]}/cmdline`, "utf8").split("\0");
     const profile = argv.find((a) => a.startsWith("--user-data-dir="))?.slice("--user-data-dir=".length) ?? "";
@@ -173,6 +176,8 @@ describe("shutdown", () => {
     await server.stop();
     for (let i = 0; i < 300 && browser.some(isLive); i += 1) await new Promise((r) => setTimeout(r, 100));
     expect(browser.filter(isLive)).toEqual([]);
+    for (let i = 0; i < 300 && children.some(isLive); i += 1) await new Promise((r) => setTimeout(r, 100));
+    expect(children.filter(isLive)).toEqual([]);
     expect([existsSync(profile), existsSync(home)]).toEqual([false, false]);
   }, 120_000);
 });

@@ -116,7 +116,9 @@ export const baseEnvShape = {
     .int()
     .min(1)
     .optional()
-    .describe("set by roadnerd: exit (as on SIGTERM) when this process, our parent, is gone"),
+    .describe(
+      "set by roadnerd: exit (as on SIGTERM) when this process (roadnerd), or the one that started us, is gone",
+    ),
   MAX_PROCS: bound(DEFAULT_MAX_PROCS, 256).describe(
     "subprocesses running at once; more wait within their deadline (default: cores, 2 to 8)",
   ),

@@ -1,40 +1,54 @@
 /**
- * Runs a checked command on the spawn helper thread (spawnWorkerMain, exec.ts), so fork/exec never stalls the serving
- * thread (ADR 0042). One helper per process, shared by every server `roadnerd up` hosts, started on the first
- * spawn (attach pays nothing), unref'd while idle and ended after SPAWN_HELPER_IDLE_MS without a run (its ~9 MiB
- * given back); if it dies, the runs it held fail with E_EXEC_FAILED and the next spawn starts a new one. Timers,
- * signals and kills stay with the caller (exec.ts).
+ * Runs a checked command in the spawn helper process (spawnHelperMain, exec.ts), so fork/exec never stalls the
+ * serving process (ADR 0042, 0068): fork() copies the page tables of the process that calls it and holds its
+ * memory map meanwhile, which a helper *thread* did not avoid. One helper per process, shared by every server
+ * `roadnerd up` hosts, started on the first spawn (attach pays nothing), unref'd while idle and ended after
+ * SPAWN_HELPER_IDLE_MS without a run (its ~11 MiB given back); if it dies, the runs it held fail with
+ * E_EXEC_FAILED and the next spawn starts a new one. Timers, signals and kills stay with the caller (exec.ts).
  */
+
+import type { ChildProcess } from "node:child_process";
 import { EventEmitter } from "node:events";
 import { Readable } from "node:stream";
 import { finished } from "node:stream/promises";
-import type { Worker } from "node:worker_threads";
 import { DiagError } from "../errors/errors.ts";
 import { findOnPath } from "../process/death-tie.ts";
 import {
-  type FromSpawnWorker,
+  type FromSpawnHelper,
+  forkNodeHelper,
   type GroupJob,
   type SpawnJob,
   type SpawnOutcome,
-  spawnWorkerMain,
-  type ToSpawnWorker,
+  spawnHelperMain,
+  type ToSpawnHelper,
 } from "./exec.ts";
 
-/** An idle helper ends after this long; the next spawn starts another (~20–40 ms, once per burst). */
+/** An idle helper ends after this long; the next spawn starts another (~90–105 ms here, once per burst). */
 export const SPAWN_HELPER_IDLE_MS = 20_000;
 
-// getBuiltinModule, not require: an eval'd worker is an ES module when the process was started with
-// --input-type=module. findOnPath goes along as source too: the helper resolves the program for setpriv.
-// Built when the first helper starts, not at import: exec.ts imports this module too.
-const source = (): string => `const fs = process.getBuiltinModule("node:fs");
-(${spawnWorkerMain.toString()})(
-  process.getBuiltinModule("node:worker_threads").parentPort,
+/**
+ * The helper's node: no JIT and no V8 platform threads (it forks and moves strings: ~11 MiB USS, 4 threads, against
+ * ~15 MiB and 7), a small young generation (it holds at most MAX_PROCS outputs, 1 MiB each by default).
+ */
+const HELPER_NODE_FLAGS = ["--jitless", "--v8-pool-size=0", "--max-semi-space-size=1"];
+
+/** The helper names itself first in its argv (`ps`, /proc/<pid>/cmdline), as the storage walker does. */
+export const SPAWN_HELPER_MARK = "/* roadnerd spawn helper */";
+
+// getBuiltinModule, not require: the same text whatever the module type. findOnPath goes along as source too:
+// the helper resolves the program for setpriv. When the serving process goes (its end of the channel closes on
+// any exit, SIGKILL included), the helper kills the groups it still runs and ends. Built when the first helper
+// starts, not at import: exec.ts imports this module too.
+const source = (): string => `${SPAWN_HELPER_MARK} const fs = process.getBuiltinModule("node:fs");
+const stop = (${spawnHelperMain.toString()})(
+  { postMessage: (m) => { if (process.connected) process.send(m); }, on: (e, f) => process.on(e, f) },
   process.getBuiltinModule("node:child_process").spawn,
   (binary, path) => (${findOnPath.toString()})(binary, path, fs.accessSync, fs.statSync),
-);`;
+);
+process.once("disconnect", () => { stop(); process.exit(0); });`;
 
 interface Helper {
-  worker: Worker;
+  proc: ChildProcess;
   /** Runs handed to it whose outcome has not come back. */
   running: number;
 }
@@ -55,6 +69,7 @@ interface PendingGroup {
 }
 
 let current: Helper | undefined;
+let exitHooked = false;
 const groups = new Map<number, PendingGroup>();
 let idleTimer: NodeJS.Timeout | undefined;
 let nextId = 1;
@@ -71,7 +86,7 @@ function gone(helper: Helper, why: string, cause?: unknown): void {
   for (const [id, g] of groups) {
     if (g.helper !== helper) continue;
     groups.delete(id);
-    // Its child died with the helper thread (setpriv's death signal); callers still kill the group.
+    // Its child died with the helper (setpriv's death signal); callers still kill the group.
     if (g.child) g.child.exit(null, null);
     else g.failed(Object.assign(new Error(`the spawn helper ${why}`), { code: "EHELPER" }));
   }
@@ -81,21 +96,22 @@ function gone(helper: Helper, why: string, cause?: unknown): void {
 function settled(helper: Helper): void {
   helper.running -= 1;
   if (helper.running > 0) return;
-  helper.worker.unref();
+  unref(helper.proc);
   idleTimer = setTimeout(() => {
     idleTimer = undefined;
     if (current !== helper) return;
     current = undefined;
-    void helper.worker.terminate();
+    // It ends on "disconnect", with no run left to kill.
+    if (helper.proc.connected) helper.proc.disconnect();
   }, SPAWN_HELPER_IDLE_MS);
   idleTimer.unref();
 }
 
-function onGroupMessage(helper: Helper, msg: Exclude<FromSpawnWorker, { type: "done" }>): void {
+function onGroupMessage(helper: Helper, msg: Exclude<FromSpawnHelper, { type: "done" }>): void {
   const g = groups.get(msg.id);
   if (!g) return;
   if (msg.type === "started") {
-    const child = new RelayedChild(msg.pid, (k) => helper.worker.postMessage({ type: "resume", id: msg.id, k }));
+    const child = new RelayedChild(msg.pid, (k) => send(helper, { type: "resume", id: msg.id, k }));
     g.child = child;
     g.started(child);
     return;
@@ -110,19 +126,38 @@ function onGroupMessage(helper: Helper, msg: Exclude<FromSpawnWorker, { type: "d
   else g.child?.exit(msg.code, msg.signal);
 }
 
+/** The channel and the process both: either alone would keep this process's event loop alive. */
+function unref(proc: ChildProcess): void {
+  proc.unref();
+  proc.channel?.unref();
+}
+
+/** A send that fails (the helper has just died) is not an "error" event: the runs it held fail at its "exit". */
+const ignoreSendError = () => undefined;
+
+function send(helper: Helper, msg: ToSpawnHelper): void {
+  if (helper.proc.connected) helper.proc.send(msg, ignoreSendError);
+}
+
 function startHelper(): Helper {
-  // Loaded here, at the first spawn: worker_threads is ~1 ms of a start that may never spawn (issue 17, target 2).
-  const { Worker } = process.getBuiltinModule("node:worker_threads");
-  const worker = new Worker(source(), {
-    eval: true,
-    name: "roadnerd-spawn",
-    // It needs no environment of its own: each job carries its child's.
-    env: {},
-    // Holds at most MAX_PROCS outputs (1 MiB each by default) at a time: a small young generation keeps it lean.
-    resourceLimits: { maxYoungGenerationSizeMb: 4 },
-  });
-  const helper: Helper = { worker, running: 0 };
-  worker.on("message", (msg: FromSpawnWorker) => {
+  if (!exitHooked) {
+    exitHooked = true;
+    // This process exiting takes the helper at once, and its children with it (setpriv's death signal): its own
+    // "disconnect" would come a moment later, after whoever waits on our exit has looked.
+    process.once("exit", () => {
+      const pid = current?.proc.pid;
+      if (pid === undefined) return;
+      try {
+        process.kill(-pid, "SIGKILL");
+      } catch {
+        // ESRCH: already gone.
+      }
+    });
+  }
+  // "advanced": outputs (up to 1 MiB each) cross as V8-serialized strings, not JSON-escaped.
+  const proc = forkNodeHelper(source(), { flags: HELPER_NODE_FLAGS, serialization: "advanced" });
+  const helper: Helper = { proc, running: 0 };
+  proc.on("message", (msg: FromSpawnHelper) => {
     if (msg.type !== "done" && groups.has(msg.id)) return onGroupMessage(helper, msg);
     const p = pending.get(msg.id);
     if (!p) return;
@@ -132,9 +167,9 @@ function startHelper(): Helper {
     settled(helper);
     p.resolve(msg.outcome);
   });
-  worker.once("error", (e) => gone(helper, "failed", e));
-  worker.once("exit", (code) => gone(helper, `stopped (exit ${code})`));
-  worker.unref();
+  proc.on("error", (e) => gone(helper, "failed", e));
+  proc.once("exit", (code, signal) => gone(helper, `stopped (${signal ?? `exit ${code}`})`));
+  unref(proc);
   return helper;
 }
 
@@ -146,7 +181,8 @@ function take(): Helper {
   const helper = current;
   helper.running += 1;
   // A run in flight keeps the process alive, as the child itself did when the spawn was on this thread.
-  helper.worker.ref();
+  helper.proc.ref();
+  helper.proc.channel?.ref();
   return helper;
 }
 
@@ -156,7 +192,7 @@ export function relaySpawn(job: Omit<SpawnJob, "type" | "id">, started: (pid: nu
   return new Promise<SpawnOutcome>((resolve, reject) => {
     const helper = take();
     pending.set(id, { helper, started, resolve, reject });
-    helper.worker.postMessage({ ...job, type: "run", id } satisfies ToSpawnWorker);
+    send(helper, { ...job, type: "run", id });
   });
 }
 
@@ -217,18 +253,22 @@ export function relayGroup(job: Omit<GroupJob, "type" | "id">): Promise<RelayedC
   return new Promise<RelayedChild>((resolve, reject) => {
     const helper = take();
     groups.set(id, { helper, started: resolve, failed: reject });
-    helper.worker.postMessage({ ...job, type: "group", id } satisfies ToSpawnWorker);
+    send(helper, { ...job, type: "group", id });
   });
 }
 
-/** Whether the helper thread is running: for tests (it starts on the first spawn, not at import). */
+/** Whether the helper is running: for tests (it starts on the first spawn, not at import). */
 export function spawnHelperStarted(): boolean {
   return current !== undefined;
 }
 
-/** End the helper thread (tests: a helper that dies mid-run). The next spawn starts a new one. */
+/** SIGKILL the helper (tests: a helper that dies mid-run) and wait for its end. The next spawn starts a new one. */
 export async function stopSpawnHelper(): Promise<void> {
-  await current?.worker.terminate();
+  const proc = current?.proc;
+  if (!proc || proc.exitCode !== null || proc.signalCode !== null) return;
+  const exited = new Promise((r) => proc.once("exit", r));
+  proc.kill("SIGKILL");
+  await exited;
 }
 
 /** Runs handed to the helper whose outcome has not come back: for tests. */

@@ -3,12 +3,11 @@
  * commands its tool declared (command.ts), there is no shell, the environment is scrubbed, and a timeout
  * or the caller going away kills the whole process group. Two shapes: run to completion and capture
  * (spawnChecked), or stream stdout line by line for a follow mode (spawnLines, over spawnGroup). Every fork/exec
- * is on the spawn helper thread (exec-relay.ts), so it never stalls the serving thread (ADR 0042, 0051), but
- * spawnNodeChild's: a Node helper with an IPC channel, started once and kept (ADR 0059).
+ * is in the spawn helper process (exec-relay.ts), so it never stalls the serving process (ADR 0042, 0068), but the
+ * start of a Node helper (forkNodeHelper: the spawn helper itself, spawnNodeChild), once and kept (ADR 0059).
  */
 
 import { type ChildProcess, type spawn as nodeSpawn, spawn as spawnHere } from "node:child_process";
-import type { MessagePort } from "node:worker_threads";
 import { buildArgv, type Command, checkAllowed, type SlotValues } from "../define/command.ts";
 import { DiagError } from "../errors/errors.ts";
 import { deathTieWrapper } from "../process/death-tie.ts";
@@ -86,7 +85,7 @@ export interface GroupChild {
 /**
  * Spawn a child that outlives one call (a follow stream, a supervised server): no shell, the given
  * environment, stdin closed, its own process group, SIGKILLed if this process exits or dies (setpriv, ADR 0051).
- * Forked on the spawn helper thread like every exec (ADR 0042, 0051), its output relayed at the reader's pace;
+ * Forked by the spawn helper like every exec (ADR 0068, 0051), its output relayed at the reader's pace;
  * resolves once it runs, rejects with the spawn's errno error (code ENOENT…). Short commands go through
  * spawnChecked; callers check their argv (allowlist, or a server's own bin) before this.
  */
@@ -127,14 +126,7 @@ export interface NodeChild {
  */
 export function spawnNodeChild(source: string): NodeChild {
   installExitHook();
-  const tie = deathTieWrapper();
-  const node = process.execPath;
-  const argv = ["-e", source];
-  const child = spawnHere(tie?.file ?? node, tie ? [...tie.args, node, ...argv] : argv, {
-    stdio: ["ignore", "ignore", "ignore", "ipc"],
-    detached: true,
-    env: scrubbedEnv("/usr/bin:/bin"),
-  });
+  const child = forkNodeHelper(source);
   const pgid = child.pid;
   if (pgid !== undefined) liveGroups.add(pgid);
   let ended = false;
@@ -149,7 +141,27 @@ export function spawnNodeChild(source: string): NodeChild {
   return { child, end };
 }
 
-/** Spawn `binary argv` after checking it against `allowed`, on the spawn helper thread (ADR 0042). */
+/**
+ * `node [flags] -e source` with an IPC channel, detached (its own session and group: a Ctrl-C meant for the
+ * server does not reach it), tied to the calling thread by setpriv where there is one, stdio closed, the
+ * scrubbed environment. What spawnNodeChild and the spawn helper (exec-relay.ts) start; not tracked here.
+ */
+export function forkNodeHelper(
+  source: string,
+  options: { flags?: readonly string[]; serialization?: "json" | "advanced" } = {},
+): ChildProcess {
+  const tie = deathTieWrapper();
+  const node = process.execPath;
+  const argv = [...(options.flags ?? []), "-e", source];
+  return spawnHere(tie?.file ?? node, tie ? [...tie.args, node, ...argv] : argv, {
+    stdio: ["ignore", "ignore", "ignore", "ipc"],
+    detached: true,
+    env: scrubbedEnv("/usr/bin:/bin"),
+    serialization: options.serialization ?? "json",
+  });
+}
+
+/** Spawn `binary argv` after checking it against `allowed`, by the spawn helper process (ADR 0068). */
 export async function spawnChecked(
   allowed: readonly Command[],
   execPath: string,
@@ -195,14 +207,14 @@ async function spawnNow(
   const onAbort = () => stop("aborted");
   options.signal?.addEventListener("abort", onAbort, { once: true });
   try {
-    // fork/exec on the helper thread (ADR 0042); the deadline, the signal and the kills stay here.
+    // fork/exec in the helper process (ADR 0068); the deadline, the signal and the kills stay here.
     const outcome = relaySpawn(
       {
         binary,
         args,
         env: scrubbedEnv(execPath),
         maxBytes: options.maxBytes ?? DEFAULT_EXEC_MAX_BYTES,
-        // The helper runs it through setpriv: it dies with the helper thread, so with this process (ADR 0051).
+        // The helper runs it through setpriv: it dies with the helper, which dies with this process (ADR 0051).
         tie: deathTieWrapper(),
       },
       (pid) => {
@@ -429,12 +441,19 @@ export function createExecLines(allowed: readonly Command[], execPath: string): 
 }
 
 // ---------------------------------------------------------------------------------------------------------------
-// The spawn helper thread's body, the only place that forks (exec-relay.ts hands it the jobs this module checked).
-// libuv forks on the calling thread and waits there until the child has called execve: on the serving thread
-// that stalls every request for as long (ADR 0042); here it stalls only the helper. The function is shipped to
-// the thread as its source text, so it must reference nothing but its parameters and globals (no imports, no
-// module constants): the same text then runs from TypeScript under vitest, from a bundle, and on every Node the
-// servers support.
+// The spawn helper process's body, the only place that forks for a call (exec-relay.ts hands it the jobs this
+// module checked). libuv forks on the calling thread and waits there until the child has called execve, and
+// fork() copies the page tables of the whole process, holding its memory map meanwhile: in the serving process
+// that stalls every request (ADR 0042, ADR 0068); in a small process of its own it stalls only that process. The
+// function is shipped to the helper as its source text, so it must reference nothing but its parameters and
+// globals (no imports, no module constants): the same text then runs from TypeScript under vitest, from a
+// bundle, and on every Node the servers support.
+
+/** The helper's end of its channel to the serving process (process.send / process.on("message") there). */
+export interface SpawnPort {
+  postMessage(msg: FromSpawnHelper): void;
+  on(event: "message", listener: (msg: ToSpawnHelper) => void): void;
+}
 
 /** One command to run: already checked against its allowlist by the serving thread. */
 export interface SpawnJob {
@@ -445,7 +464,7 @@ export interface SpawnJob {
   env: Record<string, string>;
   /** Cap on each of stdout and stderr, in bytes: past it the group is sent SIGTERM and the output cut. */
   maxBytes: number;
-  /** The wrapper that ties the child's life to this thread's (death-tie.ts), when there is one. */
+  /** The wrapper that ties the child's life to the helper's (death-tie.ts), when there is one. */
   tie?: { file: string; args: readonly string[] } | undefined;
 }
 
@@ -474,29 +493,32 @@ export interface GroupJob {
   tie?: { file: string; args: readonly string[] } | undefined;
 }
 
-export type ToSpawnWorker = SpawnJob | GroupJob | { type: "resume"; id: number; k: 0 | 1 };
+export type ToSpawnHelper = SpawnJob | GroupJob | { type: "resume"; id: number; k: 0 | 1 };
 
-export type FromSpawnWorker =
+export type FromSpawnHelper =
   | { type: "started"; id: number; pid: number }
   | { type: "done"; id: number; outcome: SpawnOutcome }
   | { type: "failed"; id: number; errorCode: string; message: string }
   | { type: "data"; id: number; k: 0 | 1; chunk: string }
   | { type: "exit"; id: number; code: number | null; signal: string | null };
 
-export function spawnWorkerMain(
-  port: MessagePort,
+/** The helper's main; returns what kills every process group it started that is still running. */
+export function spawnHelperMain(
+  port: SpawnPort,
   spawn: typeof nodeSpawn,
   find: (binary: string, path: string | undefined) => string | undefined,
-): void {
+): () => void {
   // Through the wrapper when there is one and the program is on the child's PATH (else spawned directly, so a
-  // missing one is ENOENT as before): the child is SIGKILLed when this thread ends (death-tie.ts), and this
-  // thread stays while it has runs. setpriv finds the name on the same PATH: argv[0] stays the bare name.
+  // missing one is ENOENT as before): the child is SIGKILLed when the helper ends (death-tie.ts), and the
+  // helper stays while it has runs. setpriv finds the name on the same PATH: argv[0] stays the bare name.
   const tied = (job: SpawnJob | GroupJob) =>
     job.tie && find(job.binary, job.env.PATH) !== undefined
       ? { file: job.tie.file, argv: [...job.tie.args, job.binary, ...job.args] }
       : { file: job.binary, argv: job.args };
   /** The relayed children's stdout and stderr, by job id: resumed when the serving thread asks. */
   const groups = new Map<number, [NodeJS.ReadableStream | null, NodeJS.ReadableStream | null]>();
+  /** The process groups of every child still running: killed if the serving process goes first. */
+  const live = new Set<number>();
   const group = (job: GroupJob) => {
     const { file, argv } = tied(job);
     let child: ReturnType<typeof nodeSpawn>;
@@ -513,7 +535,9 @@ export function spawnWorkerMain(
       return;
     }
     child.on("error", () => undefined);
-    port.postMessage({ type: "started", id: job.id, pid: child.pid });
+    const groupPid = child.pid;
+    live.add(groupPid);
+    port.postMessage({ type: "started", id: job.id, pid: groupPid });
     const streams: [NodeJS.ReadableStream | null, NodeJS.ReadableStream | null] = [child.stdout, child.stderr];
     groups.set(job.id, streams);
     for (const k of [0, 1] as const) {
@@ -526,11 +550,12 @@ export function spawnWorkerMain(
       });
     }
     child.once("close", (code: number | null, signal: string | null) => {
+      live.delete(groupPid);
       groups.delete(job.id);
       port.postMessage({ type: "exit", id: job.id, code, signal });
     });
   };
-  port.on("message", (msg: ToSpawnWorker) => {
+  port.on("message", (msg: ToSpawnHelper) => {
     if (msg.type === "resume") return void groups.get(msg.id)?.[msg.k]?.resume();
     if (msg.type === "group") return group(msg);
     const job = msg;
@@ -563,7 +588,10 @@ export function spawnWorkerMain(
       return;
     }
     pid = child.pid;
-    if (pid !== undefined) port.postMessage({ type: "started", id: job.id, pid });
+    if (pid !== undefined) {
+      live.add(pid);
+      port.postMessage({ type: "started", id: job.id, pid });
+    }
     const take = (k: number) => (chunk: Buffer) => {
       const room = job.maxBytes - (bytes[k] ?? 0);
       if (chunk.length <= room) {
@@ -591,6 +619,18 @@ export function spawnWorkerMain(
       // A spawn that failed has no process to wait for.
       if (pid === undefined) finish(null, null);
     });
-    child.once("close", (code: number | null, signal: string | null) => finish(code, signal));
+    child.once("close", (code: number | null, signal: string | null) => {
+      if (pid !== undefined) live.delete(pid);
+      finish(code, signal);
+    });
   });
+  return () => {
+    for (const pid of live) {
+      try {
+        process.kill(-pid, "SIGKILL");
+      } catch {
+        // ESRCH: already gone.
+      }
+    }
+  };
 }

@@ -3,7 +3,8 @@
  * child has its own process group, so nothing else would end it: each command is started through
  * `setpriv --pdeathsig KILL --` (util-linux, essential in Debian 12), which sets PR_SET_PDEATHSIG and execs the
  * checked program in the same process (same pid, same group). The kernel then SIGKILLs the child when the THREAD
- * that forked it ends: the serving thread (this process) or the spawn helper, which stays while it has runs.
+ * that forked it ends: the spawn helper process, which stays while it has runs
+ * and itself dies with the thread that started it (exec-relay.ts), or that thread for a Node helper.
  * The wrapper gets the checked program name after `--` (no argument of the program can reach setpriv) and finds
  * it on the child's own PATH, as spawn would (argv[0] stays the bare name). Where setpriv is absent (an image
  * without it) or the program is not on that PATH (checked first, findOnPath), the program is spawned directly,
@@ -28,7 +29,7 @@ export function deathTieWrapper(): { file: string; args: readonly string[] } | u
 
 /**
  * The file `binary` names on `path` (a PATH value), as execvp would find it, or undefined. Self-contained (its
- * helpers are parameters) so the spawn helper thread gets it as source text (exec-relay.ts).
+ * helpers are parameters) so the spawn helper process gets it as source text (exec-relay.ts).
  */
 export function findOnPath(
   binary: string,

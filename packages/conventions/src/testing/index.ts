@@ -9,6 +9,8 @@ import "../define/zod-jitless.ts";
 // process exists; liveProcessGroups, that none is left behind.
 export { checkAllowed } from "../define/command.ts";
 export { liveProcessGroups, spawnLines } from "../exec/exec.ts";
+// The spawn helper's mark in its argv: a server's children are its own plus that helper (ADR 0068).
+export { SPAWN_HELPER_MARK } from "../exec/exec-relay.ts";
 export { canBind } from "./can-bind.ts";
 export { testExec } from "./exec.ts";
 export { type FakeBinaries, fakeBinaries } from "./fake-binaries.ts";
