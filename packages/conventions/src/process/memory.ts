@@ -41,7 +41,7 @@ export interface TrimDeps {
 }
 
 /**
- * Collects once a GROWTH_CHECK_MS after it starts if that was quiet; then samples the busy share every
+ * Collects once at the first quiet GROWTH_CHECK_MS of the first QUIET_CHECK_MS after it starts; then samples the busy share every
  * QUIET_CHECK_MS and collects once after QUIET_INTERVALS quiet samples (then not
  * again until the process was busy: an idle process is not collected over and over); reads the resident size
  * every GROWTH_CHECK_MS and collects whenever it grew by GROWN_BYTES since the read after the last collection.
@@ -59,6 +59,8 @@ export function trimWhenQuiet(deps: TrimDeps): () => void {
   };
   const ticksPerSample = Math.max(1, Math.round(QUIET_CHECK_MS / GROWTH_CHECK_MS));
   let tick = 0;
+  /** The start's own garbage is still there: no collection yet. */
+  let startLeft = true;
   const timer = setInterval(() => {
     const rss = deps.rss();
     if (floor === undefined || rss < floor) floor = rss;
@@ -67,13 +69,18 @@ export function trimWhenQuiet(deps: TrimDeps): () => void {
       collect();
     }
     tick += 1;
-    // The young generation is held only once the process serves (ADR 0062), so starting may have grown it: a
-    // start whose first second was quiet gives that back then, not only after a whole quiet spell.
-    if (tick === 1 && deps.busy() < QUIET_BUSY) {
-      worked = false;
-      collect();
+    // The young generation is held only once the process serves (ADR 0062), so starting may have grown it: the
+    // first quiet second of the first sample gives that back then, not only after a whole quiet spell (`up`'s
+    // first second is often busy: its table, the page's first poll; its idle figure then varied by 20 MiB).
+    if (startLeft && tick < ticksPerSample) {
+      if (deps.busy() < QUIET_BUSY) {
+        startLeft = false;
+        worked = false;
+        collect();
+      }
       return;
     }
+    startLeft = false;
     if (tick % ticksPerSample !== 0) return;
     if (deps.busy() >= QUIET_BUSY) {
       quiet = 0;

@@ -60,15 +60,32 @@ describe("trimWhenQuiet", () => {
     stop();
   });
 
-  it("a start busy in its first second is trimmed after its first quiet spell instead", () => {
+  it("a start busy in its first second is trimmed at its first quiet second of the first sample, once", () => {
     vi.useFakeTimers();
     let collected = 0;
     let share = 0.5;
     const stop = trimWhenQuiet({ busy: () => share, rss: () => 100e6, collect: () => (collected += 1) });
-    vi.advanceTimersByTime(GROWTH_CHECK_MS);
+    vi.advanceTimersByTime(GROWTH_CHECK_MS * 2);
     expect(collected).toBe(0);
     share = 0;
-    vi.advanceTimersByTime(QUIET_CHECK_MS * QUIET_INTERVALS);
+    vi.advanceTimersByTime(GROWTH_CHECK_MS);
+    expect(collected).toBe(1);
+    vi.advanceTimersByTime(QUIET_CHECK_MS * QUIET_INTERVALS * 3);
+    expect(collected).toBe(1);
+    stop();
+  });
+
+  it("a start busy for its whole first sample is trimmed after its first quiet spell instead", () => {
+    vi.useFakeTimers();
+    let collected = 0;
+    let share = 0.5;
+    const stop = trimWhenQuiet({ busy: () => share, rss: () => 100e6, collect: () => (collected += 1) });
+    vi.advanceTimersByTime(QUIET_CHECK_MS);
+    expect(collected).toBe(0);
+    share = 0;
+    vi.advanceTimersByTime(QUIET_CHECK_MS * QUIET_INTERVALS - 1);
+    expect(collected).toBe(0);
+    vi.advanceTimersByTime(1);
     expect(collected).toBe(1);
     stop();
   });
