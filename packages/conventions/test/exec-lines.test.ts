@@ -135,6 +135,25 @@ describe("spawnLines", () => {
     expect(await p.ended).toEqual({ reason: "exit", exitCode: 4, stderr: "two\n" });
   });
 
+  it("keeps a quick program's output when its start, output and exit all arrive before the caller reads", async () => {
+    // The helper's channel hands every message it read at once to this process, each on its own tick ahead of
+    // any promise: blocking here while the program runs and exits puts "started", its lines and "exit" in one
+    // read. The exit used to drain stdout unread (no reader yet), so the caller's loop saw no line at all.
+    const warm = await spawnLines([short], path(), "short", [], { timeoutMs: 5000 });
+    for await (const _ of warm) {
+      // the helper is up: the next run starts at once
+    }
+    for (let i = 0; i < 3; i++) {
+      const pending = spawnLines([short], path(), "short", [], { timeoutMs: 5000 });
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 300);
+      const p = await pending;
+      const lines: string[] = [];
+      for await (const line of p) lines.push(line);
+      expect(lines).toEqual(["one"]);
+      expect(await p.ended).toEqual({ reason: "exit", exitCode: 4, stderr: "two\n" });
+    }
+  });
+
   it("refuses an argv outside the templates or an undeclared binary before any process exists", async () => {
     await rm(join(dir, "follow.ran"), { force: true });
     for (const args of [

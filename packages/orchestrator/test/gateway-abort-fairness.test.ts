@@ -78,7 +78,9 @@ describe("uid A churns calls it abandons mid-call", () => {
       stop = true;
       await churn;
     }
-    expect(abandoned).toBeGreaterThan(800);
+    // At least what the churn had reached before B was sent (a round started just as B was answered may meet
+    // a slot not yet given back and be answered 503 rather than abandoned).
+    expect(abandoned).toBeGreaterThanOrEqual(800);
     // Every abandoned call was cancelled at the server too: nothing is left waiting at the target (before, they
     // ran on to their 15 s deadline).
     expect(await pollUntil(() => held.size === 0, 5_000)).toBe(true);

@@ -11,6 +11,7 @@ import type { ChildProcess } from "node:child_process";
 import { EventEmitter } from "node:events";
 import { Readable } from "node:stream";
 import { finished } from "node:stream/promises";
+import { setImmediate } from "node:timers";
 import { DiagError } from "../errors/errors.ts";
 import { findOnPath } from "../process/death-tie.ts";
 import {
@@ -122,8 +123,15 @@ function onGroupMessage(helper: Helper, msg: Exclude<FromSpawnHelper, { type: "d
   }
   groups.delete(msg.id);
   settled(helper);
-  if (msg.type === "failed") g.failed(Object.assign(new Error(msg.message), { code: msg.errorCode }));
-  else g.child?.exit(msg.code, msg.signal);
+  if (msg.type === "failed") {
+    g.failed(Object.assign(new Error(msg.message), { code: msg.errorCode }));
+    return;
+  }
+  // After this turn of the event loop: the channel hands over every message it read at once, each on its own
+  // tick ahead of any promise, so a quick program's "started", output and "exit" can all land before the
+  // caller's `await spawnGroup(…)` has resumed and attached its readers (which exit() would then drain unread).
+  const child = g.child;
+  if (child) setImmediate(() => child.exit(msg.code, msg.signal));
 }
 
 /** The channel and the process both: either alone would keep this process's event loop alive. */
