@@ -74,6 +74,8 @@ describe("roadnerd list / call", () => {
     const r = await roadnerd(["call", "network.route_info", ROOM]);
     expect(r.code).toBe(0);
     expect(r.stderr).toContain("(network.route_info → network/route_info)");
+    // No `up` here: the command started its own network server and says so when it stops it.
+    expect(r.stderr).toMatch(/\(network: stopped the copy started for this command, pid \d+\)/);
     expect(r.stdout.split("\n")[0]).toBe(
       "no default route (IPv4 or IPv6): only local networks are reachable; 0 routes",
     );
@@ -365,7 +367,7 @@ describe("servers already running on their default ports", () => {
       expect(r.code).toBe(0);
       expect(JSON.parse(r.stdout)).toEqual(standInResult);
       expect(r.stderr).not.toContain("dns-config");
-      expect(r.stderr).not.toContain("detached");
+      expect(r.stderr).not.toContain("stopped the copy");
     } finally {
       await new Promise((r) => standIn.close(r));
     }
@@ -380,7 +382,7 @@ describe("servers already running on their default ports", () => {
       });
       expect(r.code, r.stderr).toBe(0);
       expect(JSON.parse(r.stdout)).toEqual(standInResult);
-      expect(r.stderr).not.toContain("detached");
+      expect(r.stderr).not.toContain("stopped the copy");
     } finally {
       await new Promise((r) => standIn.close(r));
     }

@@ -72,7 +72,7 @@ type OrchestratedLine = Exclude<CommandLine, { command: "eval" | "up" }>;
 async function withOrchestrator(line: OrchestratedLine, env: NodeJS.ProcessEnv) {
   const events = (e: AttachEvent) => {
     if (line.command === "mcp") return; // stdio: stderr only, and quiet.
-    if (e.kind !== "attached") err(`(${e.server} ${e.kind}${e.pid ? ` pid ${e.pid}` : ""})`);
+    if (e.kind !== "attached") err(`(${eventLine(e)})`);
   };
   // Every command first uses the servers `roadnerd up` (or pnpm start) already runs.
   const reuse = {
@@ -91,6 +91,14 @@ async function withOrchestrator(line: OrchestratedLine, env: NodeJS.ProcessEnv) 
   } finally {
     await o.attacher.close();
   }
+}
+
+/** What happened to a server this command started, in words: its copy ends with the command. */
+function eventLine(e: AttachEvent): string {
+  const pid = e.pid ? `, pid ${e.pid}` : "";
+  if (e.kind === "detached") return `${e.server}: stopped the copy started for this command${pid}`;
+  if (e.kind === "restarted") return `${e.server}: restarted${pid}`;
+  return `${e.server}: exited on its own${pid}`;
 }
 
 /**
