@@ -4,6 +4,7 @@
  * keeps the process alive and an idle helper does not.
  */
 import { spawn, spawnSync } from "node:child_process";
+import { readFileSync } from "node:fs";
 import { chmod, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -44,6 +45,14 @@ const holdpid = command("holdpid", []);
 const printargs = command("printargs", ["--reuid=0", "--", "-e"]);
 /** Its own argv as the kernel has it: what `ps` and /proc show of a child. */
 const ownArgv = command("sh", ["-c", `tr '\\0' '\\n' </proc/$$/cmdline`]);
+/** A process's parent, from /proc (0 when it is gone). */
+function readParent(pid: number): number {
+  try {
+    return Number(/^PPid:\s+(\d+)$/m.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? 0);
+  } catch {
+    return 0;
+  }
+}
 const exec = () => createExec([echo, holdpid, printargs, ownArgv], `${dir}:/usr/bin:/bin`);
 
 describe("the spawn helper", () => {
@@ -145,10 +154,41 @@ describe("the spawn helper", () => {
     expect(helper).not.toBe(server.pid);
     expect(await readFile(`/proc/${helper}/cmdline`, "utf8")).toContain(SPAWN_HELPER_MARK);
     expect((await readFile(`/proc/${helper}/status`, "utf8")).match(/^PPid:\s+(\d+)$/m)?.[1]).toBe(String(server.pid));
+    // What the run started in its group (its `sleep`) goes too: the helper's death signal is SIGTERM, on which
+    // it kills the groups it runs; killed outright, only its direct children died (their own death signal).
+    let sleeper = 0;
+    for (let i = 0; i < 1000 && !(sleeper > 0); i++) {
+      sleeper = Number((await readFile(`/proc/${held}/task/${held}/children`, "utf8")).trim().split(" ")[0]);
+      if (!(sleeper > 0)) await realDelay(10);
+    }
+    expect(sleeper).toBeGreaterThan(0);
     server.kill("SIGKILL");
     await exited;
-    for (let i = 0; i < 200 && (isLive(helper) || isLive(held)); i++) await realDelay(50);
-    expect([isLive(helper), isLive(held)]).toEqual([false, false]);
+    for (let i = 0; i < 200 && (isLive(helper) || isLive(held) || isLive(sleeper)); i++) await realDelay(50);
+    expect([isLive(helper), isLive(held), isLive(sleeper)]).toEqual([false, false, false]);
+  });
+
+  it("a call whose helper does not answer ends at its deadline as not started, and its program never runs on", async () => {
+    await exec()(echo, undefined, { timeoutMs: 10_000 });
+    const [helper] = pidsWhere("cmdline", (c) => c.includes(SPAWN_HELPER_MARK)).filter(
+      (pid) => readParent(pid) === process.pid,
+    );
+    expect(helper).toBeGreaterThan(0);
+    process.kill(Number(helper), "SIGSTOP");
+    try {
+      const r = await exec()(holdpid, undefined, { timeoutMs: 300 }).catch((e: unknown) => e);
+      expect(r).toMatchObject({ code: "E_TIMEOUT", message: "holdpid was not started within 300 ms" });
+    } finally {
+      process.kill(Number(helper), "SIGCONT");
+    }
+    // Once the helper runs again it starts the abandoned program (before the next, in order), which is SIGKILLed
+    // with its group as soon as it is reported.
+    const next = await exec()(echo, undefined, { timeoutMs: 10_000 });
+    expect(next.stdout).toBe("relayed\n");
+    const abandoned = () => pidsWhere("cmdline", (c) => c.includes(`${dir}/holdpid`)).filter(isLive);
+    for (let i = 0; i < 200 && abandoned().length > 0; i++) await realDelay(20);
+    expect(abandoned()).toEqual([]);
+    expect([spawnsInFlight(), liveProcessGroups()]).toEqual([0, 0]);
   });
 
   it("runs the checked program through setpriv: its argv unchanged, every argument its own (ADR 0051)", async () => {

@@ -62,6 +62,8 @@ export interface AttachEvent {
   url?: string;
   pid?: number;
   ms?: number;
+  /** How an `exited` server ended: its signal (SIGKILL…) or `code N`. */
+  how?: string;
 }
 
 export interface Attached {
@@ -313,13 +315,14 @@ export class Attacher {
       child = await superviseListening(launch.argv, {
         env: { ...(this.#options.envFor?.(server) ?? {}), ...launch.env },
         listenTimeoutMs: timeoutMs,
-        onExit: () => {
+        onExit: (exit) => {
           // Exited before it listened (superviseListening rejects with the reason), or an older child.
           if (child === undefined || e.child !== child) return;
           this.#clearIdle(e);
           if (!e.stopping) {
             e.died = true;
-            this.#options.onEvent?.({ server, kind: "exited", pid: child.pid });
+            const how = exit.signal ?? `code ${exit.code}`;
+            this.#options.onEvent?.({ server, kind: "exited", pid: child.pid, how });
           }
         },
       });

@@ -87,9 +87,15 @@ describe("attach on request", () => {
     expect(a.pidOf("network")).not.toBe(pid);
   });
 
-  it("restarts a server that died, once, and says so", async () => {
+  it("restarts a server that died, once, and says so (how it ended too)", async () => {
     const events: string[] = [];
-    const a = attacher({ onEvent: (e) => events.push(e.kind) });
+    const hows: (string | undefined)[] = [];
+    const a = attacher({
+      onEvent: (e) => {
+        events.push(e.kind);
+        if (e.kind === "exited") hows.push(e.how);
+      },
+    });
     await a.call("network", "route_info", scaledDeadline());
     const pid = a.pidOf("network") as number;
     process.kill(-pid, "SIGKILL");
@@ -98,6 +104,7 @@ describe("attach on request", () => {
     expect(r).toMatchObject({ attached: true, restarted: true });
     expect(a.pidOf("network")).not.toBe(pid);
     expect(events).toEqual(["attached", "exited", "restarted"]);
+    expect(hows).toEqual(["SIGKILL"]);
   });
 
   it("a server that dies under a call is restarted once and the call retried", async () => {

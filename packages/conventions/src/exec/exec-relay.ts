@@ -38,7 +38,8 @@ export const SPAWN_HELPER_MARK = "/* roadnerd spawn helper */";
 
 // getBuiltinModule, not require: the same text whatever the module type. findOnPath goes along as source too:
 // the helper resolves the program for setpriv. When the serving process goes (its end of the channel closes on
-// any exit, SIGKILL included), the helper kills the groups it still runs and ends. Built when the first helper
+// any exit; a SIGKILL of it sends the helper SIGTERM, its death signal), the helper kills the groups it still
+// runs, whatever their programs started in them, and ends. Built when the first helper
 // starts, not at import: exec.ts imports this module too.
 const source = (): string => `${SPAWN_HELPER_MARK} const fs = process.getBuiltinModule("node:fs");
 const stop = (${spawnHelperMain.toString()})(
@@ -46,7 +47,9 @@ const stop = (${spawnHelperMain.toString()})(
   process.getBuiltinModule("node:child_process").spawn,
   (binary, path) => (${findOnPath.toString()})(binary, path, fs.accessSync, fs.statSync),
 );
-process.once("disconnect", () => { stop(); process.exit(0); });`;
+const end = () => { stop(); process.exit(0); };
+process.once("disconnect", end);
+process.once("SIGTERM", end);`;
 
 interface Helper {
   proc: ChildProcess;
@@ -163,7 +166,7 @@ function startHelper(): Helper {
     });
   }
   // "advanced": outputs (up to 1 MiB each) cross as V8-serialized strings, not JSON-escaped.
-  const proc = forkNodeHelper(source(), { flags: HELPER_NODE_FLAGS, serialization: "advanced" });
+  const proc = forkNodeHelper(source(), { flags: HELPER_NODE_FLAGS, serialization: "advanced", deathSignal: "TERM" });
   const helper: Helper = { proc, running: 0 };
   proc.on("message", (msg: FromSpawnHelper) => {
     if (msg.type !== "done" && groups.has(msg.id)) return onGroupMessage(helper, msg);

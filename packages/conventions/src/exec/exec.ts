@@ -148,9 +148,14 @@ export function spawnNodeChild(source: string): NodeChild {
  */
 export function forkNodeHelper(
   source: string,
-  options: { flags?: readonly string[]; serialization?: "json" | "advanced" } = {},
+  options: {
+    flags?: readonly string[];
+    serialization?: "json" | "advanced";
+    /** The signal the helper gets when this thread ends (default KILL); TERM for one that cleans up first. */
+    deathSignal?: "KILL" | "TERM";
+  } = {},
 ): ChildProcess {
-  const tie = deathTieWrapper();
+  const tie = deathTieWrapper(options.deathSignal);
   const node = process.execPath;
   const argv = [...(options.flags ?? []), "-e", source];
   return spawnHere(tie?.file ?? node, tie ? [...tie.args, node, ...argv] : argv, {
@@ -229,7 +234,12 @@ async function spawnNow(
         abandon = () => {
           abandoned = true;
           outcome.catch(() => undefined);
-          reject(new DiagError("E_TIMEOUT", `${binary} did not finish (timeout ${options.timeoutMs} ms)`));
+          // Never started: say so, not "did not finish" (a helper stopped or held up by a slow fork).
+          reject(
+            new DiagError("E_TIMEOUT", `${binary} was not started within ${options.timeoutMs} ms`, {
+              hint: "the spawn helper did not answer in time; try again",
+            }),
+          );
         };
       }),
     ]);

@@ -20,11 +20,19 @@ let wrapper: string | null | undefined;
 /** setpriv's options before the program: SIGKILL on the forking thread's death; `--`: nothing after is an option. */
 export const TIE_ARGS: readonly string[] = ["--pdeathsig", "KILL", "--"];
 
+/**
+ * SIGTERM instead of SIGKILL: for the spawn helper, which then kills the process groups it runs (what its
+ * children started in them too) before it ends; a SIGKILLed helper left those to live on (stop 36's review).
+ */
+const TIE_ARGS_TERM: readonly string[] = ["--pdeathsig", "TERM", "--"];
+
 /** The wrapper (setpriv and TIE_ARGS), looked up once; undefined where setpriv is absent. */
-export function deathTieWrapper(): { file: string; args: readonly string[] } | undefined {
+export function deathTieWrapper(
+  signal: "KILL" | "TERM" = "KILL",
+): { file: string; args: readonly string[] } | undefined {
   if (wrapper === undefined)
     wrapper = SETPRIV_AT.find((p) => findOnPath(p, undefined, accessSync, statSync) !== undefined) ?? null;
-  return wrapper === null ? undefined : { file: wrapper, args: TIE_ARGS };
+  return wrapper === null ? undefined : { file: wrapper, args: signal === "KILL" ? TIE_ARGS : TIE_ARGS_TERM };
 }
 
 /**

@@ -6,9 +6,15 @@
  */
 import { DEFAULT_EXEC_PATH } from "../define/config.ts";
 import { scrubbedEnv, spawnGroup } from "../exec/exec.ts";
+import { SHUTDOWN_FLUSH_MS, SHUTDOWN_GRACE_MS } from "../http/in-flight.ts";
 
-/** Time between SIGTERM and SIGKILL when a supervised child is stopped. */
-export const SUPERVISE_KILL_GRACE_MS = 2000;
+/**
+ * Time between SIGTERM and SIGKILL when a supervised child is stopped: past the server's own shutdown (its calls'
+ * grace, then their answers' flush) with a second to spare. At 2 s, the grace alone, `up --processes` killed a
+ * server just before it answered its own callers E_BUSY (they saw the connection cut) and before its exit hook
+ * ran (stop 36's review).
+ */
+export const SUPERVISE_KILL_GRACE_MS = SHUTDOWN_GRACE_MS + SHUTDOWN_FLUSH_MS + 1000;
 export const DEFAULT_LISTEN_TIMEOUT_MS = 10_000;
 const TAIL_BYTES = 8192;
 

@@ -98,7 +98,7 @@ function eventLine(e: AttachEvent): string {
   const pid = e.pid ? `, pid ${e.pid}` : "";
   if (e.kind === "detached") return `${e.server}: stopped the copy started for this command${pid}`;
   if (e.kind === "restarted") return `${e.server}: restarted${pid}`;
-  return `${e.server}: exited on its own${pid}`;
+  return `${e.server}: exited on its own${pid}${e.how ? ` (${e.how})` : ""}`;
 }
 
 /**

@@ -76,7 +76,9 @@ export async function upCommand(line: UpLine, env: NodeJS.ProcessEnv): Promise<n
     // Each server its own process, spawned by the attach layer on its port; an exit is restarted from here.
     let restarts: Restarts | undefined;
     const onEvent = (e: AttachEvent) => {
-      if (e.kind === "exited") restarts?.faulted(e.server, `process ${e.pid ?? "?"} exited`);
+      // SIGKILL from no one here: the kernel's OOM killer, a user, or the spawn helper it was started by going
+      // first (the server dies with it, ADR 0051, 0068).
+      if (e.kind === "exited") restarts?.faulted(e.server, `process ${e.pid ?? "?"} exited (${e.how ?? "?"})`);
     };
     o = await createOrchestrator(env, onEvent, {
       idleMs: NEVER_IDLE,

@@ -114,7 +114,11 @@ export const snapshot = defineStream({
     const browser = ctx.use(warmBrowser);
     const lease = await browser.lease(async () => {
       // The declared binary, through the kernel's exec: E_NO_BINARY naming it before anything is launched.
-      const r = await ctx.exec(chromiumVersion);
+      // The stream's time, not a tool's 2 s: the first run of Debian's wrapper script and binary reads ~200 MB
+      // from disk, which took longer than that on a loaded machine (CI, stop 36).
+      const r = await ctx.exec(chromiumVersion, undefined, {
+        timeoutMs: Math.max(1, Math.round(duration - (performance.now() - started))),
+      });
       if (r.exitCode !== 0)
         throw new DiagError("E_EXEC_FAILED", `${chromiumVersion.binary} --version exited ${r.exitCode}`);
     });
