@@ -14,15 +14,19 @@ import { type World, worldFor } from "./suites/lib/worlds.ts";
 const servers = selectedServers();
 const read = (path: string) => readFileSync(join(REPO_ROOT, path), "utf8");
 
-const live = new Map<string, { server: SpawnedServer; world: World | undefined }>();
+const live = new Map<string, { server?: SpawnedServer; world: World | undefined }>();
 /** The documented address of each server → the live one. */
 const addresses: Record<string, string> = {};
 
 beforeAll(async () => {
   for (const s of servers) {
     const world = await worldFor(s);
+    // Kept before the server starts: a start that fails (no dist/) still closes its world (a holder of port 8080
+    // once outlived such a run).
+    const entry: { server?: SpawnedServer; world: World | undefined } = { world };
+    live.set(s.name, entry);
     const server = await spawnServer(s.name, { env: world?.env ?? {} });
-    live.set(s.name, { server, world });
+    entry.server = server;
     const host = new URL(server.url).host;
     addresses[`localhost:${s.defaultPort}`] = host;
     addresses[`127.0.0.1:${s.defaultPort}`] = host;
@@ -31,8 +35,11 @@ beforeAll(async () => {
 
 afterAll(async () => {
   for (const { server, world } of live.values()) {
-    await server.stop();
-    await world?.close();
+    try {
+      await server?.stop();
+    } finally {
+      await world?.close();
+    }
   }
 });
 

@@ -26,8 +26,12 @@ describe.each(selectedServers())("load on $name", (registered) => {
     async () => {
       const def = await loadServer(registered.name);
       const world = await worldFor(registered);
+      // A start that fails (no dist/) still closes the world.
       const server = await spawnServer(registered.name, {
         env: { ...(world?.env ?? {}), MAX_PROCS: String(MAX_PROCS), MAX_CALLS: String(MAX_CALLS), LOG_LEVEL: "warn" },
+      }).catch(async (e: unknown) => {
+        await world?.close();
+        throw e;
       });
       try {
         const deadline = Math.min(MAX_TIMEOUT_MS - 50, scaledMs(1500));
