@@ -169,6 +169,7 @@ const PINNED: Record<string, Record<string, readonly string[]>> = {
       "SuperviseOptions",
       "Supervised",
       "SupervisedExit",
+      "exitText",
       "hostHttp",
       "liveSupervised",
       "runProgram",

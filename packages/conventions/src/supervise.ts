@@ -9,6 +9,7 @@ export { HostError, type HostedHttp, type HostHttpOptions, hostHttp } from "./ht
 export { type ProgramOutput, type RunProgramOptions, runProgram } from "./process/run-program.ts";
 export {
   DEFAULT_LISTEN_TIMEOUT_MS,
+  exitText,
   liveSupervised,
   SUPERVISE_KILL_GRACE_MS,
   type Supervised,

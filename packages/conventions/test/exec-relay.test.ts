@@ -150,10 +150,10 @@ describe("the spawn helper", () => {
     }
     expect(held).toBeGreaterThan(0);
     // The run's parent is the helper, a child of the server marked as such in its argv.
-    const helper = Number(/^PPid:\s+(\d+)$/m.exec(await readFile(`/proc/${held}/status`, "utf8"))?.[1]);
+    const helper = readParent(held);
     expect(helper).not.toBe(server.pid);
     expect(await readFile(`/proc/${helper}/cmdline`, "utf8")).toContain(SPAWN_HELPER_MARK);
-    expect((await readFile(`/proc/${helper}/status`, "utf8")).match(/^PPid:\s+(\d+)$/m)?.[1]).toBe(String(server.pid));
+    expect(readParent(helper)).toBe(server.pid);
     // What the run started in its group (its `sleep`) goes too: the helper's death signal is SIGTERM, on which
     // it kills the groups it runs; killed outright, only its direct children died (their own death signal).
     let sleeper = 0;

@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { createClient, RemoteError, type RoadNerdClient } from "@roadnerd/client";
 import { DEFAULT_TIMEOUT_MS, maskText } from "@roadnerd/conventions";
 import { RELAYED_CALLER_HEADER } from "@roadnerd/conventions/internal";
-import { type Supervised, SuperviseError, superviseListening } from "@roadnerd/conventions/supervise";
+import { exitText, type Supervised, SuperviseError, superviseListening } from "@roadnerd/conventions/supervise";
 import { REPO_ROOT, type RegisteredServer } from "@roadnerd/registry";
 import { DEFAULT_ATTACH_TIMEOUT_MS, DEFAULT_IDLE_MS } from "./config.ts";
 import { AttachError, CallError, type ErrorInfo, errorInfo, fieldOf } from "./errors.ts";
@@ -321,8 +321,7 @@ export class Attacher {
           this.#clearIdle(e);
           if (!e.stopping) {
             e.died = true;
-            const how = exit.signal ?? `code ${exit.code}`;
-            this.#options.onEvent?.({ server, kind: "exited", pid: child.pid, how });
+            this.#options.onEvent?.({ server, kind: "exited", pid: child.pid, how: exitText(exit) });
           }
         },
       });

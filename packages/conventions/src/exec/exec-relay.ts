@@ -126,15 +126,8 @@ function onGroupMessage(helper: Helper, msg: Exclude<FromSpawnHelper, { type: "d
   }
   groups.delete(msg.id);
   settled(helper);
-  if (msg.type === "failed") {
-    g.failed(Object.assign(new Error(msg.message), { code: msg.errorCode }));
-    return;
-  }
-  // After this turn of the event loop: the channel hands over every message it read at once, each on its own
-  // tick ahead of any promise, so a quick program's "started", output and "exit" can all land before the
-  // caller's `await spawnGroup(…)` has resumed and attached its readers (which exit() would then drain unread).
-  const child = g.child;
-  if (child) setImmediate(() => child.exit(msg.code, msg.signal));
+  if (msg.type === "failed") g.failed(Object.assign(new Error(msg.message), { code: msg.errorCode }));
+  else g.child?.exit(msg.code, msg.signal);
 }
 
 /** The channel and the process both: either alone would keep this process's event loop alive. */
@@ -252,9 +245,14 @@ export class RelayedChild extends EventEmitter<{ close: [code: number | null, si
       if (s.readableFlowing === null) s.resume();
       return finished(s).catch(() => undefined);
     };
-    void Promise.all([done(this.stdout), done(this.stderr)]).then(() =>
-      this.emit("close", code, signal as NodeJS.Signals | null),
-    );
+    // Whether a stream is read is judged after this turn of the event loop: the channel hands over every message
+    // it read at once, each on its own tick ahead of any promise, so a quick program's start, output and exit can
+    // all land before the caller's `await spawnGroup(…)` has resumed and attached its readers.
+    setImmediate(() => {
+      void Promise.all([done(this.stdout), done(this.stderr)]).then(() =>
+        this.emit("close", code, signal as NodeJS.Signals | null),
+      );
+    });
   }
 }
 

@@ -17,22 +17,23 @@ const SETPRIV_AT = ["/usr/bin/setpriv", "/bin/setpriv"];
 
 let wrapper: string | null | undefined;
 
-/** setpriv's options before the program: SIGKILL on the forking thread's death; `--`: nothing after is an option. */
-export const TIE_ARGS: readonly string[] = ["--pdeathsig", "KILL", "--"];
+/** setpriv's options before the program: `signal` on the forking thread's death; `--`: nothing after is an option. */
+const tieArgs = (signal: "KILL" | "TERM"): readonly string[] => ["--pdeathsig", signal, "--"];
+
+/** SIGKILL: what every child gets. */
+export const TIE_ARGS: readonly string[] = tieArgs("KILL");
 
 /**
- * SIGTERM instead of SIGKILL: for the spawn helper, which then kills the process groups it runs (what its
- * children started in them too) before it ends; a SIGKILLed helper left those to live on (stop 36's review).
+ * The wrapper (setpriv and its options), looked up once; undefined where setpriv is absent. SIGTERM instead of
+ * SIGKILL is for the spawn helper, which then kills the process groups it runs (what its children started in
+ * them too) before it ends; a SIGKILLed helper left those to live on (stop 36's review).
  */
-const TIE_ARGS_TERM: readonly string[] = ["--pdeathsig", "TERM", "--"];
-
-/** The wrapper (setpriv and TIE_ARGS), looked up once; undefined where setpriv is absent. */
 export function deathTieWrapper(
   signal: "KILL" | "TERM" = "KILL",
 ): { file: string; args: readonly string[] } | undefined {
   if (wrapper === undefined)
     wrapper = SETPRIV_AT.find((p) => findOnPath(p, undefined, accessSync, statSync) !== undefined) ?? null;
-  return wrapper === null ? undefined : { file: wrapper, args: signal === "KILL" ? TIE_ARGS : TIE_ARGS_TERM };
+  return wrapper === null ? undefined : { file: wrapper, args: signal === "KILL" ? TIE_ARGS : tieArgs(signal) };
 }
 
 /**

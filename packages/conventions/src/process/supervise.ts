@@ -32,6 +32,9 @@ export interface SupervisedExit {
   signal: NodeJS.Signals | null;
 }
 
+/** How a child ended, in a word: its signal (SIGKILL…) or `code N`. */
+export const exitText = (exit: SupervisedExit): string => exit.signal ?? `code ${exit.code}`;
+
 export interface Supervised {
   pid: number;
   /** The URL from its listening line. */
@@ -118,7 +121,7 @@ export async function superviseListening(argv: readonly string[], options: Super
       fail(
         new SuperviseError(
           "exit",
-          `${label} exited (${e.signal ?? `code ${e.code}`}) before listening; stderr: ${stderr.trim().slice(-400)}`,
+          `${label} exited (${exitText(e)}) before listening; stderr: ${stderr.trim().slice(-400)}`,
         ),
       ),
     );
