@@ -51,6 +51,14 @@ const ROWS: readonly Row[] = [
   { idp: "Shibboleth", paths: [/^\/idp\/profile\/(saml2|shibboleth|cas)\//i] },
 ];
 
+/**
+ * The hosts a product's row names: tests build their URLs from it, so no test file names a real IdP host (none
+ * may be looked up from a test).
+ */
+export function knownIdpHosts(idp: string): readonly string[] {
+  return ROWS.find((row) => row.idp === idp)?.hosts ?? [];
+}
+
 function hostMatches(host: string, patterns: readonly string[]): boolean {
   return patterns.some((p) => (p.startsWith(".") ? host.endsWith(p) || host === p.slice(1) : host === p));
 }
