@@ -90,6 +90,7 @@ const PINNED: Record<string, Record<string, readonly string[]>> = {
       "probeEnv",
       "proxyRefusal",
       "readPieces",
+      "releaseFreeHeap",
       "runIdField",
       "runMain",
       "sameFilesTable",

@@ -38,7 +38,14 @@ export { DIR_NOFOLLOW, fdPath } from "./fs/beneath.ts";
 export { NET_TABLE_ROW, readPieces } from "./fs/read-pieces.ts";
 export { runMain } from "./main.ts";
 export { formatIpv6 } from "./netlink/addresses.ts";
-export { type DiagSocket, dumpSockets, sameFilesTable, stateMask, TCP_STATE } from "./netlink/sock-diag.ts";
+export {
+  type DiagSocket,
+  dumpSockets,
+  releaseFreeHeap,
+  sameFilesTable,
+  stateMask,
+  TCP_STATE,
+} from "./netlink/sock-diag.ts";
 export {
   type DialAttempt,
   DialError,

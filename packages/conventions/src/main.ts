@@ -2,6 +2,7 @@
 import "./define/zod-jitless.ts";
 import type { BaseConfig } from "./define/config.ts";
 import type { ServerDef } from "./define/server-def.ts";
+import { releaseFreeHeap } from "./netlink/sock-diag.ts";
 import { codeCacheMode } from "./process/code-cache-mode.ts";
 import { holdYoungGeneration, trimAfterQuiet } from "./process/memory.ts";
 import { createRuntime, type Runtime } from "./runtime/runtime.ts";
@@ -32,7 +33,7 @@ env: HOST (default 127.0.0.1), PORT (default ${def.defaultPort}; 0 = any free po
 function tuneMemoryOnceUp(): void {
   if (codeCacheMode() === "write") return;
   holdYoungGeneration();
-  trimAfterQuiet();
+  trimAfterQuiet({ release: releaseFreeHeap });
 }
 
 function runtimeOrExit<C extends BaseConfig>(def: ServerDef<C>, logDestination: number): Runtime<C> | undefined {

@@ -141,8 +141,16 @@ describe("the spawn helper", () => {
       `const hold = command("holdpid", []);`,
       `await createExec([hold], ${JSON.stringify(`${dir}:/usr/bin:/bin`)})(hold, undefined, { timeoutMs: 60_000 });`,
     ].join("\n");
-    const server = spawn(process.execPath, ["--input-type=module", "-e", script], { stdio: "ignore" });
-    const exited = new Promise((r) => server.once("exit", r));
+    // Its stderr kept: a server that ended on its own (a crash) would take the helper down with SIGKILL in its exit
+    // hook, which is not what this test is about, and says so below.
+    const server = spawn(process.execPath, ["--input-type=module", "-e", script], {
+      stdio: ["ignore", "ignore", "pipe"],
+    });
+    let stderr = "";
+    server.stderr.setEncoding("utf8").on("data", (c: string) => {
+      stderr += c;
+    });
+    const exited = new Promise<[number | null, string | null]>((r) => server.once("exit", (c, s) => r([c, s])));
     let held = 0;
     for (let i = 0; i < 1000 && !(held > 0); i++) {
       await realDelay(10);
@@ -162,10 +170,17 @@ describe("the spawn helper", () => {
       if (!(sleeper > 0)) await realDelay(10);
     }
     expect(sleeper).toBeGreaterThan(0);
+    expect({ alive: server.exitCode === null && server.signalCode === null, stderr }).toEqual({
+      alive: true,
+      stderr: "",
+    });
     server.kill("SIGKILL");
-    await exited;
+    expect({ exit: await exited, stderr }).toEqual({ exit: [null, "SIGKILL"], stderr: "" });
     for (let i = 0; i < 200 && (isLive(helper) || isLive(held) || isLive(sleeper)); i++) await realDelay(50);
-    expect([isLive(helper), isLive(held), isLive(sleeper)]).toEqual([false, false, false]);
+    // A survivor's state (/proc/<pid>/stat) names what held it up, should one ever be left.
+    const state = (pid: number) =>
+      isLive(pid) ? readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.slice(0, 40) : "gone";
+    expect([state(helper), state(held), state(sleeper)]).toEqual(["gone", "gone", "gone"]);
   });
 
   it("a call whose helper does not answer ends at its deadline as not started, and its program never runs on", async () => {
@@ -188,6 +203,8 @@ describe("the spawn helper", () => {
     const abandoned = () => pidsWhere("cmdline", (c) => c.includes(`${dir}/holdpid`)).filter(isLive);
     for (let i = 0; i < 200 && abandoned().length > 0; i++) await realDelay(20);
     expect(abandoned()).toEqual([]);
+    // Its outcome comes back a moment after it is gone (the helper reaps it, then says so).
+    for (let i = 0; i < 500 && spawnsInFlight() > 0; i++) await realDelay(20);
     expect([spawnsInFlight(), liveProcessGroups()]).toEqual([0, 0]);
   });
 

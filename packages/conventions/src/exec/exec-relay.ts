@@ -39,17 +39,21 @@ export const SPAWN_HELPER_MARK = "/* roadnerd spawn helper */";
 // getBuiltinModule, not require: the same text whatever the module type. findOnPath goes along as source too:
 // the helper resolves the program for setpriv. When the serving process goes (its end of the channel closes on
 // any exit; a SIGKILL of it sends the helper SIGTERM, its death signal), the helper kills the groups it still
-// runs, whatever their programs started in them, and ends. Built when the first helper
-// starts, not at import: exec.ts imports this module too.
+// runs, whatever their programs started in them, and ends. The SIGTERM listener stays (`on`, not `once`): the
+// kernel sends the death signal again each time a thread of the dying process exits and the helper passes to the
+// next one (kernel/exit.c, forget_original_parent; seen in a signal trace), and a second SIGTERM after a `once`
+// listener was gone met the default action: the helper died before it had killed its groups (1 run in ~30 under
+// load, CI once). Built when the first helper starts, not at import: exec.ts imports this module too.
 const source = (): string => `${SPAWN_HELPER_MARK} const fs = process.getBuiltinModule("node:fs");
 const stop = (${spawnHelperMain.toString()})(
   { postMessage: (m) => { if (process.connected) process.send(m); }, on: (e, f) => process.on(e, f) },
   process.getBuiltinModule("node:child_process").spawn,
   (binary, path) => (${findOnPath.toString()})(binary, path, fs.accessSync, fs.statSync),
 );
-const end = () => { stop(); process.exit(0); };
+let ending = false;
+const end = () => { if (ending) return; ending = true; stop(); process.exit(0); };
 process.once("disconnect", end);
-process.once("SIGTERM", end);`;
+process.on("SIGTERM", end);`;
 
 interface Helper {
   proc: ChildProcess;

@@ -180,7 +180,8 @@ export async function spawnChecked(
   const release = options.procs ? await options.procs.wait(binary, options.signal, options.timeoutMs) : () => {};
   try {
     const left = Math.max(1, Math.round(options.timeoutMs - (performance.now() - queued)));
-    return await spawnNow(binary, args, execPath, { ...options, timeoutMs: left });
+    // Its messages name the call's own timeout, not what the queue left of it (299 ms of 300 on a busy machine).
+    return await spawnNow(binary, args, execPath, { ...options, timeoutMs: left }, options.timeoutMs);
   } finally {
     release();
   }
@@ -191,6 +192,7 @@ async function spawnNow(
   args: readonly string[],
   execPath: string,
   options: ExecOptions,
+  saidMs: number,
 ): Promise<ExecResult> {
   installExitHook();
   const started = performance.now();
@@ -236,7 +238,7 @@ async function spawnNow(
           outcome.catch(() => undefined);
           // Never started: say so, not "did not finish" (a helper stopped or held up by a slow fork).
           reject(
-            new DiagError("E_TIMEOUT", `${binary} was not started within ${options.timeoutMs} ms`, {
+            new DiagError("E_TIMEOUT", `${binary} was not started within ${saidMs} ms`, {
               hint: "the spawn helper did not answer in time; try again",
             }),
           );
@@ -244,7 +246,7 @@ async function spawnNow(
       }),
     ]);
     const durationMs = Math.round(performance.now() - started);
-    if (reason) throw new DiagError("E_TIMEOUT", `${binary} did not finish (timeout ${options.timeoutMs} ms)`);
+    if (reason) throw new DiagError("E_TIMEOUT", `${binary} did not finish (timeout ${saidMs} ms)`);
     if (result.errorCode === "ENOENT") {
       throw new DiagError("E_NO_BINARY", `${binary} is not installed (searched ${execPath})`, {
         hint: `install the package that provides ${binary}`,

@@ -61,6 +61,8 @@ interface Binding {
   request(question: Uint8Array): Buffer & { firstDatagram?: number };
   /** Whether two tasks share one files table (kcmp KCMP_FILES); null when the kernel cannot say. */
   sameFiles?(a: number, b: number): boolean | null;
+  /** glibc's malloc_trim(0): whether any free heap page went back to the system (false elsewhere). */
+  mallocTrim?(): boolean;
 }
 
 const AF: Record<Family, number> = { 4: 2, 6: 10 };
@@ -122,6 +124,15 @@ export function sockDiagOff(value: boolean): void {
 export function sameFilesTable(a: number, b: number): boolean | undefined {
   const answer = sockDiag()?.sameFiles?.(a, b);
   return typeof answer === "boolean" ? answer : undefined;
+}
+
+/**
+ * Gives the free pages of every malloc arena back to the system (glibc's malloc_trim, through the addon): what a
+ * quiet spell's full GC freed in the arenas of V8's worker threads stays with the process otherwise (ADR 0069).
+ * Whether anything went back; undefined without the addon.
+ */
+export function releaseFreeHeap(): boolean | undefined {
+  return sockDiag()?.mallocTrim?.();
 }
 
 /** The addon, loaded on first use; undefined where it cannot be (then `sockDiagStatus()` says why). */

@@ -119,10 +119,10 @@ export function holdYoungGeneration(): void {
 
 /**
  * A full GC after each quiet spell, and whenever the process grew by GROWN_BYTES (`up` in one process, a
- * standalone server). `gc` comes from a context made after `--expose-gc` is set, so the main context's globals
+ * standalone server), then `release` (the kernel's malloc_trim, where the native module is built). `gc` comes from a context made after `--expose-gc` is set, so the main context's globals
  * stay as they are. Returns the stop function.
  */
-export function trimAfterQuiet(): () => void {
+export function trimAfterQuiet(options: { release?: () => unknown } = {}): () => void {
   setFlagsFromString("--expose-gc");
   // The context is made at the first collection, not here: 1–2 ms (6 under a profiler) that a start called right
   // after its listening line would spend before it answers its first request.
@@ -132,6 +132,10 @@ export function trimAfterQuiet(): () => void {
   const collect = () => {
     gc ??= runInNewContext("gc");
     gc?.({ type: "major", execution: "sync", flavor: "last-resort" });
+    // What the GC freed in malloc's arenas (V8's worker threads compile and mark there) stays with the process
+    // until something trims them: the caller's native release (ADR 0069), passed in so this module stays free of
+    // imports.
+    options.release?.();
   };
   return trimWhenQuiet({ busy: busySampler(), rss: () => process.memoryUsage.rss(), collect });
 }

@@ -6,6 +6,7 @@
  * /healthz), and `up` exits 1 at once when no server could start rather than serve an empty gateway.
  */
 
+import { releaseFreeHeap } from "@roadnerd/conventions";
 import { holdYoungGeneration, trimAfterQuiet } from "@roadnerd/conventions/memory";
 import { loadServer, readRegistry } from "@roadnerd/registry";
 import { type AttachEvent, defaultLaunch } from "../attach.ts";
@@ -153,7 +154,7 @@ export async function upCommand(line: UpLine, env: NodeJS.ProcessEnv): Promise<n
     return EXIT.failed;
   }
   // In one process, what a burst of calls leaves is given back once it has been quiet a while.
-  if (!line.processes) stopTrim = trimAfterQuiet();
+  if (!line.processes) stopTrim = trimAfterQuiet({ release: releaseFreeHeap });
   const rows: Array<[string, string, string]> = [["server", "url", "pid"]];
   for (const name of names) {
     const r = started.get(name);

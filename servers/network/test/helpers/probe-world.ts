@@ -78,6 +78,8 @@ export async function startProbeWorld(): Promise<ProbeWorld> {
     async close() {
       for (const t of pending) clearTimeout(t);
       await Promise.allSettled([plain, valid, expired, wrongName, slow, open, portal, dns].map((s) => s.close()));
+      // Its CA file's temp dir too: a run left one per world.
+      await certs.cleanup();
     },
   };
 }
