@@ -179,9 +179,7 @@ export async function spawnChecked(
   const queued = performance.now();
   const release = options.procs ? await options.procs.wait(binary, options.signal, options.timeoutMs) : () => {};
   try {
-    const left = Math.max(1, Math.round(options.timeoutMs - (performance.now() - queued)));
-    // Its messages name the call's own timeout, not what the queue left of it (299 ms of 300 on a busy machine).
-    return await spawnNow(binary, args, execPath, { ...options, timeoutMs: left }, options.timeoutMs);
+    return await spawnNow(binary, args, execPath, options, queued);
   } finally {
     release();
   }
@@ -192,9 +190,13 @@ async function spawnNow(
   args: readonly string[],
   execPath: string,
   options: ExecOptions,
-  saidMs: number,
+  queued: number,
 ): Promise<ExecResult> {
   installExitHook();
+  // The deadline counts the wait for a slot; messages name the call's own timeout, not what the queue left of it
+  // (299 ms of 300 on a busy machine).
+  const saidMs = options.timeoutMs;
+  const left = Math.max(1, Math.round(saidMs - (performance.now() - queued)));
   const started = performance.now();
   let pgid: number | undefined;
   let reason: "timeout" | "aborted" | undefined;
@@ -210,7 +212,7 @@ async function spawnNow(
     const group = pgid;
     setTimeout(() => killGroup(group, "SIGKILL"), KILL_GRACE_MS).unref();
   };
-  const timer = setTimeout(() => stop("timeout"), options.timeoutMs);
+  const timer = setTimeout(() => stop("timeout"), left);
   const onAbort = () => stop("aborted");
   options.signal?.addEventListener("abort", onAbort, { once: true });
   try {

@@ -119,8 +119,9 @@ export function holdYoungGeneration(): void {
 
 /**
  * A full GC after each quiet spell, and whenever the process grew by GROWN_BYTES (`up` in one process, a
- * standalone server), then `release` (the kernel's malloc_trim, where the native module is built). `gc` comes from a context made after `--expose-gc` is set, so the main context's globals
- * stay as they are. Returns the stop function.
+ * standalone server), then `release` (the kernel's malloc_trim, where the native module is built). `gc` comes
+ * from a context made after `--expose-gc` is set, so the main context's globals stay as they are. Returns the
+ * stop function.
  */
 export function trimAfterQuiet(options: { release?: () => unknown } = {}): () => void {
   setFlagsFromString("--expose-gc");
