@@ -160,7 +160,10 @@ describe("the spawn helper", () => {
     // The run's parent is the helper, a child of the server marked as such in its argv.
     const helper = readParent(held);
     expect(helper).not.toBe(server.pid);
-    expect(await readFile(`/proc/${helper}/cmdline`, "utf8")).toContain(SPAWN_HELPER_MARK);
+    // Running, it shows its name, not its ~4 KB of source: in `ps` (cmdline) and as its thread's name (comm).
+    const cmdline = await readFile(`/proc/${helper}/cmdline`, "utf8");
+    expect(cmdline.replace(/\0+$/, "")).toBe(SPAWN_HELPER_MARK);
+    expect((await readFile(`/proc/${helper}/comm`, "utf8")).trim()).toBe(SPAWN_HELPER_MARK.slice(0, 15));
     expect(readParent(helper)).toBe(server.pid);
     // What the run started in its group (its `sleep`) goes too: the helper's death signal is SIGTERM, on which
     // it kills the groups it runs; killed outright, only its direct children died (their own death signal).

@@ -33,8 +33,12 @@ export const SPAWN_HELPER_IDLE_MS = 20_000;
  */
 const HELPER_NODE_FLAGS = ["--jitless", "--v8-pool-size=0", "--max-semi-space-size=1"];
 
-/** The helper names itself first in its argv (`ps`, /proc/<pid>/cmdline), as the storage walker does. */
-export const SPAWN_HELPER_MARK = "/* roadnerd spawn helper */";
+/**
+ * The helper's name: first in its argv (a comment opening its source) and, once it runs, its process title, which
+ * replaces the ~4 KB of source `ps` and /proc/<pid>/cmdline would show (a review found them flooding `ps`) and
+ * names its thread (comm) instead of Node's "MainThread".
+ */
+export const SPAWN_HELPER_MARK = "roadnerd-spawn-helper";
 
 // getBuiltinModule, not require: the same text whatever the module type. findOnPath goes along as source too:
 // the helper resolves the program for setpriv. When the serving process goes (its end of the channel closes on
@@ -44,7 +48,8 @@ export const SPAWN_HELPER_MARK = "/* roadnerd spawn helper */";
 // next one (kernel/exit.c, forget_original_parent; seen in a signal trace), and a second SIGTERM after a `once`
 // listener was gone met the default action: the helper died before it had killed its groups (1 run in ~30 under
 // load, CI once). Built when the first helper starts, not at import: exec.ts imports this module too.
-const source = (): string => `${SPAWN_HELPER_MARK} const fs = process.getBuiltinModule("node:fs");
+const source = (): string => `/* ${SPAWN_HELPER_MARK} */ process.title = "${SPAWN_HELPER_MARK}";
+const fs = process.getBuiltinModule("node:fs");
 const stop = (${spawnHelperMain.toString()})(
   { postMessage: (m) => { if (process.connected) process.send(m); }, on: (e, f) => process.on(e, f) },
   process.getBuiltinModule("node:child_process").spawn,
