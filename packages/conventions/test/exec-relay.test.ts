@@ -1,7 +1,7 @@
 /**
  * The spawn helper process (ADR 0042, 0068): started by the first spawn, not at import, ended when idle; a helper that
- * dies fails the runs it held and leaves no process behind, and the next spawn starts another; a run in flight
- * keeps the process alive and an idle helper does not.
+ * dies fails the runs it held and leaves no process behind, and the next spawn starts another (so does a helper
+ * that stopped answering); a run in flight keeps the process alive and an idle helper does not.
  */
 import { spawn, spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
@@ -13,8 +13,10 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest
 import { command } from "../src/define/command.ts";
 import { createExec, liveProcessGroups, spawnLines } from "../src/exec/exec.ts";
 import {
+  HELPER_SILENT_MS,
   SPAWN_HELPER_IDLE_MS,
   SPAWN_HELPER_MARK,
+  setHelperSilentMs,
   spawnHelperStarted,
   spawnsInFlight,
   stopSpawnHelper,
@@ -209,6 +211,68 @@ describe("the spawn helper", () => {
     // Its outcome comes back a moment after it is gone (the helper reaps it, then says so).
     for (let i = 0; i < 500 && spawnsInFlight() > 0; i++) await realDelay(20);
     expect([spawnsInFlight(), liveProcessGroups()]).toEqual([0, 0]);
+  });
+
+  it("a helper that says nothing with a run not started is replaced: the run fails then, the next spawn works", async () => {
+    await exec()(echo, undefined, { timeoutMs: 10_000 });
+    const ours = () =>
+      pidsWhere("cmdline", (c) => c.includes(SPAWN_HELPER_MARK)).filter((p) => readParent(p) === process.pid);
+    const [stuck] = ours();
+    expect(stuck).toBeGreaterThan(0);
+    process.kill(Number(stuck), "SIGSTOP");
+    setHelperSilentMs(200);
+    try {
+      // Its deadline is far off: the answer is the replacement's, not a timeout.
+      const r = await exec()(holdpid, undefined, { timeoutMs: 20_000 }).catch((e: unknown) => e);
+      expect(r).toMatchObject({ code: "E_EXEC_FAILED", message: expect.stringContaining("said nothing for 200 ms") });
+      for (let i = 0; i < 500 && isLive(Number(stuck)); i++) await realDelay(10);
+      expect(isLive(Number(stuck))).toBe(false);
+      const next = await exec()(echo, undefined, { timeoutMs: 10_000 });
+      expect(next.stdout).toBe("relayed\n");
+      const [fresh] = ours();
+      expect(fresh).toBeGreaterThan(0);
+      expect(fresh).not.toBe(stuck);
+      // The stuck one never started the run it was handed.
+      expect(pidsWhere("cmdline", (c) => c.includes(`${dir}/holdpid`)).filter(isLive)).toEqual([]);
+      expect([spawnsInFlight(), liveProcessGroups()]).toEqual([0, 0]);
+    } finally {
+      setHelperSilentMs(undefined);
+      if (isLive(Number(stuck))) process.kill(Number(stuck), "SIGKILL");
+    }
+    expect(HELPER_SILENT_MS).toBeGreaterThanOrEqual(1_000);
+  });
+
+  it("a run that has started and runs on quietly is never taken for a stuck helper", async () => {
+    const pidFile = join(dir, "held.pid");
+    await rm(pidFile, { force: true });
+    await exec()(echo, undefined, { timeoutMs: 10_000 });
+    const ours = () =>
+      pidsWhere("cmdline", (c) => c.includes(SPAWN_HELPER_MARK)).filter((p) => readParent(p) === process.pid);
+    const [helper] = ours();
+    const held = exec()(holdpid, undefined, { timeoutMs: 60_000 }).catch((e: unknown) => e);
+    let pid = 0;
+    for (let i = 0; i < 1000 && !(pid > 0); i++) {
+      await realDelay(10);
+      pid = Number((await readFile(pidFile, "utf8").catch(() => "")).trim());
+    }
+    expect(pid).toBeGreaterThan(0);
+    // Shortened only once the run is running (a loaded machine may take more than 100 ms to start it): ten such
+    // silences without a word from the helper, and it is kept, its run too.
+    setHelperSilentMs(100);
+    try {
+      await realDelay(1_000);
+      expect(isLive(Number(helper))).toBe(true);
+      expect(spawnsInFlight()).toBe(1);
+      // Its group: the shell and its `sleep`.
+      process.kill(-pid, "SIGTERM");
+      expect(await held).toMatchObject({
+        code: "E_EXEC_FAILED",
+        message: "holdpid was ended by SIGTERM before it answered",
+      });
+      expect(ours()).toEqual([helper]);
+    } finally {
+      setHelperSilentMs(undefined);
+    }
   });
 
   it("runs the checked program through setpriv: its argv unchanged, every argument its own (ADR 0051)", async () => {

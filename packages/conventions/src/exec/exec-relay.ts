@@ -4,7 +4,9 @@
  * memory map meanwhile, which a helper *thread* did not avoid. One helper per process, shared by every server
  * `roadnerd up` hosts, started on the first spawn (attach pays nothing), unref'd while idle and ended after
  * SPAWN_HELPER_IDLE_MS without a run (its ~11 MiB given back); if it dies, the runs it held fail with
- * E_EXEC_FAILED and the next spawn starts a new one. Timers, signals and kills stay with the caller (exec.ts).
+ * E_EXEC_FAILED and the next spawn starts a new one; so does one that has started nothing it was handed and said
+ * nothing for HELPER_SILENT_MS (stopped, wedged): it is killed. Timers, signals and kills stay with the caller
+ * (exec.ts).
  */
 
 import type { ChildProcess } from "node:child_process";
@@ -23,6 +25,20 @@ import {
   spawnHelperMain,
   type ToSpawnHelper,
 } from "./exec.ts";
+
+/**
+ * A helper that has said nothing for this long while a run handed to it that long ago is still not started is
+ * taken for stuck (SIGSTOPped, wedged in a fork) and replaced: before, every spawn of every server `up` hosts
+ * failed at its deadline until it ran again (stop 37's review). A live helper answers a run within milliseconds,
+ * and one that says anything meanwhile (another run's start or output) is only slow: it is left alone.
+ */
+export const HELPER_SILENT_MS = 5_000;
+let silentMs = HELPER_SILENT_MS;
+
+/** Tests: a shorter silence before a stuck helper is replaced (undefined: HELPER_SILENT_MS again). */
+export function setHelperSilentMs(ms: number | undefined): void {
+  silentMs = ms ?? HELPER_SILENT_MS;
+}
 
 /** An idle helper ends after this long; the next spawn starts another (~90–105 ms here, once per burst). */
 export const SPAWN_HELPER_IDLE_MS = 20_000;
@@ -64,6 +80,11 @@ interface Helper {
   proc: ChildProcess;
   /** Runs handed to it whose outcome has not come back. */
   running: number;
+  /** Runs and groups handed to it that it has not started (nor failed to start) yet: id → when handed. */
+  unstarted: Map<number, number>;
+  /** performance.now() of its last message. */
+  heardAt: number;
+  watchdog?: NodeJS.Timeout;
 }
 
 interface Pending {
@@ -91,6 +112,8 @@ const pending = new Map<number, Pending>();
 /** The runs `helper` held fail: it is gone. */
 function gone(helper: Helper, why: string, cause?: unknown): void {
   if (current === helper) current = undefined;
+  clearTimeout(helper.watchdog);
+  helper.unstarted.clear();
   for (const [id, p] of pending) {
     if (p.helper !== helper) continue;
     pending.delete(id);
@@ -103,6 +126,34 @@ function gone(helper: Helper, why: string, cause?: unknown): void {
     if (g.child) g.child.exit(null, null);
     else g.failed(Object.assign(new Error(`the spawn helper ${why}`), { code: "EHELPER" }));
   }
+}
+
+/**
+ * Handed a run, the helper is looked at once the oldest run it has not started is silentMs old: silent as long
+ * (nothing heard since that run was handed, or for silentMs since its last word), it is killed, its runs fail
+ * now (E_EXEC_FAILED, not each at its deadline) and the next spawn starts a new helper; else it is looked at
+ * again silentMs after the later of the two.
+ */
+function watch(helper: Helper, at = oldestUnstarted(helper) + silentMs): void {
+  if (helper.watchdog || helper.unstarted.size === 0) return;
+  helper.watchdog = setTimeout(
+    () => {
+      helper.watchdog = undefined;
+      if (helper.unstarted.size === 0) return;
+      const since = Math.max(oldestUnstarted(helper), helper.heardAt);
+      if (performance.now() - since >= silentMs) return replace(helper);
+      watch(helper, since + silentMs);
+    },
+    Math.max(1, at - performance.now()),
+  );
+  helper.watchdog.unref();
+}
+
+const oldestUnstarted = (helper: Helper) => Math.min(...helper.unstarted.values());
+
+function replace(helper: Helper): void {
+  gone(helper, `said nothing for ${silentMs} ms with a run not started; replaced by a new one`);
+  helper.proc.kill("SIGKILL");
 }
 
 /** One run or group less on `helper`: idle, it is unref'd and ends after SPAWN_HELPER_IDLE_MS. */
@@ -152,6 +203,13 @@ function send(helper: Helper, msg: ToSpawnHelper): void {
   if (helper.proc.connected) helper.proc.send(msg, ignoreSendError);
 }
 
+/** A run or group for the helper to start: it is watched until it says it did (watch). */
+function handOver(helper: Helper, id: number, msg: ToSpawnHelper): void {
+  helper.unstarted.set(id, performance.now());
+  send(helper, msg);
+  watch(helper);
+}
+
 function startHelper(): Helper {
   if (!exitHooked) {
     exitHooked = true;
@@ -169,8 +227,14 @@ function startHelper(): Helper {
   }
   // "advanced": outputs (up to 1 MiB each) cross as V8-serialized strings, not JSON-escaped.
   const proc = forkNodeHelper(source(), { flags: HELPER_NODE_FLAGS, serialization: "advanced", deathSignal: "TERM" });
-  const helper: Helper = { proc, running: 0 };
+  const helper: Helper = { proc, running: 0, unstarted: new Map(), heardAt: performance.now() };
   proc.on("message", (msg: FromSpawnHelper) => {
+    helper.heardAt = performance.now();
+    // Started, or failed to: either way no longer waiting on the helper to act (output only follows a start).
+    if (msg.type !== "data" && helper.unstarted.delete(msg.id) && helper.unstarted.size === 0) {
+      clearTimeout(helper.watchdog);
+      helper.watchdog = undefined;
+    }
     if (msg.type !== "done" && groups.has(msg.id)) return onGroupMessage(helper, msg);
     const p = pending.get(msg.id);
     if (!p) return;
@@ -205,7 +269,7 @@ export function relaySpawn(job: Omit<SpawnJob, "type" | "id">, started: (pid: nu
   return new Promise<SpawnOutcome>((resolve, reject) => {
     const helper = take();
     pending.set(id, { helper, started, resolve, reject });
-    send(helper, { ...job, type: "run", id });
+    handOver(helper, id, { ...job, type: "run", id });
   });
 }
 
@@ -271,7 +335,7 @@ export function relayGroup(job: Omit<GroupJob, "type" | "id">): Promise<RelayedC
   return new Promise<RelayedChild>((resolve, reject) => {
     const helper = take();
     groups.set(id, { helper, started: resolve, failed: reject });
-    send(helper, { ...job, type: "group", id });
+    handOver(helper, id, { ...job, type: "group", id });
   });
 }
 
