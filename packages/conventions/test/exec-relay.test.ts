@@ -1,7 +1,7 @@
 /**
  * The spawn helper process (ADR 0042, 0068): started by the first spawn, not at import, ended when idle; a helper that
  * dies fails the runs it held and leaves no process behind, and the next spawn starts another (so does a helper
- * that stopped answering); a run in flight keeps the process alive and an idle helper does not.
+ * left stopped); a run in flight keeps the process alive and an idle helper does not.
  */
 import { spawn, spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
@@ -13,10 +13,10 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest
 import { command } from "../src/define/command.ts";
 import { createExec, liveProcessGroups, spawnLines } from "../src/exec/exec.ts";
 import {
-  HELPER_SILENT_MS,
+  HELPER_STOPPED_MS,
   SPAWN_HELPER_IDLE_MS,
   SPAWN_HELPER_MARK,
-  setHelperSilentMs,
+  setHelperStoppedMs,
   spawnHelperStarted,
   spawnsInFlight,
   stopSpawnHelper,
@@ -213,18 +213,18 @@ describe("the spawn helper", () => {
     expect([spawnsInFlight(), liveProcessGroups()]).toEqual([0, 0]);
   });
 
-  it("a helper that says nothing with a run not started is replaced: the run fails then, the next spawn works", async () => {
+  it("a helper left stopped with a run not started is replaced: the run fails then, the next spawn works", async () => {
     await exec()(echo, undefined, { timeoutMs: 10_000 });
     const ours = () =>
       pidsWhere("cmdline", (c) => c.includes(SPAWN_HELPER_MARK)).filter((p) => readParent(p) === process.pid);
     const [stuck] = ours();
     expect(stuck).toBeGreaterThan(0);
     process.kill(Number(stuck), "SIGSTOP");
-    setHelperSilentMs(200);
+    setHelperStoppedMs(200);
     try {
       // Its deadline is far off: the answer is the replacement's, not a timeout.
       const r = await exec()(holdpid, undefined, { timeoutMs: 20_000 }).catch((e: unknown) => e);
-      expect(r).toMatchObject({ code: "E_EXEC_FAILED", message: expect.stringContaining("said nothing for 200 ms") });
+      expect(r).toMatchObject({ code: "E_EXEC_FAILED", message: expect.stringContaining("was stopped for 200 ms") });
       for (let i = 0; i < 500 && isLive(Number(stuck)); i++) await realDelay(10);
       expect(isLive(Number(stuck))).toBe(false);
       const next = await exec()(echo, undefined, { timeoutMs: 10_000 });
@@ -236,13 +236,13 @@ describe("the spawn helper", () => {
       expect(pidsWhere("cmdline", (c) => c.includes(`${dir}/holdpid`)).filter(isLive)).toEqual([]);
       expect([spawnsInFlight(), liveProcessGroups()]).toEqual([0, 0]);
     } finally {
-      setHelperSilentMs(undefined);
+      setHelperStoppedMs(undefined);
       if (isLive(Number(stuck))) process.kill(Number(stuck), "SIGKILL");
     }
-    expect(HELPER_SILENT_MS).toBeGreaterThanOrEqual(1_000);
+    expect(HELPER_STOPPED_MS).toBeGreaterThanOrEqual(1_000);
   });
 
-  it("a run that has started and runs on quietly is never taken for a stuck helper", async () => {
+  it("a helper that is only quiet (a run started, no output) is never taken for a stopped one", async () => {
     const pidFile = join(dir, "held.pid");
     await rm(pidFile, { force: true });
     await exec()(echo, undefined, { timeoutMs: 10_000 });
@@ -256,9 +256,8 @@ describe("the spawn helper", () => {
       pid = Number((await readFile(pidFile, "utf8").catch(() => "")).trim());
     }
     expect(pid).toBeGreaterThan(0);
-    // Shortened only once the run is running (a loaded machine may take more than 100 ms to start it): ten such
-    // silences without a word from the helper, and it is kept, its run too.
-    setHelperSilentMs(100);
+    // Ten of the (shortened) stops' length without a word from the helper: it sleeps (S), it is not stopped (T).
+    setHelperStoppedMs(100);
     try {
       await realDelay(1_000);
       expect(isLive(Number(helper))).toBe(true);
@@ -271,7 +270,7 @@ describe("the spawn helper", () => {
       });
       expect(ours()).toEqual([helper]);
     } finally {
-      setHelperSilentMs(undefined);
+      setHelperStoppedMs(undefined);
     }
   });
 
@@ -331,5 +330,35 @@ describe("the spawn helper", () => {
     expect(isLive(pid)).toBe(false);
     expect(await lines.ended).toMatchObject({ reason: "exit", exitCode: null });
     expect(liveProcessGroups()).toBe(0);
+  });
+
+  it("a helper left stopped while it holds only a follow stream is replaced: the stream ends, its child dies", async () => {
+    // `up --processes`: the servers are such children; a stopped helper hid a server's exit (stop 38's review).
+    const pidFile = join(dir, "held.pid");
+    await rm(pidFile, { force: true });
+    const lines = await spawnLines([holdpid], `${dir}:/usr/bin:/bin`, "holdpid", [], { timeoutMs: 60_000 });
+    let pid = 0;
+    for (let i = 0; i < 1000 && !(pid > 0); i++) {
+      await realDelay(10);
+      pid = Number((await readFile(pidFile, "utf8").catch(() => "")).trim());
+    }
+    expect(pid).toBeGreaterThan(0);
+    const [helper] = pidsWhere("cmdline", (c) => c.includes(SPAWN_HELPER_MARK)).filter(
+      (p) => readParent(p) === process.pid,
+    );
+    expect(helper).toBeGreaterThan(0);
+    setHelperStoppedMs(200);
+    process.kill(Number(helper), "SIGSTOP");
+    try {
+      expect(await lines.ended).toMatchObject({ reason: "exit", exitCode: null });
+      for (let i = 0; i < 200 && (isLive(pid) || isLive(Number(helper))); i++) await realDelay(50);
+      expect([isLive(pid), isLive(Number(helper))]).toEqual([false, false]);
+      expect(liveProcessGroups()).toBe(0);
+      const next = await exec()(echo, undefined, { timeoutMs: 10_000 });
+      expect(next.stdout).toBe("relayed\n");
+    } finally {
+      setHelperStoppedMs(undefined);
+      if (isLive(Number(helper))) process.kill(Number(helper), "SIGKILL");
+    }
   });
 });

@@ -4,13 +4,13 @@
  * memory map meanwhile, which a helper *thread* did not avoid. One helper per process, shared by every server
  * `roadnerd up` hosts, started on the first spawn (attach pays nothing), unref'd while idle and ended after
  * SPAWN_HELPER_IDLE_MS without a run (its ~11 MiB given back); if it dies, the runs it held fail with
- * E_EXEC_FAILED and the next spawn starts a new one; so does one that has started nothing it was handed and said
- * nothing for HELPER_SILENT_MS (stopped, wedged): it is killed. Timers, signals and kills stay with the caller
- * (exec.ts).
+ * E_EXEC_FAILED and the next spawn starts a new one; so does one that stays stopped (SIGSTOP) for
+ * HELPER_STOPPED_MS while it holds a run: it is killed. Timers, signals and kills stay with the caller (exec.ts).
  */
 
 import type { ChildProcess } from "node:child_process";
 import { EventEmitter } from "node:events";
+import { readFileSync } from "node:fs";
 import { Readable } from "node:stream";
 import { finished } from "node:stream/promises";
 import { setImmediate } from "node:timers";
@@ -27,17 +27,19 @@ import {
 } from "./exec.ts";
 
 /**
- * A helper that has said nothing for this long while a run handed to it that long ago is still not started is
- * taken for stuck (SIGSTOPped, wedged in a fork) and replaced: before, every spawn of every server `up` hosts
- * failed at its deadline until it ran again (stop 37's review). A live helper answers a run within milliseconds,
- * and one that says anything meanwhile (another run's start or output) is only slow: it is left alone.
+ * A helper the kernel shows stopped (SIGSTOP, state T in /proc/<pid>/stat) this long while it holds a run or a
+ * long-lived child, with no word from it meanwhile, is replaced: killed, its runs failed then (E_EXEC_FAILED), the
+ * next spawn starts a new one. Before, every spawn of every server `up` hosts failed at its deadline until it ran
+ * again, and under `up --processes`, whose servers are the helper's children, a server's exit went unseen (stop
+ * 37's and 38's reviews). Only a stop counts: a helper slow to start (1% of a CPU took it 6–11 s to boot in the
+ * review) or busy is never killed for being quiet, and a traced one (state t) is left alone.
  */
-export const HELPER_SILENT_MS = 5_000;
-let silentMs = HELPER_SILENT_MS;
+export const HELPER_STOPPED_MS = 5_000;
+let stoppedMs = HELPER_STOPPED_MS;
 
-/** Tests: a shorter silence before a stuck helper is replaced (undefined: HELPER_SILENT_MS again). */
-export function setHelperSilentMs(ms: number | undefined): void {
-  silentMs = ms ?? HELPER_SILENT_MS;
+/** Tests: a shorter stop before a stopped helper is replaced (undefined: HELPER_STOPPED_MS again). */
+export function setHelperStoppedMs(ms: number | undefined): void {
+  stoppedMs = ms ?? HELPER_STOPPED_MS;
 }
 
 /** An idle helper ends after this long; the next spawn starts another (~90–105 ms here, once per burst). */
@@ -80,11 +82,10 @@ interface Helper {
   proc: ChildProcess;
   /** Runs handed to it whose outcome has not come back. */
   running: number;
-  /** Runs and groups handed to it that it has not started (nor failed to start) yet: id → when handed. */
-  unstarted: Map<number, number>;
-  /** performance.now() of its last message. */
-  heardAt: number;
+  /** While it holds a run: its state looked at (watch). */
   watchdog?: NodeJS.Timeout;
+  /** performance.now() of the first look that found it stopped, since its last message. */
+  stoppedSince?: number;
 }
 
 interface Pending {
@@ -112,8 +113,7 @@ const pending = new Map<number, Pending>();
 /** The runs `helper` held fail: it is gone. */
 function gone(helper: Helper, why: string, cause?: unknown): void {
   if (current === helper) current = undefined;
-  clearTimeout(helper.watchdog);
-  helper.unstarted.clear();
+  clearInterval(helper.watchdog);
   for (const [id, p] of pending) {
     if (p.helper !== helper) continue;
     pending.delete(id);
@@ -129,30 +129,39 @@ function gone(helper: Helper, why: string, cause?: unknown): void {
 }
 
 /**
- * Handed a run, the helper is looked at once the oldest run it has not started is silentMs old: silent as long
- * (nothing heard since that run was handed, or for silentMs since its last word), it is killed, its runs fail
- * now (E_EXEC_FAILED, not each at its deadline) and the next spawn starts a new helper; else it is looked at
- * again silentMs after the later of the two.
+ * While the helper holds a run or a long-lived child: its state read every stoppedMs / 4 (at most every second),
+ * and it is replaced once found stopped for stoppedMs (see HELPER_STOPPED_MS). A message from it says it runs.
  */
-function watch(helper: Helper, at = oldestUnstarted(helper) + silentMs): void {
-  if (helper.watchdog || helper.unstarted.size === 0) return;
-  helper.watchdog = setTimeout(
+function watch(helper: Helper): void {
+  if (helper.watchdog) return;
+  helper.watchdog = setInterval(
     () => {
-      helper.watchdog = undefined;
-      if (helper.unstarted.size === 0) return;
-      const since = Math.max(oldestUnstarted(helper), helper.heardAt);
-      if (performance.now() - since >= silentMs) return replace(helper);
-      watch(helper, since + silentMs);
+      if (procState(helper.proc.pid) !== "T") {
+        helper.stoppedSince = undefined;
+        return;
+      }
+      const now = performance.now();
+      helper.stoppedSince ??= now;
+      if (now - helper.stoppedSince >= stoppedMs) replace(helper);
     },
-    Math.max(1, at - performance.now()),
+    Math.max(10, Math.min(1_000, stoppedMs / 4)),
   );
   helper.watchdog.unref();
 }
 
-const oldestUnstarted = (helper: Helper) => Math.min(...helper.unstarted.values());
+/** A process's state letter from /proc/<pid>/stat (R, S, D, T, t, Z…); undefined when it cannot be read. */
+function procState(pid: number | undefined): string | undefined {
+  if (pid === undefined) return undefined;
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "latin1");
+    return stat[stat.lastIndexOf(")") + 2];
+  } catch {
+    return undefined;
+  }
+}
 
 function replace(helper: Helper): void {
-  gone(helper, `said nothing for ${silentMs} ms with a run not started; replaced by a new one`);
+  gone(helper, `was stopped for ${stoppedMs} ms; replaced by a new one`);
   helper.proc.kill("SIGKILL");
 }
 
@@ -160,6 +169,8 @@ function replace(helper: Helper): void {
 function settled(helper: Helper): void {
   helper.running -= 1;
   if (helper.running > 0) return;
+  clearInterval(helper.watchdog);
+  helper.watchdog = undefined;
   unref(helper.proc);
   idleTimer = setTimeout(() => {
     idleTimer = undefined;
@@ -203,9 +214,8 @@ function send(helper: Helper, msg: ToSpawnHelper): void {
   if (helper.proc.connected) helper.proc.send(msg, ignoreSendError);
 }
 
-/** A run or group for the helper to start: it is watched until it says it did (watch). */
-function handOver(helper: Helper, id: number, msg: ToSpawnHelper): void {
-  helper.unstarted.set(id, performance.now());
+/** A run or group for the helper: watched while it holds any (watch). */
+function handOver(helper: Helper, msg: ToSpawnHelper): void {
   send(helper, msg);
   watch(helper);
 }
@@ -227,14 +237,9 @@ function startHelper(): Helper {
   }
   // "advanced": outputs (up to 1 MiB each) cross as V8-serialized strings, not JSON-escaped.
   const proc = forkNodeHelper(source(), { flags: HELPER_NODE_FLAGS, serialization: "advanced", deathSignal: "TERM" });
-  const helper: Helper = { proc, running: 0, unstarted: new Map(), heardAt: performance.now() };
+  const helper: Helper = { proc, running: 0 };
   proc.on("message", (msg: FromSpawnHelper) => {
-    helper.heardAt = performance.now();
-    // Started, or failed to: either way no longer waiting on the helper to act (output only follows a start).
-    if (msg.type !== "data" && helper.unstarted.delete(msg.id) && helper.unstarted.size === 0) {
-      clearTimeout(helper.watchdog);
-      helper.watchdog = undefined;
-    }
+    helper.stoppedSince = undefined;
     if (msg.type !== "done" && groups.has(msg.id)) return onGroupMessage(helper, msg);
     const p = pending.get(msg.id);
     if (!p) return;
@@ -269,7 +274,7 @@ export function relaySpawn(job: Omit<SpawnJob, "type" | "id">, started: (pid: nu
   return new Promise<SpawnOutcome>((resolve, reject) => {
     const helper = take();
     pending.set(id, { helper, started, resolve, reject });
-    handOver(helper, id, { ...job, type: "run", id });
+    handOver(helper, { ...job, type: "run", id });
   });
 }
 
@@ -335,7 +340,7 @@ export function relayGroup(job: Omit<GroupJob, "type" | "id">): Promise<RelayedC
   return new Promise<RelayedChild>((resolve, reject) => {
     const helper = take();
     groups.set(id, { helper, started: resolve, failed: reject });
-    handOver(helper, id, { ...job, type: "group", id });
+    handOver(helper, { ...job, type: "group", id });
   });
 }
 
