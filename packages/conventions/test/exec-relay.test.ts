@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { command } from "../src/define/command.ts";
-import { createExec, liveProcessGroups, spawnLines } from "../src/exec/exec.ts";
+import { createExec, liveProcessGroups, spawnGroup, spawnLines } from "../src/exec/exec.ts";
 import {
   HELPER_STOPPED_MS,
   SPAWN_HELPER_IDLE_MS,
@@ -337,6 +337,9 @@ describe("the spawn helper", () => {
     const pidFile = join(dir, "held.pid");
     await rm(pidFile, { force: true });
     const lines = await spawnLines([holdpid], `${dir}:/usr/bin:/bin`, "holdpid", [], { timeoutMs: 60_000 });
+    // And a long-lived child as `up --processes` holds a server: its end is told with the signal it died of.
+    const server = await spawnGroup("sleep", ["30"], { PATH: "/usr/bin:/bin" });
+    const serverEnd = new Promise((r) => server.child.once("close", (code, signal) => r({ code, signal })));
     let pid = 0;
     for (let i = 0; i < 1000 && !(pid > 0); i++) {
       await realDelay(10);
@@ -351,8 +354,12 @@ describe("the spawn helper", () => {
     process.kill(Number(helper), "SIGSTOP");
     try {
       expect(await lines.ended).toMatchObject({ reason: "exit", exitCode: null });
-      for (let i = 0; i < 200 && (isLive(pid) || isLive(Number(helper))); i++) await realDelay(50);
-      expect([isLive(pid), isLive(Number(helper))]).toEqual([false, false]);
+      expect(await serverEnd).toEqual({ code: null, signal: "SIGKILL" });
+      for (let i = 0; i < 200 && (isLive(pid) || isLive(server.pgid) || isLive(Number(helper))); i++) {
+        await realDelay(50);
+      }
+      expect([isLive(pid), isLive(server.pgid), isLive(Number(helper))]).toEqual([false, false, false]);
+      server.reap();
       expect(liveProcessGroups()).toBe(0);
       const next = await exec()(echo, undefined, { timeoutMs: 10_000 });
       expect(next.stdout).toBe("relayed\n");

@@ -15,7 +15,7 @@ import { Readable } from "node:stream";
 import { finished } from "node:stream/promises";
 import { setImmediate } from "node:timers";
 import { DiagError } from "../errors/errors.ts";
-import { findOnPath } from "../process/death-tie.ts";
+import { deathTieWrapper, findOnPath } from "../process/death-tie.ts";
 import {
   type FromSpawnHelper,
   forkNodeHelper,
@@ -122,8 +122,9 @@ function gone(helper: Helper, why: string, cause?: unknown): void {
   for (const [id, g] of groups) {
     if (g.helper !== helper) continue;
     groups.delete(id);
-    // Its child died with the helper (setpriv's death signal); callers still kill the group.
-    if (g.child) g.child.exit(null, null);
+    // Its child dies with the helper by setpriv's death signal, SIGKILL (so `up` says "exited (SIGKILL)", not
+    // "code null"); callers still kill the group.
+    if (g.child) g.child.exit(null, deathTieWrapper() ? "SIGKILL" : null);
     else g.failed(Object.assign(new Error(`the spawn helper ${why}`), { code: "EHELPER" }));
   }
 }
