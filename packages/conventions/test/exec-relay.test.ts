@@ -48,6 +48,20 @@ const printargs = command("printargs", ["--reuid=0", "--", "-e"]);
 /** Its own argv as the kernel has it: what `ps` and /proc show of a child. */
 const ownArgv = command("sh", ["-c", `tr '\\0' '\\n' </proc/$$/cmdline`]);
 /** A process's parent, from /proc (0 when it is gone). */
+/** The pid a run wrote to `file` (holdpid), once it is there (10 s at most; 0 if never). */
+async function pidFrom(file: string): Promise<number> {
+  let pid = 0;
+  for (let i = 0; i < 1000 && !(pid > 0); i++) {
+    await realDelay(10);
+    pid = Number((await readFile(file, "utf8").catch(() => "")).trim());
+  }
+  return pid;
+}
+
+/** Spawn helpers whose parent is this process. */
+const ourHelpers = () =>
+  pidsWhere("cmdline", (c) => c.includes(SPAWN_HELPER_MARK)).filter((p) => readParent(p) === process.pid);
+
 function readParent(pid: number): number {
   try {
     return Number(/^PPid:\s+(\d+)$/m.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? 0);
@@ -69,11 +83,7 @@ describe("the spawn helper", () => {
     const pidFile = join(dir, "held.pid");
     await rm(pidFile, { force: true });
     const held = exec()(holdpid, undefined, { timeoutMs: 60_000 }).catch((e: unknown) => e);
-    let pid = 0;
-    for (let i = 0; i < 1000 && !(pid > 0); i++) {
-      await realDelay(10);
-      pid = Number((await readFile(pidFile, "utf8").catch(() => "")).trim());
-    }
+    const pid = await pidFrom(pidFile);
     expect(pid).toBeGreaterThan(0);
     await stopSpawnHelper();
     expect(await held).toMatchObject({ code: "E_EXEC_FAILED" });
@@ -153,11 +163,7 @@ describe("the spawn helper", () => {
       stderr += c;
     });
     const exited = new Promise<[number | null, string | null]>((r) => server.once("exit", (c, s) => r([c, s])));
-    let held = 0;
-    for (let i = 0; i < 1000 && !(held > 0); i++) {
-      await realDelay(10);
-      held = Number((await readFile(pidFile, "utf8").catch(() => "")).trim());
-    }
+    const held = await pidFrom(pidFile);
     expect(held).toBeGreaterThan(0);
     // The run's parent is the helper, a child of the server marked as such in its argv.
     const helper = readParent(held);
@@ -190,9 +196,7 @@ describe("the spawn helper", () => {
 
   it("a call whose helper does not answer ends at its deadline as not started, and its program never runs on", async () => {
     await exec()(echo, undefined, { timeoutMs: 10_000 });
-    const [helper] = pidsWhere("cmdline", (c) => c.includes(SPAWN_HELPER_MARK)).filter(
-      (pid) => readParent(pid) === process.pid,
-    );
+    const [helper] = ourHelpers();
     expect(helper).toBeGreaterThan(0);
     process.kill(Number(helper), "SIGSTOP");
     try {
@@ -215,9 +219,7 @@ describe("the spawn helper", () => {
 
   it("a helper left stopped with a run not started is replaced: the run fails then, the next spawn works", async () => {
     await exec()(echo, undefined, { timeoutMs: 10_000 });
-    const ours = () =>
-      pidsWhere("cmdline", (c) => c.includes(SPAWN_HELPER_MARK)).filter((p) => readParent(p) === process.pid);
-    const [stuck] = ours();
+    const [stuck] = ourHelpers();
     expect(stuck).toBeGreaterThan(0);
     process.kill(Number(stuck), "SIGSTOP");
     setHelperStoppedMs(200);
@@ -229,7 +231,7 @@ describe("the spawn helper", () => {
       expect(isLive(Number(stuck))).toBe(false);
       const next = await exec()(echo, undefined, { timeoutMs: 10_000 });
       expect(next.stdout).toBe("relayed\n");
-      const [fresh] = ours();
+      const [fresh] = ourHelpers();
       expect(fresh).toBeGreaterThan(0);
       expect(fresh).not.toBe(stuck);
       // The stuck one never started the run it was handed.
@@ -246,15 +248,9 @@ describe("the spawn helper", () => {
     const pidFile = join(dir, "held.pid");
     await rm(pidFile, { force: true });
     await exec()(echo, undefined, { timeoutMs: 10_000 });
-    const ours = () =>
-      pidsWhere("cmdline", (c) => c.includes(SPAWN_HELPER_MARK)).filter((p) => readParent(p) === process.pid);
-    const [helper] = ours();
+    const [helper] = ourHelpers();
     const held = exec()(holdpid, undefined, { timeoutMs: 60_000 }).catch((e: unknown) => e);
-    let pid = 0;
-    for (let i = 0; i < 1000 && !(pid > 0); i++) {
-      await realDelay(10);
-      pid = Number((await readFile(pidFile, "utf8").catch(() => "")).trim());
-    }
+    const pid = await pidFrom(pidFile);
     expect(pid).toBeGreaterThan(0);
     // Ten of the (shortened) stops' length without a word from the helper: it sleeps (S), it is not stopped (T).
     setHelperStoppedMs(100);
@@ -268,7 +264,7 @@ describe("the spawn helper", () => {
         code: "E_EXEC_FAILED",
         message: "holdpid was ended by SIGTERM before it answered",
       });
-      expect(ours()).toEqual([helper]);
+      expect(ourHelpers()).toEqual([helper]);
     } finally {
       setHelperStoppedMs(undefined);
     }
@@ -294,11 +290,7 @@ describe("the spawn helper", () => {
     const held = exec()(holdpid, undefined, { timeoutMs: 100 * SPAWN_HELPER_IDLE_MS, signal: ctl.signal }).catch(
       (e: unknown) => e,
     );
-    let pid = 0;
-    for (let i = 0; i < 1000 && !(pid > 0); i++) {
-      await realDelay(10);
-      pid = Number((await readFile(pidFile, "utf8").catch(() => "")).trim());
-    }
+    const pid = await pidFrom(pidFile);
     expect(pid).toBeGreaterThan(0);
     vi.advanceTimersByTime(3 * SPAWN_HELPER_IDLE_MS);
     expect(spawnHelperStarted()).toBe(true);
@@ -317,11 +309,7 @@ describe("the spawn helper", () => {
     const lines = await spawnLines([holdpid], `${dir}:/usr/bin:/bin`, "holdpid", [], { timeoutMs: 60_000 });
     // Its output comes through the helper: the stream is one of the helper's runs.
     expect(spawnsInFlight()).toBe(1);
-    let pid = 0;
-    for (let i = 0; i < 1000 && !(pid > 0); i++) {
-      await realDelay(10);
-      pid = Number((await readFile(pidFile, "utf8").catch(() => "")).trim());
-    }
+    const pid = await pidFrom(pidFile);
     expect(pid).toBeGreaterThan(0);
     expect(lines.pid).toBe(pid);
     await stopSpawnHelper();
@@ -340,15 +328,9 @@ describe("the spawn helper", () => {
     // And a long-lived child as `up --processes` holds a server: its end is told with the signal it died of.
     const server = await spawnGroup("sleep", ["30"], { PATH: "/usr/bin:/bin" });
     const serverEnd = new Promise((r) => server.child.once("close", (code, signal) => r({ code, signal })));
-    let pid = 0;
-    for (let i = 0; i < 1000 && !(pid > 0); i++) {
-      await realDelay(10);
-      pid = Number((await readFile(pidFile, "utf8").catch(() => "")).trim());
-    }
+    const pid = await pidFrom(pidFile);
     expect(pid).toBeGreaterThan(0);
-    const [helper] = pidsWhere("cmdline", (c) => c.includes(SPAWN_HELPER_MARK)).filter(
-      (p) => readParent(p) === process.pid,
-    );
+    const [helper] = ourHelpers();
     expect(helper).toBeGreaterThan(0);
     setHelperStoppedMs(200);
     process.kill(Number(helper), "SIGSTOP");

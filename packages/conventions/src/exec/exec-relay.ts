@@ -10,12 +10,12 @@
 
 import type { ChildProcess } from "node:child_process";
 import { EventEmitter } from "node:events";
-import { readFileSync } from "node:fs";
 import { Readable } from "node:stream";
 import { finished } from "node:stream/promises";
 import { setImmediate } from "node:timers";
 import { DiagError } from "../errors/errors.ts";
 import { deathTieWrapper, findOnPath } from "../process/death-tie.ts";
+import { procState } from "../process/proc-state.ts";
 import {
   type FromSpawnHelper,
   forkNodeHelper,
@@ -150,17 +150,6 @@ function watch(helper: Helper): void {
   helper.watchdog.unref();
 }
 
-/** A process's state letter from /proc/<pid>/stat (R, S, D, T, t, Z…); undefined when it cannot be read. */
-function procState(pid: number | undefined): string | undefined {
-  if (pid === undefined) return undefined;
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "latin1");
-    return stat[stat.lastIndexOf(")") + 2];
-  } catch {
-    return undefined;
-  }
-}
-
 function replace(helper: Helper): void {
   gone(helper, `was stopped for ${stoppedMs} ms; replaced by a new one`);
   helper.proc.kill("SIGKILL");
@@ -215,12 +204,6 @@ function send(helper: Helper, msg: ToSpawnHelper): void {
   if (helper.proc.connected) helper.proc.send(msg, ignoreSendError);
 }
 
-/** A run or group for the helper: watched while it holds any (watch). */
-function handOver(helper: Helper, msg: ToSpawnHelper): void {
-  send(helper, msg);
-  watch(helper);
-}
-
 function startHelper(): Helper {
   if (!exitHooked) {
     exitHooked = true;
@@ -256,7 +239,7 @@ function startHelper(): Helper {
   return helper;
 }
 
-/** The helper for one more run or group: started if need be, ref'd, its idle end called off. */
+/** The helper for one more run or group: started if need be, ref'd, watched, its idle end called off. */
 function take(): Helper {
   clearTimeout(idleTimer);
   idleTimer = undefined;
@@ -266,6 +249,8 @@ function take(): Helper {
   // A run in flight keeps the process alive, as the child itself did when the spawn was on this thread.
   helper.proc.ref();
   helper.proc.channel?.ref();
+  // Watched while it holds any (settled stops it at the last).
+  watch(helper);
   return helper;
 }
 
@@ -275,7 +260,7 @@ export function relaySpawn(job: Omit<SpawnJob, "type" | "id">, started: (pid: nu
   return new Promise<SpawnOutcome>((resolve, reject) => {
     const helper = take();
     pending.set(id, { helper, started, resolve, reject });
-    handOver(helper, { ...job, type: "run", id });
+    send(helper, { ...job, type: "run", id });
   });
 }
 
@@ -341,7 +326,7 @@ export function relayGroup(job: Omit<GroupJob, "type" | "id">): Promise<RelayedC
   return new Promise<RelayedChild>((resolve, reject) => {
     const helper = take();
     groups.set(id, { helper, started: resolve, failed: reject });
-    handOver(helper, { ...job, type: "group", id });
+    send(helper, { ...job, type: "group", id });
   });
 }
 

@@ -1,5 +1,6 @@
 /** What tests and the bench read of processes from /proc, outside the process itself. */
 import { readdirSync, readFileSync, readlinkSync } from "node:fs";
+import { procState } from "../process/proc-state.ts";
 
 /** Resident memory in MB. */
 export function rssMb(pid: number): number {
@@ -8,12 +9,8 @@ export function rssMb(pid: number): number {
 
 /** Running: not gone, and not a zombie waiting for a reaper that is not ours. */
 export function isLive(pid: number): boolean {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    return stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3) !== "Z";
-  } catch {
-    return false;
-  }
+  const state = procState(pid);
+  return state !== undefined && state !== "Z";
 }
 
 /** Every process whose /proc/<pid>/<file> (status, cmdline) passes `test`. */
