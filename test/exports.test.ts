@@ -13,12 +13,15 @@ import { describe, expect, it } from "vitest";
 const PINNED: Record<string, Record<string, readonly string[]>> = {
   conventions: {
     // What a server author imports: the names servers/*/src use (spawnNodeChild: storage's walker, ADR 0059; readPieces and NET_TABLE_ROW: ports' tables, ADR 0060/0061;
-    // dumpSockets, stateMask, TCP_STATE, DiagSocket, formatIpv6: ports' listeners from netlink, ADR 0064),
+    // dumpSockets, stateMask, TCP_STATE, DiagSocket, formatIpv6: ports' listeners from netlink, ADR 0064;
+    // askSystemd and its names: service's questions to systemd's bus, ADR 0070),
     // the types their tests and the registry read (ResultOf, MessageOf, ServerDef, BaseConfig, AnyTool) and the
     // bound beside the default timeout.
     ".": [
       "AnyTool",
       "BaseConfig",
+      "BusReply",
+      "BusUnavailable",
       "ConfigOf",
       "DEFAULT_TIMEOUT_MS",
       "DIAGNOSIS_CODES",
@@ -35,10 +38,12 @@ const PINNED: Record<string, Record<string, readonly string[]>> = {
       "HopResponse",
       "HttpProbeResult",
       "Limiter",
+      "MANAGER_PATH",
       "MASK",
       "MAX_LIST_LIMIT",
       "MAX_TIMEOUT_MS",
       "MessageOf",
+      "MethodCall",
       "NET_TABLE_ROW",
       "NodeChild",
       "OutboundPolicy",
@@ -55,7 +60,9 @@ const PINNED: Record<string, Record<string, readonly string[]>> = {
       "TCP_STATE",
       "TlsFacts",
       "ToolContext",
+      "UNIT_INTERFACE",
       "ViewFields",
+      "askSystemd",
       "capList",
       "classifySocketError",
       "command",
@@ -69,6 +76,7 @@ const PINNED: Record<string, Record<string, readonly string[]>> = {
       "dumpSockets",
       "fdPath",
       "formatIpv6",
+      "getProperty",
       "hostField",
       "hostPort",
       "hostnameField",
@@ -86,6 +94,7 @@ const PINNED: Record<string, Record<string, readonly string[]>> = {
       "oneLine",
       "portField",
       "portOf",
+      "privateSocketOf",
       "probeAnswer",
       "probeEnv",
       "proxyRefusal",
@@ -101,6 +110,7 @@ const PINNED: Record<string, Record<string, readonly string[]>> = {
       "stateMask",
       "timingMsField",
       "truncationFields",
+      "unitObjectPath",
     ],
     "./internal": [
       "ERROR_CODES",

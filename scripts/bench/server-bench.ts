@@ -40,7 +40,7 @@ export function benchContext(node: string, entry: string, n: number, budgetMs: n
     );
   const ctx: BenchContext = {
     // Its own sysfs: iface_info and route_info read /sys as they would on the host.
-    start: (env) => start(node, [entry], env, withOwnSysfs),
+    start: (env, wrap) => start(node, [entry], env, wrap ? (argv) => [...wrap, ...argv] : withOwnSysfs),
     call: (server, tool, input, status) => post(`${server.url}/actions/${tool}`, input, {}, status),
     floor: (server) => get(`${server.url}/healthz`),
     async pair(name, tool, sourceLabel, source, opts = {}) {

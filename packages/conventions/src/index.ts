@@ -7,6 +7,17 @@
  */
 import "./define/zod-jitless.ts";
 
+export {
+  askSystemd,
+  type BusReply,
+  BusUnavailable,
+  getProperty,
+  MANAGER_PATH,
+  privateSocketOf,
+  UNIT_INTERFACE,
+  unitObjectPath,
+} from "./dbus/systemd-bus.ts";
+export type { MethodCall } from "./dbus/wire.ts";
 export { command, slot } from "./define/command.ts";
 export type { BaseConfig } from "./define/config.ts";
 export {

@@ -15,8 +15,11 @@ export interface BenchServer {
 }
 
 export interface BenchContext {
-  /** Start the server's bundle with this environment (nothing from the developer's shell). */
-  start(env: Record<string, string>): Promise<BenchServer>;
+  /**
+   * Start the server's bundle with this environment (nothing from the developer's shell); `wrap` prefixes its
+   * command (a booted systemd's nsenter: the server then runs in its PID and mount namespaces).
+   */
+  start(env: Record<string, string>, wrap?: readonly string[]): Promise<BenchServer>;
   /**
    * One call over HTTP with the client RoadNerd's own callers use (undici's `request`, as @roadnerd/client and
    * the gateway), reading the whole answer; rejects unless the status is `status` (default 200).

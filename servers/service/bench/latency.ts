@@ -1,10 +1,14 @@
 /**
  * Service's per-tool latency against the commands underneath, measured the same way in the same run. This
- * machine does not boot with systemd, so the bench boots a real one (packages/testkit's harness) and both
- * sides run inside it through the same nsenter wrappers: the server (running out here) with EXEC_PATH at
- * them, the baseline as the very commands the tools declare through the kernel's exec. Then the error path
- * of this machine's own root (systemd not PID 1), against /healthz. Used by `pnpm bench`.
+ * machine does not boot with systemd, so the bench boots a real one (packages/testkit's harness). The server
+ * runs inside it (its PID and mount namespaces, as on a machine booted with systemd), where it asks systemd's
+ * private bus (ADR 0070); the baseline is the very command the tool would otherwise run, through an nsenter
+ * wrapper (whose own cost is printed beside it). A second server out here, which systemd refuses on its bus
+ * (it cannot see the pid), answers through the same wrappers with EXEC_PATH at them: the command path, like
+ * with like. Then the error path of this machine's own root (systemd not PID 1), against /healthz. Used by
+ * `pnpm bench`.
  */
+import { spawn } from "node:child_process";
 import { testExec } from "@roadnerd/conventions/testing";
 import { type BenchContext, bootSystemd } from "@roadnerd/testkit";
 import { journalTail } from "../src/tools/journal-tail.ts";
@@ -14,24 +18,52 @@ import { DEMO_UNITS } from "../test/readme-world.ts";
 
 const EXEC_OPTIONS = { timeoutMs: 5_000 };
 
+/** `nsenter … true`, as the wrappers run it: what the baseline pays to get inside before systemctl starts. */
+function runWrapped(nsenter: readonly string[]): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(nsenter[0] as string, [...nsenter.slice(1), "/bin/true"], { stdio: "ignore" });
+    child.once("error", reject);
+    child.once("exit", (code) => (code === 0 ? resolve() : reject(new Error(`nsenter true: exit ${code}`))));
+  });
+}
+
 export async function benchLatency(b: BenchContext): Promise<void> {
   const harness = await bootSystemd({ units: DEMO_UNITS });
   try {
     const bin = harness.binariesInside(["systemctl", "journalctl"]);
     const exec = testExec([unitShow, listFailed, showFailed, journalTail], bin);
+    const inside = await b.start({}, harness.nsenter);
     const srv = await b.start({ EXEC_PATH: bin, SYSTEMD_BOOTED_DIR: harness.path("/run/systemd/system") });
     try {
+      const show = () => exec(unitShow, { unit: "roadnerd-demo.service" }, EXEC_OPTIONS);
+      const listAndShow = () =>
+        Promise.all([exec(listFailed, undefined, EXEC_OPTIONS), exec(showFailed, undefined, EXEC_OPTIONS)]);
       await b.pair(
-        "service_status",
-        () => b.call(srv, "service_status", { name: "roadnerd-demo" }),
+        "service_status (bus)",
+        () => b.call(inside, "service_status", { name: "roadnerd-demo" }),
         "systemctl show (nsenter)",
-        () => exec(unitShow, { unit: "roadnerd-demo.service" }, EXEC_OPTIONS),
+        show,
+      );
+      await b.pair("nsenter's own cost", () => runWrapped(harness.nsenter), "systemctl show (nsenter)", show, {
+        info: true,
+      });
+      await b.pair(
+        "list_failed_units (bus)",
+        () => b.call(inside, "list_failed_units", {}),
+        "list-units + show (parallel)",
+        listAndShow,
       );
       await b.pair(
-        "list_failed_units",
+        "service_status (cmd)",
+        () => b.call(srv, "service_status", { name: "roadnerd-demo" }),
+        "systemctl show (nsenter)",
+        show,
+      );
+      await b.pair(
+        "list_failed_units (cmd)",
         () => b.call(srv, "list_failed_units", {}),
-        "list-units + show (parallel)",
-        () => Promise.all([exec(listFailed, undefined, EXEC_OPTIONS), exec(showFailed, undefined, EXEC_OPTIONS)]),
+        "list-units + show",
+        listAndShow,
       );
       await b.pair(
         "journal_tail (120)",
@@ -41,6 +73,7 @@ export async function benchLatency(b: BenchContext): Promise<void> {
       );
     } finally {
       srv.kill();
+      inside.kill();
     }
   } finally {
     await harness.stop();

@@ -10,4 +10,11 @@ export const serviceEnv = {
     .min(1)
     .default(DEFAULT_SYSTEMD_BOOTED_DIR)
     .describe("directory whose presence means systemd is PID 1 (sd_booted); tests point it into a booted test system"),
+  SYSTEMD_BUS: z
+    .string()
+    .min(1)
+    .default("auto")
+    .describe(
+      "where to ask systemd without spawning systemctl: auto = its private socket beside SYSTEMD_BOOTED_DIR (root only), off = always run systemctl, or a socket path",
+    ),
 };

@@ -4,4 +4,4 @@ import { serviceEnv } from "./config.ts";
 
 export type ServiceConfig = ConfigOf<typeof serviceEnv>;
 
-export const { defineTool, defineStream, defineServer } = createKit({ env: serviceEnv });
+export const { defineTool, defineStream, defineServer, defineResource } = createKit({ env: serviceEnv });

@@ -1,15 +1,26 @@
 /**
- * list_failed_units: every unit in the failed state, with when it failed. Two read-only calls in parallel:
- * `systemctl list-units --state=failed --output=json` (the list) and one `systemctl show` of the failed units
- * (their timestamps), never one process per unit.
+ * list_failed_units: every unit in the failed state, with when it failed. From systemd's bus (systemd/bus.ts:
+ * the manager's ListUnitsFiltered, then each failed unit's timestamps), or where the bus is not ours to use two
+ * read-only commands in parallel: `systemctl list-units --state=failed --output=json` (the list) and one
+ * `systemctl show` of the failed units (their timestamps), never one process per unit.
  */
-import { capList, command, cutText, limitInput, maskText, nextField, truncationFields } from "@roadnerd/conventions";
+import {
+  capList,
+  command,
+  cutText,
+  limitInput,
+  maskText,
+  nextField,
+  type ToolContext,
+  truncationFields,
+} from "@roadnerd/conventions";
 import { z } from "zod";
 import { defineTool } from "../kit.ts";
-import { parseListUnits } from "../parse/list-units.ts";
-import { parseShow } from "../parse/systemctl-show.ts";
+import { type ListedUnit, parseListUnits } from "../parse/list-units.ts";
+import { parseShow, type ShowBlock } from "../parse/systemctl-show.ts";
 import { isoFromSystemd } from "../parse/timestamp.ts";
 import { requireSystemd } from "../systemd/booted.ts";
+import { failedUnits, systemdBus } from "../systemd/bus.ts";
 import { execFailure } from "../systemd/exec-errors.ts";
 
 export const listFailed = command("systemctl", ["list-units", "--state=failed", "--output=json"]);
@@ -21,6 +32,17 @@ export const showFailed = command("systemctl", [
   "--",
   "*",
 ]);
+
+/** The commands' answer, where the bus is not ours to use. */
+async function commands(ctx: {
+  exec: ToolContext["exec"];
+}): Promise<{ list: ListedUnit[]; shown: Map<string, ShowBlock> }> {
+  const [list, show] = await Promise.all([ctx.exec(listFailed), ctx.exec(showFailed)]);
+  if (list.exitCode !== 0) throw execFailure("systemctl list-units", list);
+  // The timestamps are a bonus: without them the list still answers.
+  const shown = new Map(show.exitCode === 0 ? parseShow(show.stdout).map((b) => [b.Id ?? "", b]) : []);
+  return { list: parseListUnits(list.stdout), shown };
+}
 
 const failedUnit = z.object({
   name: z.string().describe("unit name, e.g. nginx.service"),
@@ -49,13 +71,10 @@ export const listFailedUnits = defineTool({
   },
   async handler(input, ctx) {
     requireSystemd(ctx.config);
-    const [list, show] = await Promise.all([ctx.exec(listFailed), ctx.exec(showFailed)]);
-    if (list.exitCode !== 0) throw execFailure("systemctl list-units", list);
-    // The timestamps are a bonus: without them the list still answers. The monotonic µs orders failures
-    // within the same second.
-    const shown = new Map(show.exitCode === 0 ? parseShow(show.stdout).map((b) => [b.Id ?? "", b]) : []);
+    const { list, shown } = (await failedUnits(ctx.use(systemdBus), ctx.remaining())) ?? (await commands(ctx));
+    // The monotonic µs orders failures within the same second.
     const order = (name: string) => Number(shown.get(name)?.InactiveEnterTimestampMonotonic ?? 0) || 0;
-    const rows = parseListUnits(list.stdout)
+    const rows = list
       .sort((a, b) => order(b.unit) - order(a.unit) || a.unit.localeCompare(b.unit))
       .map((u) => ({
         name: u.unit,

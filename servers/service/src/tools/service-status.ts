@@ -1,12 +1,23 @@
-/** service_status: is a unit loaded and running, in which sub-state, since when; from `systemctl show`. */
-import { command, cutText, maskText, slot } from "@roadnerd/conventions";
+/**
+ * service_status: is a unit loaded and running, in which sub-state, since when; from systemd's bus
+ * (systemd/bus.ts), or `systemctl show` where the bus is not ours to use.
+ */
+import { command, cutText, maskText, slot, type ToolContext } from "@roadnerd/conventions";
 import { z } from "zod";
 import { defineTool } from "../kit.ts";
 import { parseShow } from "../parse/systemctl-show.ts";
 import { requireSystemd } from "../systemd/booted.ts";
+import { showUnit, systemdBus } from "../systemd/bus.ts";
 import { execFailure } from "../systemd/exec-errors.ts";
 import { UNIT_NAME, unitName, unitNameField } from "../systemd/unit-name.ts";
 import { UNIT_PROPERTIES, unitState } from "../systemd/unit-state.ts";
+
+/** The command's answer, where the bus is not ours to use. */
+async function show(ctx: { exec: ToolContext["exec"] }, name: string) {
+  const result = await ctx.exec(unitShow, { unit: name });
+  if (result.exitCode !== 0) throw execFailure("systemctl show", result);
+  return parseShow(result.stdout)[0] ?? {};
+}
 
 /** `systemctl show` of one unit, only the properties we read; `--` so nothing after it is an option. */
 export const unitShow = command("systemctl", [
@@ -48,9 +59,8 @@ export const serviceStatus = defineTool({
   async handler(input, ctx) {
     const name = unitName(input.name);
     requireSystemd(ctx.config);
-    const result = await ctx.exec(unitShow, { unit: name });
-    if (result.exitCode !== 0) throw execFailure("systemctl show", result);
-    const [block = {}] = parseShow(result.stdout);
+    const block =
+      (await showUnit(ctx.use(systemdBus), name, UNIT_PROPERTIES, ctx.remaining())) ?? (await show(ctx, name));
     const state = unitState(name, block);
     // A Description= is free text a unit's author wrote (a connection URL with its password, now and then).
     return { ...state, description: cutText(maskText(state.description), 200) };

@@ -1,0 +1,162 @@
+/**
+ * systemd asked over its private bus (the kernel's askSystemd) instead of through systemctl: the same properties,
+ * the same manager call, without a process (issue 17: `systemctl show` is ~12 ms of fork, exec and linking).
+ * Answers come back in the shapes the commands' parsers give (ShowBlock, ListedUnit), so each tool has one
+ * path from there on. `undefined` means "run the command": SYSTEMD_BUS=off, or the socket is missing or
+ * refuses us (not root; a server in another PID namespace, whose pid systemd cannot see). A refusal is
+ * remembered for BUS_RETRY_MS: systemd logs each one, and a server that cannot use the bus would knock at
+ * every call.
+ */
+import {
+  askSystemd,
+  type BusReply,
+  BusUnavailable,
+  DiagError,
+  getProperty,
+  MANAGER_PATH,
+  type MethodCall,
+  privateSocketOf,
+  UNIT_INTERFACE,
+  unitObjectPath,
+} from "@roadnerd/conventions";
+import { defineResource } from "../kit.ts";
+import type { ListedUnit } from "../parse/list-units.ts";
+import type { ShowBlock } from "../parse/systemctl-show.ts";
+
+/** How long a refused bus is left alone before it is tried again. */
+export const BUS_RETRY_MS = 60_000;
+/** Failed units whose timestamps are asked at most (a machine has a handful; the list itself is never cut here). */
+export const FAILED_ASKED_AT_MOST = 1_000;
+
+export interface SystemdBus {
+  /** Every reply in order, or undefined: ask the command instead. */
+  ask(calls: readonly MethodCall[], timeoutMs: number): Promise<BusReply[] | undefined>;
+}
+
+export const systemdBus = defineResource({
+  name: "systemd bus",
+  create: ({ config }): SystemdBus => {
+    const setting = config.SYSTEMD_BUS;
+    const socket =
+      setting === "off" ? undefined : setting === "auto" ? privateSocketOf(config.SYSTEMD_BOOTED_DIR) : setting;
+    let refusedUntil = 0;
+    return {
+      async ask(calls, timeoutMs) {
+        if (!socket || performance.now() < refusedUntil) return undefined;
+        try {
+          return await askSystemd(socket, calls, timeoutMs);
+        } catch (err) {
+          if (!(err instanceof BusUnavailable)) throw err;
+          refusedUntil = performance.now() + BUS_RETRY_MS;
+          return undefined;
+        }
+      },
+    };
+  },
+});
+
+/** The interface that carries a unit type's Result (targets, devices and slices have none). */
+const RESULT_INTERFACE: Record<string, string> = {
+  service: "Service",
+  socket: "Socket",
+  mount: "Mount",
+  swap: "Swap",
+  timer: "Timer",
+  path: "Path",
+  automount: "Automount",
+  scope: "Scope",
+};
+
+/** A D-Bus error for a property a unit (or a systemd version) does not have: systemctl show prints nothing then. */
+const NO_SUCH_PROPERTY = /UnknownProperty|UnknownInterface|InvalidArgs/;
+
+/** A timestamp (µs since the epoch, 0 for never) as `systemctl show --timestamp=unix` prints it. */
+const unixStamp = (usec: unknown) => (typeof usec === "number" && usec > 0 ? `@${Math.floor(usec / 1e6)}` : "");
+
+function propertyValue(property: string, reply: BusReply | undefined): string | undefined {
+  if (!reply) return undefined;
+  if (!reply.ok) {
+    if (NO_SUCH_PROPERTY.test(reply.error)) return undefined;
+    throw new DiagError("E_EXEC_FAILED", `systemd's bus: ${reply.error}: ${reply.message}`.slice(0, 300));
+  }
+  const v = reply.body[0];
+  return property.endsWith("Timestamp") ? unixStamp(v) : typeof v === "string" ? v : String(v ?? "");
+}
+
+/** `systemctl show --property=…` of one unit, as the bus says it: undefined when the bus is not ours to use. */
+export async function showUnit(
+  bus: SystemdBus,
+  name: string,
+  properties: readonly string[],
+  timeoutMs: number,
+): Promise<ShowBlock | undefined> {
+  const path = unitObjectPath(name);
+  const typed = RESULT_INTERFACE[name.slice(name.lastIndexOf(".") + 1)];
+  const asked = properties.filter((p) => p !== "Result" || typed);
+  const calls = asked.map((p) =>
+    getProperty(path, p === "Result" ? `org.freedesktop.systemd1.${typed}` : UNIT_INTERFACE, p),
+  );
+  const replies = await bus.ask(calls, timeoutMs);
+  if (!replies) return undefined;
+  const block: ShowBlock = {};
+  asked.forEach((p, i) => {
+    const v = propertyValue(p, replies[i]);
+    if (v !== undefined) block[p] = v;
+  });
+  return block;
+}
+
+/**
+ * The failed units (`systemctl list-units --state=failed`) and each one's InactiveEnterTimestamp and its
+ * monotonic twin (`systemctl show --state=failed`), in two round trips; undefined when the bus is not ours.
+ */
+export async function failedUnits(
+  bus: SystemdBus,
+  timeoutMs: number,
+): Promise<{ list: ListedUnit[]; shown: Map<string, ShowBlock> } | undefined> {
+  const started = performance.now();
+  const listed = await bus.ask(
+    [
+      {
+        path: MANAGER_PATH,
+        interface: "org.freedesktop.systemd1.Manager",
+        member: "ListUnitsFiltered",
+        args: [{ as: ["failed"] }],
+      },
+    ],
+    timeoutMs,
+  );
+  if (!listed?.[0]) return undefined;
+  const reply = listed[0];
+  if (!reply.ok) throw new DiagError("E_EXEC_FAILED", `systemd's bus: ${reply.error}: ${reply.message}`.slice(0, 300));
+  // a(ssssssouso): name, description, load, active, sub, following, object path, job id, job type, job path.
+  const rows = (Array.isArray(reply.body[0]) ? reply.body[0] : []) as unknown[][];
+  const str = (v: unknown) => (typeof v === "string" ? v : "");
+  const list = rows
+    .map((r) => ({
+      unit: str(r[0]),
+      description: str(r[1]),
+      load: str(r[2]),
+      active: str(r[3]),
+      sub: str(r[4]),
+      path: str(r[6]),
+    }))
+    .filter((u) => u.unit !== "" && u.path !== "");
+  const shown = new Map<string, ShowBlock>();
+  const asked = list.slice(0, FAILED_ASKED_AT_MOST);
+  const stamps = ["InactiveEnterTimestamp", "InactiveEnterTimestampMonotonic"];
+  const calls = asked.flatMap((u) => stamps.map((p) => getProperty(u.path, UNIT_INTERFACE, p)));
+  const left = Math.max(1, timeoutMs - (performance.now() - started));
+  // The timestamps are a bonus, as with the command: without them the list still answers.
+  const replies = calls.length > 0 ? await bus.ask(calls, left).catch(() => undefined) : [];
+  asked.forEach((u, i) => {
+    const at = replies?.[2 * i];
+    const mono = replies?.[2 * i + 1];
+    shown.set(u.unit, {
+      Id: u.unit,
+      InactiveEnterTimestamp: at?.ok ? unixStamp(at.body[0]) : "",
+      InactiveEnterTimestampMonotonic: mono?.ok ? String(mono.body[0] ?? 0) : "0",
+    });
+  });
+  return { list: list.map(({ path: _path, ...u }) => u), shown };
+}
