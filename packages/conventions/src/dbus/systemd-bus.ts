@@ -14,6 +14,7 @@ import { DiagError } from "../errors/errors.ts";
 import {
   decodeMessage,
   encodeCall,
+  FIXED_HEADER_BYTES,
   MESSAGE_TYPE,
   type Message,
   type MethodCall,
@@ -31,8 +32,21 @@ export const READ_ONLY_MEMBERS = new Set([
 /** What one call answered: its body, or the D-Bus error's name and message. */
 export type BusReply = { ok: true; body: unknown[] } | { ok: false; error: string; message: string };
 
-/** The socket could not be used at all (missing, refused, not ours to use): ask the command instead. */
-export class BusUnavailable extends Error {}
+/**
+ * The socket could not be used at all: ask the command instead. `refused`: systemd (or the socket's mode) said
+ * no: not ours to use, likely for as long as this process lives. `absent`: no socket, or nobody listening on it:
+ * systemd not there, or between the two halves of a daemon-reexec (every systemd upgrade runs one).
+ */
+export class BusUnavailable extends Error {
+  readonly refused: boolean;
+  constructor(message: string | undefined, refused: boolean) {
+    super(message);
+    this.refused = refused;
+  }
+}
+
+/** connect()'s errors that mean no socket or no listener, rather than a refusal. */
+const ABSENT = new Set(["ENOENT", "ECONNREFUSED", "ENOTDIR"]);
 
 /** The private socket beside the directory sd_booted(3) looks at (…/run/systemd/system → …/run/systemd/private). */
 export function privateSocketOf(bootedDir: string): string {
@@ -61,7 +75,22 @@ export async function askSystemd(
     const replies: Array<BusReply | undefined> = calls.map(() => undefined);
     let left = calls.length;
     let authed = false;
-    let pending: Buffer = Buffer.alloc(0);
+    // What came in and is not read yet, as the chunks it came in: joined only once a whole message is there (a
+    // list of thousands of units comes in hundreds of chunks; joining at each would copy it hundreds of times).
+    const chunks: Buffer[] = [];
+    let have = 0;
+    const peek = (n: number): Buffer | undefined => {
+      if (have < n) return undefined;
+      if ((chunks[0]?.length ?? 0) < n) chunks.splice(0, chunks.length, Buffer.concat(chunks, have));
+      return chunks[0]?.subarray(0, n);
+    };
+    const drop = (n: number) => {
+      const first = chunks[0] as Buffer;
+      if (first.length === n) chunks.shift();
+      else chunks[0] = first.subarray(n);
+      have -= n;
+    };
+    let connected = false;
     let done = false;
     const sock: Socket = connect({ path: socketPath });
     const finish = (err?: Error) => {
@@ -76,36 +105,51 @@ export async function askSystemd(
       () => finish(new DiagError("E_TIMEOUT", `systemd did not answer within ${timeoutMs} ms`)),
       timeoutMs,
     );
-    sock.on("connect", () => sock.write(auth));
+    sock.on("connect", () => {
+      connected = true;
+      sock.write(auth);
+    });
     sock.on("error", (err: NodeJS.ErrnoException) =>
-      finish(authed ? new DiagError("E_EXEC_FAILED", `systemd's bus: ${err.message}`) : new BusUnavailable(err.code)),
+      finish(
+        authed
+          ? new DiagError("E_EXEC_FAILED", `systemd's bus: ${err.message}`)
+          : new BusUnavailable(err.code, !(ABSENT.has(err.code ?? "") && !connected)),
+      ),
     );
     sock.on("close", () => {
       if (authed) finish(new DiagError("E_EXEC_FAILED", "systemd closed its bus before answering"));
-      else finish(new BusUnavailable("closed during authentication"));
+      // systemd's refusal of a peer whose pid it cannot see (another PID namespace) is a close.
+      else finish(new BusUnavailable("closed during authentication", true));
     });
     sock.on("data", (chunk: Buffer) => {
-      pending = pending.length === 0 ? chunk : Buffer.concat([pending, chunk]);
+      chunks.push(chunk);
+      have += chunk.length;
       try {
         if (!authed) {
-          const eol = pending.indexOf("\r\n");
+          const head = peek(have) as Buffer;
+          const eol = head.indexOf("\r\n");
           if (eol < 0) {
-            if (pending.length > 512) finish(new BusUnavailable("an authentication line too long"));
+            if (have > 512) finish(new BusUnavailable("an authentication line too long", true));
             return;
           }
-          const line = pending.toString("latin1", 0, eol);
-          if (!line.startsWith("OK ")) return finish(new BusUnavailable(`authentication: ${line.slice(0, 80)}`));
+          const line = head.toString("latin1", 0, eol);
+          if (!line.startsWith("OK ")) return finish(new BusUnavailable(`authentication: ${line.slice(0, 80)}`, true));
           authed = true;
-          pending = pending.subarray(eol + 2);
+          drop(eol + 2);
           // After the OK, not with the BEGIN: sd-bus reads what came in one packet with the BEGIN only when more
           // arrives (systemd 252 left a pipelined call unanswered).
           sock.write(messages);
         }
         for (;;) {
-          const length = messageLength(pending);
-          if (length === undefined || pending.length < length) return;
-          const msg = decodeMessage(pending.subarray(0, length));
-          pending = pending.subarray(length);
+          const header = peek(FIXED_HEADER_BYTES);
+          const length = header && messageLength(header);
+          const whole = length === undefined ? undefined : peek(length);
+          if (!whole || length === undefined) return;
+          const msg = decodeMessage(whole);
+          drop(length);
+          // Only a return or an error answers a call: signals (systemd sends every private connection its
+          // units' changes) and anything else are read past.
+          if (msg.type !== MESSAGE_TYPE.methodReturn && msg.type !== MESSAGE_TYPE.error) continue;
           const i = (msg.replySerial ?? 0) - 1;
           if (i < 0 || i >= calls.length || replies[i] !== undefined) continue;
           replies[i] = asReply(msg);

@@ -11,8 +11,12 @@ export const MESSAGE_TYPE = { methodCall: 1, methodReturn: 2, error: 3, signal: 
 const FIELD = { path: 1, interface: 2, member: 3, errorName: 4, replySerial: 5, destination: 6, signature: 8 };
 /** Fixed part of a header: endianness, type, flags, version, body length, serial, fields' array length. */
 export const FIXED_HEADER_BYTES = 16;
-/** A reply bigger than this is refused (systemd's answers here are a few KiB; the specification allows 128 MiB). */
-export const MAX_MESSAGE_BYTES = 1 << 20;
+/**
+ * A reply bigger than this is refused (the specification allows 128 MiB). A unit's properties are a few KiB, but
+ * the manager's list of failed units is ~300 bytes a unit: a brute-force run leaves thousands of failed
+ * per-connection `sshd@…` instances (stop 39's review: 4,103 of them made 1.2 MB).
+ */
+export const MAX_MESSAGE_BYTES = 64 << 20;
 const MAX_DEPTH = 32;
 
 export class WireError extends Error {}
@@ -124,7 +128,8 @@ export function messageLength(buf: Buffer): number | undefined {
   return total;
 }
 
-const align8 = (n: number) => (n + 7) & ~7;
+/** Rounded up to a multiple of 8 (not with `&`: 32-bit, a length past 2^31 would turn negative). */
+const align8 = (n: number) => Math.ceil(n / 8) * 8;
 
 /** Read one whole message (messageLength bytes of `buf`). */
 export function decodeMessage(buf: Buffer): Message {
@@ -132,14 +137,23 @@ export function decodeMessage(buf: Buffer): Message {
   r.at = 4;
   const bodyLength = r.u32();
   const serial = r.u32();
-  const fields = r.value("a(yv)", 0) as Array<[number, unknown]>;
-  r.align(8);
   const msg: Message = { type: buf[1] ?? 0, serial, signature: "", body: [] };
-  for (const [code, value] of fields) {
-    if (code === FIELD.replySerial) msg.replySerial = value as number;
-    else if (code === FIELD.errorName) msg.errorName = value as string;
-    else if (code === FIELD.signature) msg.signature = value as string;
+  // The header's fields, a(yv), read here rather than by value(): a field counts only with the type the
+  // specification gives it (a REPLY_SERIAL sent as a double by a hostile peer is no reply to anything).
+  const fieldsEnd = r.u32() + 16;
+  if (fieldsEnd > buf.length) throw new WireError("a header longer than its message");
+  while (r.at < fieldsEnd) {
+    r.align(8);
+    const code = r.value("y", 0);
+    const type = r.value("g", 0) as string;
+    if (splitSignature(type).length !== 1) throw new WireError(`a header field of signature ${type}`);
+    const value = r.value(type, 1);
+    if (code === FIELD.replySerial && type === "u") msg.replySerial = value as number;
+    else if (code === FIELD.errorName && type === "s") msg.errorName = value as string;
+    else if (code === FIELD.signature && type === "g") msg.signature = value as string;
   }
+  if (r.at !== fieldsEnd) throw new WireError("header fields overrunning their length");
+  r.align(8);
   const end = r.at + bodyLength;
   if (end > buf.length) throw new WireError("a message shorter than its header says");
   r.end = end;

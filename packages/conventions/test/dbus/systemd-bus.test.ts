@@ -65,7 +65,7 @@ async function peer(handle: {
  * A reply (type 2) or an error (type 3, UnknownProperty) to `serial` carrying one string: the body taken from a
  * call's encoding, the header with its REPLY_SERIAL and SIGNATURE fields written here.
  */
-function answer(serial: number, text: string, type = 2): Buffer {
+function answer(serial: number, text: string, type = 2, serialType: "u" | "d" = "u"): Buffer {
   const call = encodeCall({ path: "/", interface: "x.y", member: "z", args: [{ s: text }] }, 1);
   const bodyLength = call.readUInt32LE(4);
   const body = call.subarray(call.length - bodyLength);
@@ -74,8 +74,15 @@ function answer(serial: number, text: string, type = 2): Buffer {
   const pad = () => {
     while ((16 + fields.length) % 8) fields.push(0);
   };
-  push(5, 1, 0x75, 0, 0, 0, 0, 0); // REPLY_SERIAL, signature "u", padding to 4
-  fields.splice(4, 4, serial & 255, (serial >>> 8) & 255, 0, 0);
+  if (serialType === "u") {
+    push(5, 1, 0x75, 0, 0, 0, 0, 0); // REPLY_SERIAL, signature "u", padding to 4
+    fields.splice(4, 4, serial & 255, (serial >>> 8) & 255, 0, 0);
+  } else {
+    // The same field as a double (signature "d", aligned to 8): what a hostile peer might send.
+    const d = Buffer.alloc(8);
+    d.writeDoubleLE(serial);
+    push(5, 1, 0x64, 0, 0, 0, 0, 0, ...d);
+  }
   pad();
   push(8, 1, 0x67, 0, 1, 0x73, 0); // SIGNATURE "s"
   if (type === 3) {
@@ -116,12 +123,49 @@ describe("askSystemd", () => {
   });
 
   it("a missing socket, a refusal at authentication or a close before it: BusUnavailable (ask the command)", async () => {
-    await expect(askSystemd(join(dir, "none"), [call], 5_000)).rejects.toBeInstanceOf(BusUnavailable);
+    // No socket, or nobody listening (systemd between the halves of a daemon-reexec): absent, not refused.
+    await expect(askSystemd(join(dir, "none"), [call], 5_000)).rejects.toMatchObject({ refused: false });
     const rejected = await peer({ onLine: (_l, sock) => sock.write("REJECTED EXTERNAL\r\n") });
-    await expect(askSystemd(rejected.path, [call], 5_000)).rejects.toBeInstanceOf(BusUnavailable);
+    await expect(askSystemd(rejected.path, [call], 5_000)).rejects.toMatchObject({ refused: true });
     // systemd's own refusal of a peer it cannot see (another PID namespace): it closes the connection.
     const closed = await peer({ onLine: (_l, sock) => sock.destroy() });
-    await expect(askSystemd(closed.path, [call], 5_000)).rejects.toBeInstanceOf(BusUnavailable);
+    const err = await askSystemd(closed.path, [call], 5_000).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(BusUnavailable);
+    expect(err).toMatchObject({ refused: true });
+  });
+
+  it("only a return or an error with an integer reply serial answers a call: signals and odd serials are read past", async () => {
+    const p = await peer({
+      onCall: (m, sock) => {
+        // A signal (type 4) and a return whose REPLY_SERIAL is a double, both naming the call, then the answer.
+        sock.write(answer(m.serial, "a signal", 4));
+        sock.write(answer(m.serial, "a double serial", 2, "d"));
+        sock.write(answer(m.serial, "the answer"));
+      },
+    });
+    expect(await askSystemd(p.path, [call], 5_000)).toEqual([{ ok: true, body: ["the answer"] }]);
+    // A peer that only ever sends those: E_TIMEOUT, never an answer made of them.
+    const odd = await peer({
+      onCall: (m, sock) => {
+        sock.write(answer(m.serial, "a signal", 4));
+        sock.write(answer(m.serial, "a double serial", 2, "d"));
+      },
+    });
+    await expect(askSystemd(odd.path, [call], 300)).rejects.toMatchObject({ code: "E_TIMEOUT" });
+  });
+
+  it("a reply of megabytes (thousands of failed units), in many chunks, is read whole", async () => {
+    const big = "x".repeat(3 * 1024 * 1024);
+    const p = await peer({
+      onCall: (m, sock) => {
+        const a = answer(m.serial, big);
+        // Written in 4 KiB pieces, as a busy socket might deliver it.
+        for (let at = 0; at < a.length; at += 4096) sock.write(a.subarray(at, at + 4096));
+      },
+    });
+    const [reply] = await askSystemd(p.path, [call], 10_000);
+    expect(reply).toMatchObject({ ok: true });
+    expect((reply as { body: string[] }).body[0]?.length).toBe(big.length);
   });
 
   it("a peer that never answers: E_TIMEOUT at the deadline", async () => {
@@ -135,7 +179,7 @@ describe("askSystemd", () => {
     const huge = await peer({
       onCall: (m, sock) => {
         const a = answer(m.serial, "x");
-        a.writeUInt32LE(64 << 20, 4);
+        a.writeUInt32LE(65 << 20, 4);
         sock.write(a);
       },
     });

@@ -4,8 +4,10 @@
  * Answers come back in the shapes the commands' parsers give (ShowBlock, ListedUnit), so each tool has one
  * path from there on. `undefined` means "run the command": SYSTEMD_BUS=off, or the socket is missing or
  * refuses us (not root; a server in another PID namespace, whose pid systemd cannot see). A refusal is
- * remembered for BUS_RETRY_MS: systemd logs each one, and a server that cannot use the bus would knock at
- * every call.
+ * remembered, first for BUS_RETRY_FIRST_MS, then twice as long at each refusal in a row up to BUS_RETRY_MS:
+ * systemd logs each one, and a server that cannot use the bus would knock at every call; a close in the
+ * middle of a daemon-reexec (every systemd upgrade) looks the same and must not cost a minute of the bus.
+ * A missing socket or one nobody listens on (that reexec's other half) is not remembered at all.
  */
 import {
   askSystemd,
@@ -23,10 +25,15 @@ import { defineResource } from "../kit.ts";
 import type { ListedUnit } from "../parse/list-units.ts";
 import type { ShowBlock } from "../parse/systemctl-show.ts";
 
-/** How long a refused bus is left alone before it is tried again. */
+/** How long a refused bus is left alone after a first refusal, and at most after refusals in a row. */
+export const BUS_RETRY_FIRST_MS = 5_000;
 export const BUS_RETRY_MS = 60_000;
-/** Failed units whose timestamps are asked at most (a machine has a handful; the list itself is never cut here). */
-export const FAILED_ASKED_AT_MOST = 1_000;
+/**
+ * Failed units whose timestamps are asked at most: all of them on any real machine (a brute-force run against
+ * sshd leaves thousands of failed instances: 4,100 cost ~0.3 s). Past it, the units after the first this many
+ * (in systemd's order) have no `since` and sort last.
+ */
+export const FAILED_ASKED_AT_MOST = 20_000;
 
 export interface SystemdBus {
   /** Every reply in order, or undefined: ask the command instead. */
@@ -40,14 +47,20 @@ export const systemdBus = defineResource({
     const socket =
       setting === "off" ? undefined : setting === "auto" ? privateSocketOf(config.SYSTEMD_BOOTED_DIR) : setting;
     let refusedUntil = 0;
+    let wait = 0;
     return {
       async ask(calls, timeoutMs) {
         if (!socket || performance.now() < refusedUntil) return undefined;
         try {
-          return await askSystemd(socket, calls, timeoutMs);
+          const replies = await askSystemd(socket, calls, timeoutMs);
+          wait = 0;
+          return replies;
         } catch (err) {
           if (!(err instanceof BusUnavailable)) throw err;
-          refusedUntil = performance.now() + BUS_RETRY_MS;
+          if (err.refused) {
+            wait = Math.min(BUS_RETRY_MS, wait === 0 ? BUS_RETRY_FIRST_MS : wait * 2);
+            refusedUntil = performance.now() + wait;
+          }
           return undefined;
         }
       },
@@ -80,7 +93,11 @@ function propertyValue(property: string, reply: BusReply | undefined): string | 
     throw new DiagError("E_EXEC_FAILED", `systemd's bus: ${reply.error}: ${reply.message}`.slice(0, 300));
   }
   const v = reply.body[0];
-  return property.endsWith("Timestamp") ? unixStamp(v) : typeof v === "string" ? v : String(v ?? "");
+  if (property.endsWith("Timestamp")) return unixStamp(v);
+  // What `systemctl show` prints for a string with a line break in it (bus-print-properties.c), so both paths
+  // give one answer: a transient unit's Description may hold one.
+  const text = typeof v === "string" ? v : String(v ?? "");
+  return text.includes("\n") ? "[unprintable]" : text;
 }
 
 /** `systemctl show --property=…` of one unit, as the bus says it: undefined when the bus is not ours to use. */
@@ -133,6 +150,8 @@ export async function failedUnits(
   const rows = (Array.isArray(reply.body[0]) ? reply.body[0] : []) as unknown[][];
   const str = (v: unknown) => (typeof v === "string" ? v : "");
   const list = rows
+    // As `systemctl list-units` without --all: a unit that follows another (a swap's alias) is not listed twice.
+    .filter((r) => str(r[5]) === "")
     .map((r) => ({
       unit: str(r[0]),
       description: str(r[1]),

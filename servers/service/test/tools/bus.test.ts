@@ -52,6 +52,15 @@ describe("systemd's bus against systemctl, on a booted systemd", () => {
       loaded: "not-found",
       active: "inactive",
     });
+    // A Description with a line break (a transient unit's): what systemctl show prints for it, on both paths.
+    const run = booted.harness.run(["systemd-run", "--unit=rn-nl", "--description=line1\nline2", "sleep", "600"]);
+    expect(run.status, run.stderr).toBe(0);
+    const [nlBus, nlCommands] = await Promise.all([
+      call(busOnly, "service_status", { name: "rn-nl" }),
+      call(commandsOnly, "service_status", { name: "rn-nl" }),
+    ]);
+    expect(nlBus).toEqual(nlCommands);
+    expect(nlBus).toMatchObject({ description: "[unprintable]", active: "active" });
     // A target has no Result (systemctl show prints none): null on both paths.
     expect(await call(busOnly, "service_status", { name: "roadnerd-test.target" })).toMatchObject({ result: null });
   });
