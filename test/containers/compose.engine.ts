@@ -59,10 +59,18 @@ const pick = (json: unknown, keys: string[]) => Object.fromEntries(keys.map((k) 
 let rpcId = 0;
 /** One MCP request to the gateway (stateless Streamable HTTP, JSON answers). */
 async function mcp(method: string, params: unknown): Promise<unknown> {
-  const res = await fetch(GATEWAY, {
-    method: "POST",
-    headers: { "content-type": "application/json", accept: "application/json, text/event-stream" },
-    body: JSON.stringify({ jsonrpc: "2.0", id: ++rpcId, method, params }),
+  const send = () =>
+    fetch(GATEWAY, {
+      method: "POST",
+      headers: { "content-type": "application/json", accept: "application/json, text/event-stream" },
+      body: JSON.stringify({ jsonrpc: "2.0", id: ++rpcId, method, params }),
+    });
+  // A kept-alive connection the gateway closed as its idle time ran out (a test before this one spent 15 s in du
+  // on a loaded machine) fails the request sent on it with "other side closed": once more, on a new connection.
+  // Every call here is a read-only tool or a list.
+  const res = await send().catch((err: unknown) => {
+    if ((err as { cause?: { code?: string } }).cause?.code !== "UND_ERR_SOCKET") throw err;
+    return send();
   });
   return res.json();
 }

@@ -35,6 +35,9 @@ async function refusing(path: string): Promise<() => number> {
   return () => n;
 }
 
+/** A METHOD_RETURN with no body answering serial 1: the header, and one field, REPLY_SERIAL (u) = 1. */
+const RETURN_TO_SERIAL_1 = Buffer.from([0x6c, 2, 0, 1, 0, 0, 0, 0, 9, 0, 0, 0, 8, 0, 0, 0, 5, 1, 0x75, 0, 1, 0, 0, 0]);
+
 const call = [getProperty("/org/freedesktop/systemd1", "org.freedesktop.systemd1.Manager", "Version")];
 const busAt = (path: string) =>
   systemdBus.create({
@@ -61,6 +64,47 @@ describe("the service server's knocks at systemd's bus", () => {
       wait = Math.min(BUS_RETRY_MS, wait * 2);
     }
     expect(wait).toBe(BUS_RETRY_MS);
+  });
+
+  it("refusals met at once (calls in flight together) count as one: the next knock is 5 s later, not 60", async () => {
+    const path = join(dir, "together");
+    const knocks = await refusing(path);
+    const bus = busAt(path);
+    await Promise.all(Array.from({ length: 5 }, () => bus.ask(call, 5_000)));
+    expect(knocks()).toBe(5);
+    vi.advanceTimersByTime(BUS_RETRY_FIRST_MS);
+    expect(await bus.ask(call, 5_000)).toBeUndefined();
+    expect(knocks()).toBe(6);
+  });
+
+  it("after systemd has answered, a close before the OK (its daemon-reexec) is not held against the bus", async () => {
+    const path = join(dir, "reexec");
+    let closing = false;
+    let knocks = 0;
+    const server = createServer((sock) => {
+      knocks += 1;
+      if (closing) {
+        sock.destroy();
+        return;
+      }
+      let authed = false;
+      sock.on("data", () => {
+        if (!authed) {
+          authed = true;
+          sock.write("OK 0123456789abcdef0123456789abcdef\r\n");
+        } else sock.write(RETURN_TO_SERIAL_1);
+      });
+    });
+    servers.push(server);
+    await new Promise<void>((r) => server.listen(path, r));
+    const bus = busAt(path);
+    expect(await bus.ask(call, 5_000)).toEqual([{ ok: true, body: [] }]);
+    closing = true;
+    expect(await bus.ask(call, 5_000)).toBeUndefined();
+    closing = false;
+    // The very next call knocks again and is answered: no wait was set.
+    expect(await bus.ask(call, 5_000)).toEqual([{ ok: true, body: [] }]);
+    expect(knocks).toBe(3);
   });
 
   it("no socket, or nobody listening: tried again at the very next call, and used once it is there", async () => {

@@ -6,8 +6,9 @@
  * refuses us (not root; a server in another PID namespace, whose pid systemd cannot see). A refusal is
  * remembered, first for BUS_RETRY_FIRST_MS, then twice as long at each refusal in a row up to BUS_RETRY_MS:
  * systemd logs each one, and a server that cannot use the bus would knock at every call; a close in the
- * middle of a daemon-reexec (every systemd upgrade) looks the same and must not cost a minute of the bus.
- * A missing socket or one nobody listens on (that reexec's other half) is not remembered at all.
+ * middle of a daemon-reexec (every systemd upgrade) looks the same and must not cost a minute of the bus: once
+ * systemd has answered this process, no close is taken for a refusal. A missing socket or one nobody listens
+ * on (that reexec's other half) is not remembered at all.
  */
 import {
   askSystemd,
@@ -48,18 +49,23 @@ export const systemdBus = defineResource({
       setting === "off" ? undefined : setting === "auto" ? privateSocketOf(config.SYSTEMD_BOOTED_DIR) : setting;
     let refusedUntil = 0;
     let wait = 0;
+    let answered = false;
     return {
       async ask(calls, timeoutMs) {
         if (!socket || performance.now() < refusedUntil) return undefined;
         try {
           const replies = await askSystemd(socket, calls, timeoutMs);
           wait = 0;
+          answered = true;
           return replies;
         } catch (err) {
           if (!(err instanceof BusUnavailable)) throw err;
-          if (err.refused) {
+          // Once systemd has answered this process, a close or reset before the OK is its daemon-reexec (the same
+          // uid and PID namespace are not refused later): not remembered. Refusals met at once count once.
+          const now = performance.now();
+          if (err.refused && !answered && now >= refusedUntil) {
             wait = Math.min(BUS_RETRY_MS, wait === 0 ? BUS_RETRY_FIRST_MS : wait * 2);
-            refusedUntil = performance.now() + wait;
+            refusedUntil = now + wait;
           }
           return undefined;
         }
