@@ -31,9 +31,12 @@ describe("systemd's bus against systemctl, on a booted systemd", () => {
     });
   }, 60_000);
   afterAll(async () => {
-    await outside?.stop();
-    await booted?.stop();
-    rmSync(empty, { recursive: true, force: true });
+    try {
+      await outside?.stop();
+    } finally {
+      rmSync(empty, { recursive: true, force: true });
+      await booted?.stop();
+    }
   });
   const call = (s: SpawnedServer, tool: string, input: Record<string, unknown> = {}) =>
     createClient(s.url).call(tool, { ...input, ...scaledDeadline() });
