@@ -8,7 +8,7 @@
  * with like. Then the error path of this machine's own root (systemd not PID 1), against /healthz. Used by
  * `pnpm bench`.
  */
-import { spawn } from "node:child_process";
+import { command } from "@roadnerd/conventions";
 import { testExec } from "@roadnerd/conventions/testing";
 import { type BenchContext, bootSystemd } from "@roadnerd/testkit";
 import { journalTail } from "../src/tools/journal-tail.ts";
@@ -18,20 +18,14 @@ import { DEMO_UNITS } from "../test/readme-world.ts";
 
 const EXEC_OPTIONS = { timeoutMs: 5_000 };
 
-/** `nsenter … true`, as the wrappers run it: what the baseline pays to get inside before systemctl starts. */
-function runWrapped(nsenter: readonly string[]): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(nsenter[0] as string, [...nsenter.slice(1), "/bin/true"], { stdio: "ignore" });
-    child.once("error", reject);
-    child.once("exit", (code) => (code === 0 ? resolve() : reject(new Error(`nsenter true: exit ${code}`))));
-  });
-}
+/** `true` through the same nsenter wrapper as the baseline: what it pays to get inside before systemctl starts. */
+const wrappedTrue = command("true", []);
 
 export async function benchLatency(b: BenchContext): Promise<void> {
   const harness = await bootSystemd({ units: DEMO_UNITS });
   try {
-    const bin = harness.binariesInside(["systemctl", "journalctl"]);
-    const exec = testExec([unitShow, listFailed, showFailed, journalTail], bin);
+    const bin = harness.binariesInside(["systemctl", "journalctl", "true"]);
+    const exec = testExec([unitShow, listFailed, showFailed, journalTail, wrappedTrue], bin);
     const inside = await b.start({}, harness.nsenter);
     const srv = await b.start({ EXEC_PATH: bin, SYSTEMD_BOOTED_DIR: harness.path("/run/systemd/system") });
     try {
@@ -44,9 +38,15 @@ export async function benchLatency(b: BenchContext): Promise<void> {
         "systemctl show (nsenter)",
         show,
       );
-      await b.pair("nsenter's own cost", () => runWrapped(harness.nsenter), "systemctl show (nsenter)", show, {
-        info: true,
-      });
+      await b.pair(
+        "nsenter's own cost",
+        () => exec(wrappedTrue, undefined, EXEC_OPTIONS),
+        "systemctl show (nsenter)",
+        show,
+        {
+          info: true,
+        },
+      );
       await b.pair(
         "list_failed_units (bus)",
         () => b.call(inside, "list_failed_units", {}),

@@ -25,7 +25,6 @@ import {
 /** The only members ever sent: property reads and the unit list. */
 export const READ_ONLY_MEMBERS = new Set([
   "org.freedesktop.DBus.Properties.Get",
-  "org.freedesktop.DBus.Properties.GetAll",
   "org.freedesktop.systemd1.Manager.ListUnitsFiltered",
 ]);
 

@@ -89,6 +89,10 @@ const RESULT_INTERFACE: Record<string, string> = {
 /** A D-Bus error for a property a unit (or a systemd version) does not have: systemctl show prints nothing then. */
 const NO_SUCH_PROPERTY = /UnknownProperty|UnknownInterface|InvalidArgs/;
 
+/** A D-Bus error systemd answered that leaves no answer: as the command's failure would be. */
+const busFailure = (reply: { error: string; message: string }) =>
+  new DiagError("E_EXEC_FAILED", `systemd's bus: ${reply.error}: ${reply.message}`.slice(0, 300));
+
 /** A timestamp (µs since the epoch, 0 for never) as `systemctl show --timestamp=unix` prints it. */
 const unixStamp = (usec: unknown) => (typeof usec === "number" && usec > 0 ? `@${Math.floor(usec / 1e6)}` : "");
 
@@ -96,7 +100,7 @@ function propertyValue(property: string, reply: BusReply | undefined): string | 
   if (!reply) return undefined;
   if (!reply.ok) {
     if (NO_SUCH_PROPERTY.test(reply.error)) return undefined;
-    throw new DiagError("E_EXEC_FAILED", `systemd's bus: ${reply.error}: ${reply.message}`.slice(0, 300));
+    throw busFailure(reply);
   }
   const v = reply.body[0];
   if (property.endsWith("Timestamp")) return unixStamp(v);
@@ -111,7 +115,7 @@ export async function showUnit(
   bus: SystemdBus,
   name: string,
   properties: readonly string[],
-  timeoutMs: number,
+  remaining: () => number,
 ): Promise<ShowBlock | undefined> {
   const path = unitObjectPath(name);
   const typed = RESULT_INTERFACE[name.slice(name.lastIndexOf(".") + 1)];
@@ -119,7 +123,7 @@ export async function showUnit(
   const calls = asked.map((p) =>
     getProperty(path, p === "Result" ? `org.freedesktop.systemd1.${typed}` : UNIT_INTERFACE, p),
   );
-  const replies = await bus.ask(calls, timeoutMs);
+  const replies = await bus.ask(calls, remaining());
   if (!replies) return undefined;
   const block: ShowBlock = {};
   asked.forEach((p, i) => {
@@ -135,9 +139,8 @@ export async function showUnit(
  */
 export async function failedUnits(
   bus: SystemdBus,
-  timeoutMs: number,
+  remaining: () => number,
 ): Promise<{ list: ListedUnit[]; shown: Map<string, ShowBlock> } | undefined> {
-  const started = performance.now();
   const listed = await bus.ask(
     [
       {
@@ -147,11 +150,11 @@ export async function failedUnits(
         args: [{ as: ["failed"] }],
       },
     ],
-    timeoutMs,
+    remaining(),
   );
   if (!listed?.[0]) return undefined;
   const reply = listed[0];
-  if (!reply.ok) throw new DiagError("E_EXEC_FAILED", `systemd's bus: ${reply.error}: ${reply.message}`.slice(0, 300));
+  if (!reply.ok) throw busFailure(reply);
   // a(ssssssouso): name, description, load, active, sub, following, object path, job id, job type, job path.
   const rows = (Array.isArray(reply.body[0]) ? reply.body[0] : []) as unknown[][];
   const str = (v: unknown) => (typeof v === "string" ? v : "");
@@ -171,9 +174,8 @@ export async function failedUnits(
   const asked = list.slice(0, FAILED_ASKED_AT_MOST);
   const stamps = ["InactiveEnterTimestamp", "InactiveEnterTimestampMonotonic"];
   const calls = asked.flatMap((u) => stamps.map((p) => getProperty(u.path, UNIT_INTERFACE, p)));
-  const left = Math.max(1, timeoutMs - (performance.now() - started));
   // The timestamps are a bonus, as with the command: without them the list still answers.
-  const replies = calls.length > 0 ? await bus.ask(calls, left).catch(() => undefined) : [];
+  const replies = calls.length > 0 ? await bus.ask(calls, remaining()).catch(() => undefined) : [];
   asked.forEach((u, i) => {
     const at = replies?.[2 * i];
     const mono = replies?.[2 * i + 1];

@@ -71,7 +71,7 @@ export const listFailedUnits = defineTool({
   },
   async handler(input, ctx) {
     requireSystemd(ctx.config);
-    const { list, shown } = (await failedUnits(ctx.use(systemdBus), ctx.remaining())) ?? (await commands(ctx));
+    const { list, shown } = (await failedUnits(ctx.use(systemdBus), ctx.remaining)) ?? (await commands(ctx));
     // The monotonic µs orders failures within the same second.
     const order = (name: string) => Number(shown.get(name)?.InactiveEnterTimestampMonotonic ?? 0) || 0;
     const rows = list

@@ -60,7 +60,7 @@ export const serviceStatus = defineTool({
     const name = unitName(input.name);
     requireSystemd(ctx.config);
     const block =
-      (await showUnit(ctx.use(systemdBus), name, UNIT_PROPERTIES, ctx.remaining())) ?? (await show(ctx, name));
+      (await showUnit(ctx.use(systemdBus), name, UNIT_PROPERTIES, ctx.remaining)) ?? (await show(ctx, name));
     const state = unitState(name, block);
     // A Description= is free text a unit's author wrote (a connection URL with its password, now and then).
     return { ...state, description: cutText(maskText(state.description), 200) };
