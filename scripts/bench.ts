@@ -103,7 +103,7 @@ try {
   console.log(`\n2. hot path [${elapsed()}]`);
   const bare = await start(node, [bareBundle.main]);
   const network = await start(node, [entryOf("network")]);
-  await benchHealthz(network.url, bare.url, full ? 6 : 3, full ? 5 : 2);
+  await benchHealthz(network.url, bare.url, full ? 6 : 4, full ? 5 : 2);
   network.kill();
   // listening_sockets with SOCKETS_SOURCE=ss spawns `ss` on every call: the spawning call of the stall figure.
   const ports = await start(node, [entryOf("ports")], { SOCKETS_SOURCE: "ss" });

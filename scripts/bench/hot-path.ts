@@ -7,11 +7,22 @@
  * bare server under another process's spawning reaches 7–11 ms, so a fixed 3 ms would measure the machine.
  */
 import { type ChildProcess, spawn } from "node:child_process";
+import { setTimeout as sleep } from "node:timers/promises";
+import { GROWTH_CHECK_MS } from "@roadnerd/conventions/memory";
 import { f1, load, loadavg, ms, pct } from "./lib.ts";
+
+/**
+ * A started server collects what its start left at its first quiet second (GROWTH_CHECK_MS after it serves, the
+ * kernel's memory.ts), and gives the pages back: under load it then faults them in again, and its next second
+ * costs ~1.6× the CPU per request (stop 40, docs/benchmarks.md). What is compared is a serving process's
+ * throughput, not its first seconds' (attach measures those): both sides wait past it before their warm-up.
+ */
+const PAST_START_TRIM_MS = 2 * GROWTH_CHECK_MS + 500;
 
 export async function benchHealthz(ourUrl: string, bareUrl: string, rounds: number, seconds: number): Promise<void> {
   const ours: number[] = [];
   const bare: number[] = [];
+  await sleep(PAST_START_TRIM_MS);
   await load({ url: `${ourUrl}/healthz` }, 1, 50);
   await load({ url: `${bareUrl}/healthz` }, 1, 50);
   for (let i = 0; i < rounds; i++) {

@@ -1,6 +1,6 @@
 /**
  * @roadnerd/conventions/memory — a long-lived process's memory (process/memory.ts): the young generation held
- * at its starting size, and a full GC when quiet. Its own entry because a process calls it before anything
+ * at YOUNG_CAP_BYTES at most, and a full GC when quiet. Its own entry because a process calls it before anything
  * else loads (the roadnerd CLI's first line): it imports nothing but Node's own modules.
  */
-export { holdYoungGeneration, trimAfterQuiet } from "./process/memory.ts";
+export { GROWTH_CHECK_MS, holdYoungGeneration, trimAfterQuiet, YOUNG_CAP_BYTES } from "./process/memory.ts";

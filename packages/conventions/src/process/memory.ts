@@ -3,14 +3,14 @@
  * standalone server (runMain: `node servers/<x>/dist/main.js`, the images; ADR 0041). Most of what they held
  * after calls was V8's young generation, not live objects: on a machine with several GiB, V8 doubles each
  * semi-space (up to 32 MiB) whenever enough survives a scavenge, and gives no page back while the process is
- * idle, since no GC runs then. So the young generation stays at its starting size, and once the process has
- * been quiet for a while one full GC returns what the calls left behind. Node has no API for either: both are
+ * idle, since no GC runs then. So the young generation grows to YOUNG_CAP_BYTES and no further, and once the
+ * process has been quiet for a while one full GC returns what the calls left behind. Node has no API for either: both are
  * V8 flags set at run time, once the process serves (ADR 0062): Node compiles every builtin loaded after a V8
  * flag changed from source instead of from its embedded code cache (V8 checks the flags), 3× the time, so a
  * start that set them first paid ~20 ms. Imports nothing but Node's own modules.
  */
-import { performance } from "node:perf_hooks";
-import { setFlagsFromString } from "node:v8";
+import { PerformanceObserver, performance } from "node:perf_hooks";
+import { getHeapSpaceStatistics, setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
 
 /** How often the event loop's busy share is sampled. */
@@ -109,12 +109,53 @@ function busySampler(): () => number {
 }
 
 /**
- * Once the process serves (see above): V8 reads the growth factor each time it would grow the young
- * generation, so 1 keeps it at the size the start left it (1–2 MiB per semi-space). (`--max-semi-space-size` would say it
- * directly, but V8 reads that one only when the heap is made, before any of our code runs.)
+ * The young generation (V8's new space, both semi-spaces) a busy process may grow to: where a server's own start
+ * leaves it on a 64-bit machine. Held at the 2 MiB a trim shrinks it to, a call that leaves ~90 KB of garbage
+ * (resolved_status) paid a scavenge every 11 calls, 39 µs of GC a call; at 8 MiB one every 48, 13 µs, and the
+ * server answered 1.3× the calls (stop 40, ADR 0071). Past it, V8 would double it to 32 MiB per semi-space.
  */
-export function holdYoungGeneration(): void {
-  setFlagsFromString("--semi-space-growth-factor=1");
+export const YOUNG_CAP_BYTES = 8 * 1024 * 1024;
+
+/**
+ * The growth factor that takes a young generation of `size` bytes to `cap` in one growth, and 1 (no growth) at
+ * or past it, or when the size is unknown. V8 grows it by this factor (up to its own maximum) whenever enough has survived since the last growth.
+ */
+export function growthFactor(size: number, cap = YOUNG_CAP_BYTES): number {
+  // Unknown (no space of that name in some V8): hold it where it is rather than let it grow to V8's maximum.
+  if (size <= 0 || size >= cap) return 1;
+  return Math.max(2, Math.ceil(cap / Math.max(size, 1)));
+}
+
+/**
+ * The young generation's size as V8 sizes it: two semi-spaces of what the current one holds and may still take.
+ * Not new_space's committed size, which V8 commits page by page as it allocates (past both semi-spaces on Node 24
+ * between two scavenges, short of them on Node 26).
+ */
+export function youngSize(): number {
+  const space = getHeapSpaceStatistics().find((s) => s.space_name === "new_space");
+  return space ? 2 * (space.space_used_size + space.space_available_size) : 0;
+}
+
+/**
+ * Once the process serves (see above): the young generation may grow to YOUNG_CAP_BYTES and no further. V8 reads
+ * the growth factor each time it would grow it (`--max-semi-space-size` would say the cap directly, but V8 reads
+ * that one only when the heap is made, before any of our code runs), so the factor is set again after every GC
+ * (a `gc` performance entry, after the collection): enough to reach the cap in one step while below it, after a
+ * trim shrank it or V8 did, and 1 once there. A factor is set only when it changes. Returns the stop function.
+ */
+export function holdYoungGeneration(): () => void {
+  let factor = 0;
+  const hold = () => {
+    const want = growthFactor(youngSize());
+    if (want === factor) return;
+    setFlagsFromString(`--semi-space-growth-factor=${want}`);
+    factor = want;
+  };
+  hold();
+  // Holds nothing open: an idle process runs no GC, and an observer does not keep the event loop alive.
+  const observer = new PerformanceObserver(hold);
+  observer.observe({ entryTypes: ["gc"] });
+  return () => observer.disconnect();
 }
 
 /**
