@@ -167,7 +167,7 @@ const PINNED: Record<string, Record<string, readonly string[]>> = {
       "uidTrust",
       "viewOf",
     ],
-    "./memory": ["GROWTH_CHECK_MS", "holdYoungGeneration", "trimAfterQuiet", "YOUNG_CAP_BYTES"],
+    "./memory": ["holdYoungGeneration", "QUIET_CHECK_MS", "trimAfterQuiet", "YOUNG_CAP_BYTES"],
     "./supervise": [
       "DEFAULT_LISTEN_TIMEOUT_MS",
       "HostError",

@@ -16,17 +16,22 @@ for (const main of mains) {
   const s = await startBuilt(main);
   const lines = [];
   let on = false;
-  // V8's trace goes to stdout, one line per collection.
+  let partial = "";
+  // V8's trace goes to stdout, one line per collection; a chunk may end mid-line.
   s.child.stdout.on("data", (d) => {
+    const text = partial + d.toString();
+    const cut = text.lastIndexOf("\n");
+    partial = text.slice(cut + 1);
     if (on)
       lines.push(
-        ...d
-          .toString()
+        ...text
+          .slice(0, cut + 1)
           .split("\n")
           .filter((l) => l.includes(" ms: ")),
       );
   });
-  await sleep(2500);
+  // Past the start's trim (the first quiet second of its first 5 s), as pnpm bench's /healthz section waits.
+  await sleep(5500);
   const spec = toolCallRequests(s.url, tool, JSON.parse(process.env.ARGS ?? "{}")).actions;
   await autocannon({ ...spec, connections: conns, duration: 2 });
   on = true;

@@ -8,16 +8,17 @@
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { setTimeout as sleep } from "node:timers/promises";
-import { GROWTH_CHECK_MS } from "@roadnerd/conventions/memory";
+import { QUIET_CHECK_MS } from "@roadnerd/conventions/memory";
 import { f1, load, loadavg, ms, pct } from "./lib.ts";
 
 /**
- * A started server collects what its start left at its first quiet second (GROWTH_CHECK_MS after it serves, the
+ * A started server collects what its start left at the first quiet second of its first QUIET_CHECK_MS (the
  * kernel's memory.ts), and gives the pages back: under load it then faults them in again, and its next second
  * costs ~1.6× the CPU per request (stop 40, docs/benchmarks.md). What is compared is a serving process's
- * throughput, not its first seconds' (attach measures those): both sides wait past it before their warm-up.
+ * throughput, not its first seconds' (attach measures those): both sides wait past that window before their
+ * warm-up, however busy the server's first seconds were.
  */
-const PAST_START_TRIM_MS = 2 * GROWTH_CHECK_MS + 500;
+const PAST_START_TRIM_MS = QUIET_CHECK_MS + 500;
 
 export async function benchHealthz(ourUrl: string, bareUrl: string, rounds: number, seconds: number): Promise<void> {
   const ours: number[] = [];

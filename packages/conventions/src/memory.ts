@@ -3,4 +3,4 @@
  * at YOUNG_CAP_BYTES at most, and a full GC when quiet. Its own entry because a process calls it before anything
  * else loads (the roadnerd CLI's first line): it imports nothing but Node's own modules.
  */
-export { GROWTH_CHECK_MS, holdYoungGeneration, trimAfterQuiet, YOUNG_CAP_BYTES } from "./process/memory.ts";
+export { holdYoungGeneration, QUIET_CHECK_MS, trimAfterQuiet, YOUNG_CAP_BYTES } from "./process/memory.ts";

@@ -111,19 +111,27 @@ function busySampler(): () => number {
 /**
  * The young generation (V8's new space, both semi-spaces) a busy process may grow to: where a server's own start
  * leaves it on a 64-bit machine. Held at the 2 MiB a trim shrinks it to, a call that leaves ~90 KB of garbage
- * (resolved_status) paid a scavenge every 11 calls, 39 µs of GC a call; at 8 MiB one every 48, 13 µs, and the
- * server answered 1.3× the calls (stop 40, ADR 0071). Past it, V8 would double it to 32 MiB per semi-space.
+ * (resolved_status) paid a scavenge every 11 calls and 27–35 µs of GC pause a call; at this cap one every ~46
+ * calls, 17 µs (stop 40, ADR 0071). Left to itself V8 doubles it up to 64 MiB.
  */
 export const YOUNG_CAP_BYTES = 8 * 1024 * 1024;
 
+/** V8's pages (256 KiB on 64-bit); a semi-space is a whole number of them, the young generation two semi-spaces. */
+const YOUNG_STEP_BYTES = 2 * 256 * 1024;
+
 /**
- * The growth factor that takes a young generation of `size` bytes to `cap` in one growth, and 1 (no growth) at
- * or past it, or when the size is unknown. V8 grows it by this factor (up to its own maximum) whenever enough has survived since the last growth.
+ * The growth factor that takes a young generation of `size` bytes (youngSize) towards `cap` without passing it:
+ * V8 grows it by this integer factor (up to its own maximum) whenever enough has survived since the last growth.
+ * 1 (no growth) at the cap, when a growth would pass it, or when the size is unknown. The size V8 reports is a
+ * little short of whole pages (their headers), so it is taken up to whole pages first: 2 MiB read as 2,097,024
+ * bytes must give 4, not 5.
  */
 export function growthFactor(size: number, cap = YOUNG_CAP_BYTES): number {
   // Unknown (no space of that name in some V8): hold it where it is rather than let it grow to V8's maximum.
-  if (size <= 0 || size >= cap) return 1;
-  return Math.max(2, Math.ceil(cap / Math.max(size, 1)));
+  if (size <= 0) return 1;
+  const whole = Math.ceil(size / YOUNG_STEP_BYTES) * YOUNG_STEP_BYTES;
+  const factor = Math.floor(cap / whole);
+  return factor >= 2 ? factor : 1;
 }
 
 /**
@@ -139,9 +147,12 @@ export function youngSize(): number {
 /**
  * Once the process serves (see above): the young generation may grow to YOUNG_CAP_BYTES and no further. V8 reads
  * the growth factor each time it would grow it (`--max-semi-space-size` would say the cap directly, but V8 reads
- * that one only when the heap is made, before any of our code runs), so the factor is set again after every GC
- * (a `gc` performance entry, after the collection): enough to reach the cap in one step while below it, after a
- * trim shrank it or V8 did, and 1 once there. A factor is set only when it changes. Returns the stop function.
+ * that one only when the heap is made, before any of our code runs), so the factor is set again after every GC:
+ * enough to reach the cap in one step while below it, after a trim shrank it or V8 did, and 1 once there, set only
+ * when it changes. Node hands a `gc` performance entry to its observer on a later turn of the event loop, so the
+ * cap holds between turns: one synchronous task that keeps megabytes alive through several scavenges (`up`'s
+ * start, a huge result) can grow it past the cap with the factor of before, where it then stays until the next
+ * trim shrinks it. Returns the stop function.
  */
 export function holdYoungGeneration(): () => void {
   let factor = 0;
