@@ -167,7 +167,7 @@ const PINNED: Record<string, Record<string, readonly string[]>> = {
       "uidTrust",
       "viewOf",
     ],
-    "./memory": ["holdYoungGeneration", "QUIET_CHECK_MS", "trimAfterQuiet", "YOUNG_CAP_BYTES"],
+    "./memory": ["holdYoungGeneration", "QUIET_CHECK_MS", "trimAfterQuiet"],
     "./supervise": [
       "DEFAULT_LISTEN_TIMEOUT_MS",
       "HostError",

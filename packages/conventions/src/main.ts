@@ -24,8 +24,8 @@ env: HOST (default 127.0.0.1), PORT (default ${def.defaultPort}; 0 = any free po
 }
 
 /**
- * A standalone server's process is ours alone: the young generation is held at YOUNG_CAP_BYTES at most and the
- * process is trimmed when quiet, as `up` is (process/memory.ts, ADR 0041). Once it serves, not before: a V8
+ * A standalone server's process is ours alone: the young generation is capped (at 8 MiB) and the process is
+ * trimmed when quiet, as `up` is (process/memory.ts, ADR 0041). Once it serves, not before: a V8
  * flag set at run time makes Node compile every builtin loaded after it from source rather than from its code
  * cache, 3× the time (ADR 0062). A start that writes the bundle's code cache for `pnpm build` keeps V8's
  * flags as they are at the next start's compile, or V8 would refuse that cache.

@@ -4,10 +4,10 @@
  * after calls was V8's young generation, not live objects: on a machine with several GiB, V8 doubles each
  * semi-space (up to 32 MiB) whenever enough survives a scavenge, and gives no page back while the process is
  * idle, since no GC runs then. So the young generation grows to YOUNG_CAP_BYTES and no further, and once the
- * process has been quiet for a while one full GC returns what the calls left behind. Node has no API for either: both are
- * V8 flags set at run time, once the process serves (ADR 0062): Node compiles every builtin loaded after a V8
- * flag changed from source instead of from its embedded code cache (V8 checks the flags), 3× the time, so a
- * start that set them first paid ~20 ms. Imports nothing but Node's own modules.
+ * process has been quiet for a while one full GC returns what the calls left behind. Node has no API for
+ * either: both are V8 flags set at run time, once the process serves (ADR 0062): Node compiles every builtin
+ * loaded after a V8 flag changed from source instead of from its embedded code cache (V8 checks the flags), 3×
+ * the time, so a start that set them first paid ~20 ms. Imports nothing but Node's own modules.
  */
 import { PerformanceObserver, performance } from "node:perf_hooks";
 import { getHeapSpaceStatistics, setFlagsFromString } from "node:v8";

@@ -45,9 +45,9 @@ interface Hosting {
 }
 
 export async function upCommand(line: UpLine, env: NodeJS.ProcessEnv): Promise<number> {
-  // Before the servers load: `up` lives long and holds them all, so its young generation grows to
-  // YOUNG_CAP_BYTES and no further (ADRs 0037, 0071). The price is its one start: every builtin loaded after a V8 flag is set compiles from source (ADR
-  // 0062). The other commands set no flag.
+  // Before the servers load: `up` lives long and holds them all, so its young generation grows to 8 MiB and
+  // no further (ADRs 0037, 0071). The price is its one start: every builtin loaded after a V8 flag is set
+  // compiles from source (ADR 0062). The other commands set no flag.
   holdYoungGeneration();
   let stopTrim = () => {};
   const registry = readRegistry();
